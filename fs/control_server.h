@@ -1,0 +1,62 @@
+// ControlServer: the daemon's end of the control channel (design.md "Control channel").
+//
+// Listens on a UNIX stream socket (mode 0600, <metadata volume>/.tierfs/control.sock),
+// admits only root or the uid that mounted (checked with SO_PEERCRED), and speaks
+// newline-delimited JSON: the client sends one request object; the server answers
+// with zero or more {"progress": {...}} lines and exactly one final line
+// {"ok": true, "result": {...}} or {"ok": false, "errno": N, "error": "message"}.
+// The full vocabulary of requests is in fs/control_protocol.md.
+//
+// Threading: one accept thread; each connection is served on its own thread and
+// calls the handler there. Stop() (or the destructor) closes the socket and joins.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+
+namespace tierfs {
+
+// Passed to a handler to stream progress lines before the final answer.
+class ControlReply {
+ public:
+  virtual ~ControlReply() = default;
+  // Sends {"progress": progress}. Returns false when the client has gone away.
+  virtual bool Progress(const nlohmann::json& progress) = 0;
+};
+
+struct ControlPeer {
+  pid_t pid = 0;
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+
+// Handles one request; returns the "result" object or an error Status (sent as
+// {"ok": false, "errno": status.code(), "error": status.message()}).
+using ControlHandler =
+    std::function<Result<nlohmann::json>(const nlohmann::json& request, const ControlPeer& peer,
+                                         ControlReply& reply)>;
+
+class ControlServer {
+ public:
+  // Binds `socket_path` (replacing a stale socket file), owner `owner_uid`, mode 0600.
+  static Result<std::unique_ptr<ControlServer>> Start(const std::string& socket_path,
+                                                      uid_t owner_uid, ControlHandler handler);
+  ~ControlServer();
+  ControlServer(const ControlServer&) = delete;
+  ControlServer& operator=(const ControlServer&) = delete;
+  void Stop();
+
+ private:
+  struct Impl;
+  explicit ControlServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tierfs

@@ -1,0 +1,45 @@
+// Volume labels and the on-disk layout of a volume (docs/design.md, "Layout on disk").
+//
+//   <volume>/.tierfs/label      proves that this directory is volume `volume_id` of
+//                               file system `fs_uuid` (text, one key=value per line)
+//   <volume>/.tierfs/objects/   one object per regular file
+//   <volume>/.tierfs/tmp/       relocations in flight; emptied at mount
+//   <metadata volume>/.tierfs/meta.db, control.sock
+//
+// A directory without a label is never written to: an unmounted disk shows up as
+// an empty directory, and writing there silently is the classic union-fs failure.
+// Free functions; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+
+namespace tierfs {
+
+struct VolumeLabel {
+  std::string fs_uuid;
+  std::string fs_name;
+  uint32_t volume_id = 0;
+  std::string volume_name;
+};
+
+// Paths inside a volume directory.
+std::string TierfsDir(const std::string& volume_dir);       // <dir>/.tierfs
+std::string ObjectsDir(const std::string& volume_dir);      // <dir>/.tierfs/objects
+std::string TmpDir(const std::string& volume_dir);          // <dir>/.tierfs/tmp
+std::string MetadataDbPath(const std::string& volume_dir);  // <dir>/.tierfs/meta.db
+std::string ControlSocketPath(const std::string& volume_dir);  // <dir>/.tierfs/control.sock
+
+// Creates <dir>/.tierfs/{objects,tmp} and writes the label atomically (temp file +
+// rename + fsync). EEXIST if the directory already carries a label of another file
+// system; ENOENT/ENOTDIR if `volume_dir` is not an existing directory.
+Status WriteVolumeLabel(const std::string& volume_dir, const VolumeLabel& label);
+
+// Reads and parses the label. ENOENT with a message naming the directory when the
+// label is missing ("volume vol2 at /mnt/hdd1 has no tierfs label: is its device
+// mounted?"), EINVAL when it is malformed.
+Result<VolumeLabel> ReadVolumeLabel(const std::string& volume_dir);
+
+}  // namespace tierfs

@@ -1,0 +1,125 @@
+// Plain records exchanged with the metadata database (meta/).
+//
+// These are value types with no behaviour: the rows of the tables described in
+// docs/design.md ("The metadata database"). Times are nanoseconds since the
+// Unix epoch unless a field name says otherwise (`_s` = seconds).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace tierfs::meta {
+
+// The root directory's inode number (FUSE_ROOT_ID).
+constexpr uint64_t kRootIno = 1;
+
+// One file system object: a row of `inodes`.
+struct Inode {
+  uint64_t ino = 0;         // INTEGER PRIMARY KEY; stable across remounts
+  uint64_t generation = 0;  // bumps when an inode number is reused; part of the object name
+  uint32_t mode = 0;        // st_mode: file type bits | permission bits
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  uint32_t nlink = 0;       // 0 = unlinked but still open (an orphan, reclaimed at last close)
+  uint64_t size = 0;        // bytes
+  int64_t atime_ns = 0;
+  int64_t mtime_ns = 0;
+  int64_t ctime_ns = 0;
+  uint64_t rdev = 0;        // device number for S_IFCHR / S_IFBLK
+  std::string symlink;      // target, for S_IFLNK only
+  uint32_t volume_id = 0;   // volume holding the object, for S_IFREG only; 0 otherwise
+};
+
+// One backing directory of the volume set: a row of `volumes`.
+struct Volume {
+  uint32_t id = 0;                // 1-based; 1 is the metadata volume
+  std::string name;               // "vol1", unique within the file system
+  std::string path;               // absolute path of the backing directory
+  std::string placement_class;    // "ssd", "hdd", "ssdmetadata", "tier0"...
+  std::string media_type;         // "ssd" | "hdd" | "mixed"
+  std::string media_type_source;  // "detected" | "configured"
+  std::string role;               // "metadataok" | "dataonly"
+  std::string state = "online";   // "online" | "offline" | "removing"
+};
+
+// File-system-wide facts: rows of `fs_info`.
+struct FsInfo {
+  std::string uuid;                     // written into every volume's label
+  std::string name;                     // the FSNAME given to mkdstfs
+  int64_t created_ns = 0;
+  int64_t iostat_bucket_seconds = 3600; // length of one iostat bucket
+};
+
+// One directory entry as readdir returns it.
+struct Dirent {
+  std::string name;
+  uint64_t ino = 0;
+  uint32_t mode = 0;    // st_mode of the target inode (type bits used by readdir)
+  int64_t cookie = 0;   // stable position: pass it back as `offset` to continue after it
+};
+
+// I/O counted in memory for one file, added to one iostat bucket on flush.
+struct IoDelta {
+  uint64_t ino = 0;
+  int64_t bucket_start_s = 0;  // multiple of FsInfo::iostat_bucket_seconds
+  uint64_t rbytes = 0;
+  uint64_t wbytes = 0;
+  uint64_t rops = 0;
+  uint64_t wops = 0;
+};
+
+// One row of `iostat`: a file's counters over [bucket_start_s, bucket_start_s + bucket_seconds).
+struct IoBucket {
+  uint64_t ino = 0;
+  int64_t bucket_start_s = 0;
+  int64_t bucket_seconds = 0;
+  uint64_t rbytes = 0;
+  uint64_t wbytes = 0;
+  uint64_t rops = 0;
+  uint64_t wops = 0;
+};
+
+// One File Change Log record.
+struct FclRecord {
+  int64_t seq = 0;      // strictly increasing, never reused
+  int64_t time_ns = 0;
+  std::string event;    // create mkdir symlink mknod link unlink rmdir rename setattr truncate
+                        // write-open xattr relocate delete policy
+  uint64_t ino = 0;
+  uint64_t parent = 0;  // directory of `name`, 0 when not a namespace event
+  std::string name;
+  std::string detail;   // event-specific text, e.g. "to=/new/parent/name" or "vol2->vol1"
+};
+
+// One relocation attempt, for `fsppadm status` and the FCL.
+struct RelocationRecord {
+  int64_t time_ns = 0;
+  uint64_t ino = 0;
+  uint32_t from_volume = 0;
+  uint32_t to_volume = 0;
+  uint64_t bytes = 0;
+  double seconds = 0;
+  std::string outcome;  // "moved" | "busy" | "nospace" | "error: ..."
+};
+
+// One enforce/analyze run, for `fsppadm status`.
+struct ScanRecord {
+  int64_t id = 0;
+  int64_t started_ns = 0;
+  double seconds = 0;
+  std::string kind;      // "enforce" | "analyze"
+  std::string options;   // e.g. "-C -T ssd /dir"
+  uint64_t files_scanned = 0;
+  uint64_t files_moved = 0;
+  uint64_t bytes_moved = 0;
+  uint64_t errors = 0;
+};
+
+// The assigned placement policy.
+struct PolicyRecord {
+  std::string name;
+  std::string xml;
+  int64_t assigned_ns = 0;
+};
+
+}  // namespace tierfs::meta
