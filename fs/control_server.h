@@ -43,6 +43,19 @@ using ControlHandler =
     std::function<Result<nlohmann::json>(const nlohmann::json& request, const ControlPeer& peer,
                                          ControlReply& reply)>;
 
+// Longest request line the server reads (bytes, newline excluded); a longer one is
+// answered with EMSGSIZE. Policy XML documents are the largest requests.
+constexpr size_t kMaxControlRequestBytes = 64 << 20;
+
+// The admission rule of the control socket: root, or the uid that mounted.
+bool ControlPeerAllowed(const ControlPeer& peer, uid_t owner_uid);
+
+// Client side of the transport: a connected, close-on-exec stream socket to
+// `socket_path` (paths longer than sun_path are reached through their directory).
+// The caller owns (and closes) the fd. Errors: the connect(2) errno (ENOENT,
+// ECONNREFUSED, EACCES...) with a message naming the socket.
+Result<int> ConnectControlSocket(const std::string& socket_path);
+
 class ControlServer {
  public:
   // Binds `socket_path` (replacing a stale socket file), owner `owner_uid`, mode 0600.

@@ -31,6 +31,11 @@ std::string ObjectsDir(const std::string& volume_dir);      // <dir>/.tierfs/obj
 std::string TmpDir(const std::string& volume_dir);          // <dir>/.tierfs/tmp
 std::string MetadataDbPath(const std::string& volume_dir);  // <dir>/.tierfs/meta.db
 std::string ControlSocketPath(const std::string& volume_dir);  // <dir>/.tierfs/control.sock
+// <dir>/.tierfs/daemon.lock: flock-held by the daemon serving the file system, with its pid.
+inline std::string DaemonLockPath(const std::string& volume_dir) {
+  return TierfsDir(volume_dir) + "/daemon.lock";
+}
+std::string VolumeLabelPath(const std::string& volume_dir);    // <dir>/.tierfs/label
 
 // Creates <dir>/.tierfs/{objects,tmp} and writes the label atomically (temp file +
 // rename + fsync). EEXIST if the directory already carries a label of another file

@@ -55,14 +55,20 @@ class Metadata {
   Status AddVolume(Volume* volume);
   // Replaces the mutable fields (path, placement_class, media_type*, role, state) of volume.id.
   Status UpdateVolume(const Volume& volume);
-  // Number of inodes and of regular-file bytes per volume: for statfs and fsvoladm.
+  // Number of inodes (every row, orphans included): for statfs.
   Result<uint64_t> CountInodes();
+  // For every volume (ordered by id, volumes without files included): how many
+  // regular files have their object there and their total size in bytes. For
+  // statfs and fsvoladm.
+  Result<std::vector<VolumeUsage>> UsageByVolume();
 
   // ---- Namespace (each call one transaction; times from the clock) ----------------
   // ENOENT if no such inode.
   Result<Inode> GetInode(uint64_t ino);
   // The inode number `name` names in directory `parent`; ENOENT if none.
   Result<uint64_t> Lookup(uint64_t parent, std::string_view name);
+  // Lookup and GetInode in one query (a FUSE lookup needs both). ENOENT if none.
+  Result<Inode> LookupInode(uint64_t parent, std::string_view name);
   // Creates inode + dirent. From `proto` it takes mode, uid, gid, rdev, symlink,
   // volume_id and size; it assigns ino, generation, nlink (1, or 2 for a directory)
   // and atime=mtime=ctime=now. Updates the parent's mtime/ctime (and nlink for a

@@ -42,6 +42,13 @@ struct Volume {
   std::string state = "online";   // "online" | "offline" | "removing"
 };
 
+// How much of a volume the file system uses, from the inodes table.
+struct VolumeUsage {
+  uint32_t volume_id = 0;
+  uint64_t files = 0;  // regular files whose object is on this volume (orphans included)
+  uint64_t bytes = 0;  // sum of their sizes
+};
+
 // File-system-wide facts: rows of `fs_info`.
 struct FsInfo {
   std::string uuid;                     // written into every volume's label

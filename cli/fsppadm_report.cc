@@ -1,0 +1,238 @@
+#include "cli/fsppadm_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "cli/json_fields.h"
+#include "cli/text_table.h"
+#include "cli/units.h"
+
+namespace tierfs::cli {
+namespace {
+
+using nlohmann::json;
+
+std::string OrDash(const std::string& s) { return s.empty() ? "-" : s; }
+
+std::string RowPath(const json& row, const ScanReportOptions& options) {
+  std::string path = JsonString(row, "path");
+  if (options.mount_point.empty() || path.empty()) return path;
+  if (path == "/") return options.mount_point;
+  return options.mount_point == "/" ? path : options.mount_point + path;
+}
+
+std::string SweepPath(const std::string& path, const ScanReportOptions& options) {
+  if (options.mount_point.empty()) return path;
+  if (path.empty() || path == "/") return options.mount_point;
+  return options.mount_point == "/" ? path : options.mount_point + path;
+}
+
+// The new class and volume of a row: the destination for a move, "-" for a
+// delete, the current place for a file that stays.
+void Destination(const json& row, std::string* to_class, std::string* to_volume) {
+  std::string action = JsonString(row, "action");
+  *to_class = JsonString(row, "to_class");
+  *to_volume = JsonString(row, "to_volume");
+  if (action == "delete") {
+    *to_class = "-";
+    *to_volume = "-";
+    return;
+  }
+  if (to_class->empty()) *to_class = JsonString(row, "from_class");
+  if (to_volume->empty()) *to_volume = JsonString(row, "from_volume");
+}
+
+std::string Outcome(const json& row) {
+  std::string outcome = JsonString(row, "outcome");
+  return outcome.empty() ? JsonString(row, "action") : outcome;
+}
+
+std::string Temperature(const json& row) {
+  return JsonHasNumber(row, "temperature") ? FormatTemperature(JsonDouble(row, "temperature")) : "";
+}
+
+bool IsEnforce(const json& result) { return JsonString(result, "mode") == "enforce"; }
+
+std::string KiB(uint64_t bytes) { return std::to_string(bytes / 1024); }
+
+std::string Seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", s);
+  return buf;
+}
+
+std::string SecondsOfNs(const json& row, const char* key) {
+  return JsonHasNumber(row, key) ? std::to_string(JsonInt(row, key) / 1'000'000'000) : "";
+}
+
+}  // namespace
+
+std::string FormatTemperature(double value) {
+  if (value == 0 || !std::isfinite(value)) return value == 0 ? "0" : "-";
+  char buf[32];
+  if (std::fabs(value) >= 0.01) {
+    std::snprintf(buf, sizeof buf, "%.2f", value);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.2e", value);
+  }
+  return buf;
+}
+
+std::string FormatScanRows(const json& result, const ScanReportOptions& options) {
+  const json& rows = JsonArray(result, "rows");
+  if (options.parsable) {
+    std::string out;
+    for (const json& row : rows) {
+      std::string to_class, to_volume;
+      Destination(row, &to_class, &to_volume);
+      std::vector<std::string> f = {"file",
+                                    JsonString(row, "from_class"),
+                                    JsonString(row, "from_volume"),
+                                    to_class,
+                                    to_volume,
+                                    JsonString(row, "rule"),
+                                    JsonString(row, "statement"),
+                                    JsonHasNumber(row, "temperature")
+                                        ? JsonDump(row["temperature"])
+                                        : "",
+                                    JsonString(row, "temperature_kind"),
+                                    std::to_string(JsonUint(row, "bytes")),
+                                    Outcome(row)};
+      if (options.times) {
+        f.push_back(SecondsOfNs(row, "atime_ns"));
+        f.push_back(SecondsOfNs(row, "mtime_ns"));
+      }
+      f.push_back(RowPath(row, options));
+      out += TsvLine(f);
+    }
+    return out;
+  }
+  if (rows.empty()) return "No files selected.\n";
+  std::vector<std::string> header = {"Current Class", "Current Volume", "New Class", "New Volume",
+                                     "Rule",          "Statement",      "Temp",      "Temp Type",
+                                     "Size",          "Outcome"};
+  if (options.times) {
+    header.push_back("Access Time");
+    header.push_back("Modify Time");
+  }
+  header.push_back("File");
+  TextTable table(header);
+  table.AlignRight(6);  // Temp
+  table.AlignRight(8);  // Size
+  for (const json& row : rows) {
+    std::string to_class, to_volume;
+    Destination(row, &to_class, &to_volume);
+    std::vector<std::string> cells = {OrDash(JsonString(row, "from_class")),
+                                      OrDash(JsonString(row, "from_volume")),
+                                      OrDash(to_class),
+                                      OrDash(to_volume),
+                                      OrDash(PrintableField(JsonString(row, "rule"))),
+                                      OrDash(JsonString(row, "statement")),
+                                      OrDash(Temperature(row)),
+                                      OrDash(JsonString(row, "temperature_kind")),
+                                      std::to_string(JsonUint(row, "bytes")),
+                                      OrDash(PrintableField(Outcome(row)))};
+    if (options.times) {
+      cells.push_back(FormatLocalTime(JsonInt(row, "atime_ns")));
+      cells.push_back(FormatLocalTime(JsonInt(row, "mtime_ns")));
+    }
+    cells.push_back(PrintableField(RowPath(row, options)));
+    table.AddRow(std::move(cells));
+  }
+  return table.Render();
+}
+
+std::string FormatScanSummary(const json& result, const ScanReportOptions& options) {
+  const json& summary = JsonObject(result, "summary");
+  const json& skipped = JsonObject(summary, "files_skipped");
+  const bool enforce = IsEnforce(result);
+  std::vector<std::string> sweep;
+  for (const json& p : JsonArray(summary, "sweep_paths")) {
+    if (p.is_string()) sweep.push_back(SweepPath(p.get<std::string>(), options));
+  }
+  if (sweep.empty()) sweep.push_back(SweepPath("/", options));
+
+  std::string out;
+  if (options.parsable) {
+    out += TsvLine({"summary", "policy", JsonString(result, "policy")});
+    out += TsvLine({"summary", "mode", JsonString(result, "mode")});
+    for (const std::string& p : sweep) out += TsvLine({"summary", "sweep_path", p});
+    out += TsvLine({"summary", "files_scanned", std::to_string(JsonUint(summary, "files_scanned"))});
+    out += TsvLine({"summary", "files_moved", std::to_string(JsonUint(summary, "files_moved"))});
+    out += TsvLine({"summary", "bytes_moved", std::to_string(JsonUint(summary, "bytes_moved"))});
+    for (auto it = skipped.begin(); it != skipped.end(); ++it) {
+      out += TsvLine({"summary", "skipped_" + it.key(), std::to_string(JsonUint(skipped, it.key().c_str()))});
+    }
+    out += TsvLine({"summary", "seconds", JsonHasNumber(result, "seconds")
+                                               ? JsonDump(result["seconds"])
+                                               : "0"});
+    for (const json& c : JsonArray(result, "classes")) {
+      out += TsvLine({"class", JsonString(c, "class"), std::to_string(JsonUint(c, "size_bytes")),
+                      std::to_string(JsonUint(c, "free_before")),
+                      std::to_string(JsonUint(c, "free_after"))});
+    }
+    for (const json& n : JsonArray(result, "notes")) {
+      if (n.is_string()) out += TsvLine({"note", n.get<std::string>()});
+    }
+    return out;
+  }
+
+  auto line = [&out](const std::string& label, const std::string& value) {
+    std::string padded = label;
+    padded.resize(15, ' ');
+    out += padded + ": " + value + "\n";
+  };
+  std::string policy = JsonString(result, "policy");
+  std::string mode = JsonString(result, "mode");
+  line("Policy", OrDash(policy) + (mode.empty() ? "" : " (" + mode + ")"));
+  if (JsonHasNumber(result, "started_ns")) {
+    line("Started", FormatLocalTime(JsonInt(result, "started_ns")));
+  }
+  for (const std::string& p : sweep) line("Sweep path", PrintableField(p));
+  line("Files scanned", std::to_string(JsonUint(summary, "files_scanned")));
+  line(enforce ? "Files moved" : "Files to move", std::to_string(JsonUint(summary, "files_moved")));
+  uint64_t bytes = JsonUint(summary, "bytes_moved");
+  line(enforce ? "Bytes moved" : "Bytes to move",
+       std::to_string(bytes) + (bytes >= 1024 ? " (" + HumanBytes(bytes) + ")" : ""));
+  std::string skipped_text;
+  for (auto it = skipped.begin(); it != skipped.end(); ++it) {
+    if (!skipped_text.empty()) skipped_text += ", ";
+    skipped_text += it.key() + " " + std::to_string(JsonUint(skipped, it.key().c_str()));
+  }
+  line("Files skipped", skipped_text.empty() ? "none" : skipped_text);
+  line("Time", Seconds(JsonDouble(result, "seconds")) + " s");
+  for (const json& n : JsonArray(result, "notes")) {
+    if (n.is_string()) out += "Note: " + PrintableField(n.get<std::string>()) + "\n";
+  }
+  const json& classes = JsonArray(result, "classes");
+  if (!classes.empty()) {
+    TextTable table({"Class", "Size (KB)", "Free Before (KB)", "Free After (KB)"});
+    table.AlignRight(1);
+    table.AlignRight(2);
+    table.AlignRight(3);
+    for (const json& c : classes) {
+      table.AddRow({OrDash(JsonString(c, "class")), KiB(JsonUint(c, "size_bytes")),
+                    KiB(JsonUint(c, "free_before")), KiB(JsonUint(c, "free_after"))});
+    }
+    out += "\n" + table.Render();
+  }
+  return out;
+}
+
+std::string FormatScanReport(const json& result, const ScanReportOptions& options) {
+  std::string rows = FormatScanRows(result, options);
+  std::string summary = FormatScanSummary(result, options);
+  if (options.parsable) return rows + summary;
+  return rows + "\n" + summary;
+}
+
+bool ScanHadErrors(const json& result) {
+  if (JsonUint(JsonObject(JsonObject(result, "summary"), "files_skipped"), "error") > 0) return true;
+  for (const json& row : JsonArray(result, "rows")) {
+    if (JsonString(row, "outcome").rfind("error", 0) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace tierfs::cli

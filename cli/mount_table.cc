@@ -1,0 +1,165 @@
+#include "cli/mount_table.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "fs/volume_label.h"
+
+namespace tierfs::cli {
+namespace {
+
+// mountinfo escapes space, tab, newline and backslash as \ooo.
+std::string Unescape(std::string_view field) {
+  std::string out;
+  out.reserve(field.size());
+  for (size_t i = 0; i < field.size(); ++i) {
+    if (field[i] == '\\' && i + 3 < field.size()) {
+      std::string_view oct = field.substr(i + 1, 3);
+      if (oct.size() == 3 && oct[0] >= '0' && oct[0] <= '3' && oct[1] >= '0' && oct[1] <= '7' &&
+          oct[2] >= '0' && oct[2] <= '7') {
+        out += static_cast<char>((oct[0] - '0') * 64 + (oct[1] - '0') * 8 + (oct[2] - '0'));
+        i += 3;
+        continue;
+      }
+    }
+    out += field[i];
+  }
+  return out;
+}
+
+std::vector<std::string_view> SplitSpaces(std::string_view line) {
+  std::vector<std::string_view> fields;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && line[i] == ' ') ++i;
+    size_t start = i;
+    while (i < line.size() && line[i] != ' ') ++i;
+    if (i > start) fields.push_back(line.substr(start, i - start));
+  }
+  return fields;
+}
+
+bool IsUnder(const std::string& mount_point, const std::string& path) {
+  if (mount_point == "/") return !path.empty() && path[0] == '/';
+  return path == mount_point ||
+         (path.size() > mount_point.size() && path.compare(0, mount_point.size(), mount_point) == 0 &&
+          path[mount_point.size()] == '/');
+}
+
+TierfsMount ToTierfsMount(const MountEntry& e) {
+  return TierfsMount{e.mount_point, e.source, ControlSocketPath(e.source)};
+}
+
+}  // namespace
+
+std::vector<MountEntry> ParseMountInfo(std::string_view text) {
+  std::vector<MountEntry> mounts;
+  while (!text.empty()) {
+    size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl);
+    text = nl == std::string_view::npos ? std::string_view() : text.substr(nl + 1);
+    // ID PARENT MAJ:MIN ROOT MOUNT_POINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER_OPTIONS
+    std::vector<std::string_view> f = SplitSpaces(line);
+    size_t dash = 6;
+    while (dash < f.size() && f[dash] != "-") ++dash;
+    if (dash + 2 >= f.size()) continue;
+    MountEntry e;
+    e.mount_point = Unescape(f[4]);
+    e.fs_type = Unescape(f[dash + 1]);
+    e.source = Unescape(f[dash + 2]);
+    mounts.push_back(std::move(e));
+  }
+  return mounts;
+}
+
+Result<std::vector<MountEntry>> ReadMountInfo(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::FromErrno("cannot read the mount table " + path);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return ParseMountInfo(buf.str());
+}
+
+Result<TierfsMount> FindTierfsMount(const std::vector<MountEntry>& mounts,
+                                    const std::string& abs_path) {
+  const MountEntry* best = nullptr;
+  for (const MountEntry& e : mounts) {
+    if (!IsUnder(e.mount_point, abs_path)) continue;
+    if (best == nullptr || e.mount_point.size() >= best->mount_point.size()) best = &e;
+  }
+  if (best != nullptr && best->fs_type == kTierfsFsType) return ToTierfsMount(*best);
+  std::string where =
+      best == nullptr ? "" : " (it is on " + best->mount_point + ", type " + best->fs_type + ")";
+  return Status::Error(ENODEV, abs_path + " is not in a tierfs file system" + where);
+}
+
+std::vector<TierfsMount> TierfsMounts(const std::vector<MountEntry>& mounts) {
+  std::vector<TierfsMount> out;
+  for (const MountEntry& e : mounts) {
+    if (e.fs_type != kTierfsFsType) continue;
+    bool seen = false;
+    for (const TierfsMount& m : out) seen |= m.mount_point == e.mount_point;
+    if (!seen) out.push_back(ToTierfsMount(e));
+  }
+  return out;
+}
+
+std::string NormalizePath(const std::string& path) {
+  std::string input = path;
+  if (input.empty() || input[0] != '/') {
+    char cwd[PATH_MAX];
+    std::string base = getcwd(cwd, sizeof cwd) != nullptr ? cwd : "/";
+    input = base + "/" + input;
+  }
+  std::vector<std::string> parts;
+  size_t i = 0;
+  while (i < input.size()) {
+    size_t j = input.find('/', i);
+    if (j == std::string::npos) j = input.size();
+    std::string part = input.substr(i, j - i);
+    i = j + 1;
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+      continue;
+    }
+    parts.push_back(std::move(part));
+  }
+  std::string out;
+  for (const std::string& p : parts) out += "/" + p;
+  return out.empty() ? "/" : out;
+}
+
+Result<std::string> ResolvePath(const std::string& path) {
+  if (path.empty()) return Status::Invalid("empty path");
+  char* resolved = realpath(path.c_str(), nullptr);
+  if (resolved != nullptr) {
+    std::string out(resolved);
+    free(resolved);
+    return out;
+  }
+  int err = errno;
+  if (err == ENOTCONN || err == ECONNABORTED) return NormalizePath(path);
+  return Status::FromErrno(err, path);
+}
+
+Result<std::string> MountRelativePath(const std::string& mount_point, const std::string& abs_path) {
+  if (!IsUnder(mount_point, abs_path)) {
+    return Status::Invalid(abs_path + " is not under " + mount_point);
+  }
+  if (mount_point == "/") return abs_path;
+  std::string rest = abs_path.substr(mount_point.size());
+  return rest.empty() ? std::string("/") : rest;
+}
+
+std::string HostPath(const std::string& mount_point, const std::string& mount_path) {
+  if (mount_path.empty() || mount_path == "/") return mount_point;
+  std::string rel = mount_path[0] == '/' ? mount_path : "/" + mount_path;
+  return mount_point == "/" ? rel : mount_point + rel;
+}
+
+}  // namespace tierfs::cli

@@ -1,0 +1,37 @@
+// Helpers every administration tool shares: locating a path operand's tierfs
+// mount, reading an input file, and printing "tool: message" errors.
+// Thread-safe apart from the CliEnv streams they write to.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "cli/cli_env.h"
+#include "cli/mount_table.h"
+#include "common/status.h"
+
+namespace tierfs::cli {
+
+// One path operand, located.
+struct LocatedPath {
+  std::string operand;     // as the user wrote it
+  std::string host_path;   // absolute, resolved
+  std::string mount_path;  // relative to the mount root: "/", "/dir/file"
+  TierfsMount mount;
+};
+
+// Resolves `operand` and finds the tierfs mount holding it (env.mountinfo_path).
+// On error returns a Status naming the operand and sets *exit_code: kExitUsage
+// when the path does not resolve (ENOENT...), kExitUnreachable when it is not in
+// a tierfs file system or the mount table cannot be read.
+Result<LocatedPath> LocatePath(const CliEnv& env, const std::string& operand, int* exit_code);
+
+// Reads a whole (policy) file, at most 64 MiB. Errors: the errno naming `path`.
+Result<std::string> ReadTextFile(const std::string& path);
+// Writes `text` to `path` (created or truncated, mode 0644 before umask).
+Status WriteTextFile(const std::string& path, const std::string& text);
+
+// Prints "<tool>: <message>" and a newline on env.err.
+void PrintError(const CliEnv& env, std::string_view tool, std::string_view message);
+
+}  // namespace tierfs::cli

@@ -1,0 +1,37 @@
+// Sizes and times as the tools print and accept them.
+//
+// Pure functions; thread-safe except where noted (local time reads the TZ
+// environment through localtime_r/mktime).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+
+namespace tierfs::cli {
+
+// "512", "1.5K", "20M", "3.2G", "1.0T" (powers of 1024, one decimal below 10).
+std::string HumanBytes(uint64_t bytes);
+
+// Parses a byte count: digits with an optional suffix k|K|m|M|g|G|t|T (powers of
+// 1024; "KB", "KiB" also accepted). EINVAL naming `text` otherwise or on overflow.
+Result<uint64_t> ParseBytes(std::string_view text);
+// Parses a non-negative decimal integer (no sign, no suffix). EINVAL naming `text`.
+Result<uint64_t> ParseCount(std::string_view text);
+// Parses a positive or zero decimal number of hours ("1", "0.5"). EINVAL naming `text`.
+Result<double> ParseHours(std::string_view text);
+
+// Local time "2026-11-22T10:00:00" for nanoseconds since the epoch; "-" for 0.
+std::string FormatLocalTime(int64_t time_ns);
+
+// A time argument, in nanoseconds since the epoch:
+//   - epoch seconds: "1763805600" or "1763805600.5";
+//   - ISO 8601 in local time: "2026-11-22T10:00:00", "2026-11-22 10:00", "2026-11-22"
+//     (seconds, minutes, and the time part are optional; fractions of a second allowed);
+//   - the same followed by "Z" (UTC) or "+HH:MM" / "-HH:MM" / "+HHMM" (that offset).
+// EINVAL naming `text` otherwise.
+Result<int64_t> ParseTimeArg(std::string_view text);
+
+}  // namespace tierfs::cli

@@ -1,0 +1,217 @@
+#include "fs/control_handlers.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "policy/loader.h"
+
+namespace tierfs {
+namespace {
+
+using nlohmann::json;
+
+std::string JoinDiagnostics(const std::vector<policy::Diagnostic>& diags) {
+  std::string out;
+  for (const policy::Diagnostic& d : diags) out += (out.empty() ? "" : "\n") + d.ToString();
+  return out;
+}
+
+json DiagnosticsJson(const std::vector<policy::Diagnostic>& diags) {
+  json out = json::array();
+  for (const policy::Diagnostic& d : diags) out.push_back(d.ToString());
+  return out;
+}
+
+}  // namespace
+
+Result<json> ControlHandlers::Handle(const json& request, const ControlPeer& peer,
+                                     ControlReply& reply) {
+  if (!request.is_object() || !request.contains("op") || !request["op"].is_string()) {
+    return Status::Invalid("request must be an object with a string \"op\"");
+  }
+  const std::string op = request["op"];
+  if (op == "ping") {
+    return json{{"fs_name", fs_.info().name}, {"fs_uuid", fs_.info().uuid},
+                {"mountpoint", fs_.options().mountpoint}, {"pid", getpid()}};
+  }
+  if (op == "volumes") return Volumes();
+  if (op == "assign") return Assign(request, /*validate_only=*/false);
+  if (op == "validate") return Assign(request, /*validate_only=*/true);
+  if (op == "unassign") return Unassign();
+  if (op == "get_policy") return GetPolicy();
+  if (op == "scan") return Scan(request, reply);
+  if (op == "fsmap") return Fsmap(request);
+  if (op == "fcl") return Fcl(request);
+  if (op == "status") return ScanStatus(request);
+  if (op == "flush") {
+    TIERFS_RETURN_IF_ERROR(fs_.FlushAll());
+    return json::object();
+  }
+  return Status::Invalid("unknown op \"" + op + "\"");
+}
+
+Result<json> ControlHandlers::Volumes() {
+  json out = json::array();
+  std::vector<policy::VolumeState> space = fs_.volumes().Space(/*fresh=*/true);
+  for (const meta::Volume& v : fs_.volumes().volumes()) {
+    json entry = {{"id", v.id},
+                  {"name", v.name},
+                  {"path", v.path},
+                  {"class", v.placement_class},
+                  {"media_type", v.media_type},
+                  {"media_type_source", v.media_type_source},
+                  {"role", v.role},
+                  {"state", v.state}};
+    for (const policy::VolumeState& s : space) {
+      if (s.id == v.id) {
+        entry["total_bytes"] = s.total_bytes;
+        entry["free_bytes"] = s.free_bytes;
+      }
+    }
+    auto files = fs_.metadata().FilesOnVolumes({v.id});
+    if (files.ok()) {
+      uint64_t bytes = 0;
+      for (const meta::Inode& f : *files) bytes += f.size;
+      entry["files"] = files->size();
+      entry["file_bytes"] = bytes;
+    }
+    out.push_back(entry);
+  }
+  return json{{"volumes", out}};
+}
+
+Result<json> ControlHandlers::Assign(const json& request, bool validate_only) {
+  if (!request.contains("xml") || !request["xml"].is_string()) {
+    return Status::Invalid("assign needs the policy text in \"xml\"");
+  }
+  const std::string xml = request["xml"];
+  policy::LoadResult result = policy::LoadPolicy(xml);
+  if (result.ok()) {
+    std::vector<std::string> classes;
+    for (const meta::Volume& v : fs_.volumes().volumes()) classes.push_back(v.placement_class);
+    policy::CheckClasses(*result.policy, classes, request.value("force", false), &result);
+  }
+  if (!result.ok()) return Status::Invalid(JoinDiagnostics(result.errors));
+  json out = {{"name", result.policy->name}, {"warnings", DiagnosticsJson(result.warnings)}};
+  if (validate_only) return out;
+  meta::PolicyRecord record;
+  record.name = result.policy->name;
+  record.xml = xml;
+  record.assigned_ns = fs_.clock().NowNanos();
+  TIERFS_RETURN_IF_ERROR(fs_.metadata().SetPolicy(record));
+  TIERFS_RETURN_IF_ERROR(fs_.ReloadPolicy());
+  return out;
+}
+
+Result<json> ControlHandlers::Unassign() {
+  TIERFS_RETURN_IF_ERROR(fs_.metadata().ClearPolicy());
+  TIERFS_RETURN_IF_ERROR(fs_.ReloadPolicy());
+  return json::object();
+}
+
+Result<json> ControlHandlers::GetPolicy() {
+  auto record = fs_.metadata().GetPolicy();
+  if (!record.ok()) return record.status();
+  if (!record->has_value()) return json{{"policy", nullptr}};
+  const meta::PolicyRecord& p = **record;
+  return json{{"policy", {{"name", p.name}, {"xml", p.xml}, {"assigned_ns", p.assigned_ns}}}};
+}
+
+Result<json> ControlHandlers::Scan(const json& request, ControlReply& reply) {
+  auto parsed = ScanRequest::FromJson(request);
+  if (!parsed.ok()) return parsed.status();
+  return scans_.Run(*parsed, [&](const std::string& phase, uint64_t done, uint64_t total) {
+    reply.Progress(json{{"phase", phase}, {"done", done}, {"total", total}});
+  });
+}
+
+Result<json> ControlHandlers::Fsmap(const json& request) {
+  if (!request.contains("inos") || !request["inos"].is_array()) {
+    return Status::Invalid("fsmap needs \"inos\": a list of inode numbers");
+  }
+  json files = json::array();
+  for (const json& j : request["inos"]) {
+    if (!j.is_number_unsigned()) return Status::Invalid("inode numbers must be unsigned");
+    const uint64_t ino = j.get<uint64_t>();
+    auto attr = fs_.CurrentAttr(ino);
+    if (!attr.ok()) return attr.status();
+    json entry = {{"ino", ino}, {"size", attr->size}, {"volume", ""}, {"volume_id", 0},
+                  {"class", "-"}};
+    if (S_ISREG(attr->mode)) {
+      if (const meta::Volume* v = fs_.volumes().Find(attr->volume_id)) {
+        entry["volume"] = v->name;
+        entry["volume_id"] = v->id;
+        entry["class"] = v->placement_class;
+      }
+    }
+    if (auto path = fs_.metadata().PathOf(ino); path.ok()) entry["path"] = *path;
+    files.push_back(entry);
+  }
+  return json{{"files", files}};
+}
+
+Result<json> ControlHandlers::Fcl(const json& request) {
+  const std::string action = request.value("action", "");
+  meta::Metadata& meta = fs_.metadata();
+  if (action == "on" || action == "off") {
+    TIERFS_RETURN_IF_ERROR(meta.SetFclEnabled(action == "on"));
+  } else if (action == "sync") {
+    TIERFS_RETURN_IF_ERROR(fs_.FlushAll());
+  } else if (action == "print") {
+    json records = json::array();
+    Status st = meta.ReadFcl(request.value("from_seq", int64_t{0}),
+                             request.value("from_time_ns", int64_t{0}),
+                             request.value("limit", size_t{0}), [&](const meta::FclRecord& r) {
+                               records.push_back({{"seq", r.seq},
+                                                  {"time_ns", r.time_ns},
+                                                  {"event", r.event},
+                                                  {"ino", r.ino},
+                                                  {"parent", r.parent},
+                                                  {"name", r.name},
+                                                  {"detail", r.detail}});
+                             });
+    if (!st.ok()) return st;
+    return json{{"records", records}};
+  } else if (action != "state") {
+    return Status::Invalid("fcl action must be on, off, state, sync or print");
+  }
+  auto on = meta.FclEnabled();
+  if (!on.ok()) return on.status();
+  int64_t first = 0, last = 0;
+  uint64_t count = 0;
+  Status st = meta.ReadFcl(0, 0, 0, [&](const meta::FclRecord& r) {
+    if (count++ == 0) first = r.seq;
+    last = r.seq;
+  });
+  if (!st.ok()) return st;
+  return json{{"state", *on ? "on" : "off"}, {"records", count}, {"first_seq", first},
+              {"last_seq", last}};
+}
+
+Result<json> ControlHandlers::ScanStatus(const json& request) {
+  const size_t limit = request.value("limit", size_t{10});
+  auto scans = fs_.metadata().RecentScans(limit);
+  if (!scans.ok()) return scans.status();
+  auto moves = fs_.metadata().RecentRelocations(limit);
+  if (!moves.ok()) return moves.status();
+  json out_scans = json::array();
+  for (const meta::ScanRecord& s : *scans) {
+    out_scans.push_back({{"id", s.id}, {"started_ns", s.started_ns}, {"seconds", s.seconds},
+                         {"kind", s.kind}, {"options", s.options},
+                         {"files_scanned", s.files_scanned}, {"files_moved", s.files_moved},
+                         {"bytes_moved", s.bytes_moved}, {"errors", s.errors}});
+  }
+  json out_moves = json::array();
+  for (const meta::RelocationRecord& r : *moves) {
+    auto path = fs_.metadata().PathOf(r.ino);
+    out_moves.push_back({{"time_ns", r.time_ns}, {"ino", r.ino},
+                         {"path", path.ok() ? *path : ""},
+                         {"from_volume", fs_.volumes().NameOf(r.from_volume)},
+                         {"to_volume", fs_.volumes().NameOf(r.to_volume)}, {"bytes", r.bytes},
+                         {"seconds", r.seconds}, {"outcome", r.outcome}});
+  }
+  return json{{"scans", out_scans}, {"relocations", out_moves}};
+}
+
+}  // namespace tierfs

@@ -1,0 +1,42 @@
+// ControlHandlers: the daemon's answers to control-channel requests
+// (fs/control_protocol.md): ping, volumes, assign, unassign, get_policy, validate,
+// scan, fsmap, fcl, status, flush.
+//
+// Owned by the session next to the FileSystem it serves; Handle() is called on
+// control-server threads and is thread-safe.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+#include "fs/control_server.h"
+#include "fs/file_system.h"
+#include "fs/relocator.h"
+#include "fs/scan_service.h"
+
+namespace tierfs {
+
+class ControlHandlers {
+ public:
+  explicit ControlHandlers(FileSystem& fs) : fs_(fs), relocator_(fs), scans_(fs, relocator_) {}
+
+  // Dispatches on request["op"]; EINVAL for an unknown op or a malformed request.
+  Result<nlohmann::json> Handle(const nlohmann::json& request, const ControlPeer& peer,
+                                ControlReply& reply);
+
+ private:
+  Result<nlohmann::json> Volumes();
+  Result<nlohmann::json> Assign(const nlohmann::json& request, bool validate_only);
+  Result<nlohmann::json> Unassign();
+  Result<nlohmann::json> GetPolicy();
+  Result<nlohmann::json> Scan(const nlohmann::json& request, ControlReply& reply);
+  Result<nlohmann::json> Fsmap(const nlohmann::json& request);
+  Result<nlohmann::json> Fcl(const nlohmann::json& request);
+  Result<nlohmann::json> ScanStatus(const nlohmann::json& request);
+
+  FileSystem& fs_;
+  Relocator relocator_;
+  ScanService scans_;
+};
+
+}  // namespace tierfs

@@ -1,0 +1,104 @@
+// FileSystem: directory streams and extended attributes.
+#include <sys/xattr.h>
+
+#include "fs/file_system.h"
+
+namespace tierfs {
+namespace {
+
+// Namespaces tierfs stores. The kernel already enforces who may touch trusted.*
+// and which inode types take user.*; system.* (ACLs) is not supported.
+Status CheckXattrName(std::string_view name) {
+  if (name.empty()) return Status::Error(ERANGE, "empty xattr name");
+  if (name.size() > XATTR_NAME_MAX) return Status::Error(ERANGE, "xattr name too long");
+  for (std::string_view prefix : {"user.", "trusted.", "security."}) {
+    if (name.size() > prefix.size() && name.substr(0, prefix.size()) == prefix) {
+      return Status::Ok();
+    }
+  }
+  return Status::Error(EOPNOTSUPP, "xattr namespace not supported: " + std::string(name));
+}
+
+// "." is offset 1 and ".." offset 2; stored entries use their cookie + 2.
+constexpr off_t kFirstEntryOffset = 2;
+constexpr size_t kReadDirBatch = 512;
+
+}  // namespace
+
+Result<DirHandle*> FileSystem::OpenDir(uint64_t ino) {
+  auto attr = CurrentAttr(ino);
+  if (!attr.ok()) return attr.status();
+  if (!S_ISDIR(attr->mode)) return Status::Error(ENOTDIR, "not a directory");
+  InodeRef inode = inodes_.Pin(*attr);
+  auto* dh = new DirHandle;
+  dh->inode = inode;
+  return dh;
+}
+
+void FileSystem::ReleaseDir(DirHandle* dh) {
+  InodeRef inode = dh->inode;
+  delete dh;
+  if (inodes_.Unpin(inode)) Reclaim(inode->attr);
+}
+
+Status FileSystem::ReadDir(
+    DirHandle* dh, off_t offset, bool plus,
+    const std::function<bool(const std::string&, const meta::Inode&, off_t)>& emit) {
+  meta::Inode self;
+  {
+    std::lock_guard lock(dh->inode->mu);
+    self = dh->inode->attr;
+  }
+  if (offset < 1 && !emit(".", self, 1)) return Status::Ok();
+  if (offset < 2 && !emit("..", self, 2)) return Status::Ok();
+  int64_t cookie = std::max<int64_t>(0, offset - kFirstEntryOffset);
+  while (true) {
+    std::vector<meta::Dirent> batch;
+    Status st = meta_->ReadDir(self.ino, cookie, [&](const meta::Dirent& d) {
+      batch.push_back(d);
+      return batch.size() < kReadDirBatch;
+    });
+    if (!st.ok()) return st;
+    if (batch.empty()) return Status::Ok();
+    for (const meta::Dirent& d : batch) {
+      meta::Inode attr;
+      if (plus) {
+        auto current = CurrentAttr(d.ino);
+        if (!current.ok()) continue;  // removed since the batch was read
+        attr = *current;
+      } else {
+        attr.ino = d.ino;
+        attr.mode = d.mode;
+      }
+      if (!emit(d.name, attr, d.cookie + kFirstEntryOffset)) return Status::Ok();
+      if (plus) Remember(attr);  // the kernel now holds a lookup on it
+      cookie = d.cookie;
+    }
+  }
+}
+
+Status FileSystem::SetXattr(uint64_t ino, std::string_view name, std::string_view value,
+                            int flags) {
+  TIERFS_RETURN_IF_ERROR(CheckXattrName(name));
+  TIERFS_RETURN_IF_ERROR(meta_->SetXattr(ino, name, value, flags));
+  RefreshCached(ino);
+  return Status::Ok();
+}
+
+Result<std::string> FileSystem::GetXattr(uint64_t ino, std::string_view name) {
+  TIERFS_RETURN_IF_ERROR(CheckXattrName(name));
+  return meta_->GetXattr(ino, name);
+}
+
+Result<std::vector<std::string>> FileSystem::ListXattr(uint64_t ino) {
+  return meta_->ListXattr(ino);
+}
+
+Status FileSystem::RemoveXattr(uint64_t ino, std::string_view name) {
+  TIERFS_RETURN_IF_ERROR(CheckXattrName(name));
+  TIERFS_RETURN_IF_ERROR(meta_->RemoveXattr(ino, name));
+  RefreshCached(ino);
+  return Status::Ok();
+}
+
+}  // namespace tierfs

@@ -1,0 +1,240 @@
+// FileSystem: entry operations (lookup, setattr, mknod/mkdir/symlink, unlink,
+// rmdir, rename, link, readlink) and the choice of a volume for new files.
+#include <fuse_lowlevel.h>
+#include <grp.h>
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "fs/file_system.h"
+#include "policy/create_placement.h"
+
+namespace tierfs {
+namespace {
+
+constexpr size_t kNameMax = 255;
+
+Status CheckName(std::string_view name) {
+  if (name.size() > kNameMax) return Status::Error(ENAMETOOLONG, "name longer than 255 bytes");
+  return Status::Ok();
+}
+
+int64_t TimespecNanos(const timespec& ts) { return int64_t{ts.tv_sec} * kNanosPerSecond + ts.tv_nsec; }
+
+std::string UserName(uid_t uid) {
+  char buf[1024];
+  passwd pw, *out = nullptr;
+  if (getpwuid_r(uid, &pw, buf, sizeof buf, &out) == 0 && out != nullptr) return out->pw_name;
+  return {};
+}
+
+std::string GroupName(gid_t gid) {
+  char buf[1024];
+  group gr, *out = nullptr;
+  if (getgrgid_r(gid, &gr, buf, sizeof buf, &out) == 0 && out != nullptr) return out->gr_name;
+  return {};
+}
+
+}  // namespace
+
+Result<meta::Inode> FileSystem::Lookup(uint64_t parent, std::string_view name) {
+  TIERFS_RETURN_IF_ERROR(CheckName(name));
+  auto ino = meta_->Lookup(parent, name);
+  if (!ino.ok()) return ino.status();
+  auto attr = CurrentAttr(*ino);
+  if (!attr.ok()) return attr.status();
+  return Remember(*attr);
+}
+
+Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int to_set,
+                                        FileHandle* fh) {
+  InodeRef inode = fh != nullptr ? fh->inode : inodes_.Find(ino);
+  bool pinned = false;
+  if (!inode) {
+    auto attr = meta_->GetInode(ino);
+    if (!attr.ok()) return attr.status();
+    inode = inodes_.Pin(*attr);
+    pinned = true;
+  }
+  const int64_t now = clock().NowNanos();
+  std::string event = "setattr";
+  Status st;
+  if (to_set & FUSE_SET_ATTR_SIZE) {
+    std::shared_lock io(inode->io_lock);
+    std::lock_guard lock(inode->mu);
+    if (S_ISDIR(inode->attr.mode)) {
+      st = Status::Error(EISDIR, "truncate of a directory");
+    } else if (!S_ISREG(inode->attr.mode)) {
+      st = Status::Invalid("truncate of a special file");
+    } else {
+      st = TruncateLocked(*inode, static_cast<uint64_t>(in.st_size));
+      event = "truncate";
+    }
+  }
+  if (st.ok()) {
+    std::lock_guard lock(inode->mu);
+    meta::Inode& a = inode->attr;
+    if (to_set & FUSE_SET_ATTR_MODE) a.mode = (a.mode & S_IFMT) | (in.st_mode & 07777);
+    if (to_set & FUSE_SET_ATTR_UID) a.uid = in.st_uid;
+    if (to_set & FUSE_SET_ATTR_GID) a.gid = in.st_gid;
+    if (to_set & FUSE_SET_ATTR_ATIME_NOW) {
+      a.atime_ns = now;
+    } else if (to_set & FUSE_SET_ATTR_ATIME) {
+      a.atime_ns = TimespecNanos(in.st_atim);
+    }
+    if (to_set & FUSE_SET_ATTR_MTIME_NOW) {
+      a.mtime_ns = now;
+    } else if (to_set & FUSE_SET_ATTR_MTIME) {
+      a.mtime_ns = TimespecNanos(in.st_mtim);
+    }
+    a.ctime_ns = (to_set & FUSE_SET_ATTR_CTIME) ? TimespecNanos(in.st_ctim) : now;
+    inode->dirty = true;
+  }
+  if (st.ok()) st = Writeback(inode, event);
+  meta::Inode out;
+  {
+    std::lock_guard lock(inode->mu);
+    out = inode->attr;
+  }
+  if (pinned && inodes_.Unpin(inode)) Reclaim(out);
+  if (!st.ok()) return st;
+  return out;
+}
+
+Status FileSystem::TruncateLocked(InodeState& inode, uint64_t size) {
+  inode.write_gen.fetch_add(1);
+  int fd = inode.fd;
+  bool temporary = false;
+  if (fd < 0) {
+    auto opened = volumes_->OpenObject(inode.attr.volume_id, inode.attr.ino,
+                                       inode.attr.generation, /*create=*/inode.attr.size == 0);
+    if (!opened.ok()) return opened.status();
+    fd = *opened;
+    temporary = true;
+  }
+  int rc = ftruncate(fd, static_cast<off_t>(size));
+  int err = errno;
+  if (temporary) close(fd);
+  if (rc != 0) return Status::FromErrno(err, "truncate");
+  if (size != inode.attr.size) {
+    const int64_t now = clock().NowNanos();
+    inode.attr.mtime_ns = now;
+    inode.attr.ctime_ns = now;
+  }
+  inode.attr.size = size;
+  inode.dirty = true;
+  return Status::Ok();
+}
+
+Result<meta::Inode> FileSystem::MakeNode(const Caller& caller, uint64_t parent,
+                                         std::string_view name, mode_t mode, dev_t rdev,
+                                         std::string_view target) {
+  TIERFS_RETURN_IF_ERROR(CheckName(name));
+  auto dir = CurrentAttr(parent);
+  if (!dir.ok()) return dir.status();
+  if (!S_ISDIR(dir->mode)) return Status::Error(ENOTDIR, "parent is not a directory");
+  meta::Inode proto;
+  proto.mode = mode;
+  proto.uid = caller.uid;
+  proto.gid = caller.gid;
+  // A setgid directory passes on its group, and its setgid bit to subdirectories.
+  if (dir->mode & S_ISGID) {
+    proto.gid = dir->gid;
+    if (S_ISDIR(mode)) proto.mode |= S_ISGID;
+  }
+  proto.rdev = rdev;
+  proto.symlink = std::string(target);
+  if (S_ISLNK(mode)) proto.size = target.size();
+  if (S_ISREG(mode)) {
+    auto volume = ChooseVolume(caller, parent, name);
+    if (!volume.ok()) return volume.status();
+    proto.volume_id = *volume;
+  }
+  auto attr = meta_->Create(parent, name, proto);
+  if (!attr.ok()) return attr.status();
+  RefreshCached(parent);
+  return Remember(*attr);
+}
+
+Result<std::string> FileSystem::ReadLink(uint64_t ino) {
+  auto attr = CurrentAttr(ino);
+  if (!attr.ok()) return attr.status();
+  if (!S_ISLNK(attr->mode)) return Status::Invalid("not a symbolic link");
+  return attr->symlink;
+}
+
+Status FileSystem::Unlink(uint64_t parent, std::string_view name) {
+  TIERFS_RETURN_IF_ERROR(CheckName(name));
+  auto after = meta_->Unlink(parent, name);
+  if (!after.ok()) return after.status();
+  RefreshCached(parent);
+  AfterNameRemoved(*after);
+  return Status::Ok();
+}
+
+Status FileSystem::Rmdir(uint64_t parent, std::string_view name) {
+  TIERFS_RETURN_IF_ERROR(CheckName(name));
+  auto after = meta_->Rmdir(parent, name);
+  if (!after.ok()) return after.status();
+  RefreshCached(parent);
+  AfterNameRemoved(*after);
+  return Status::Ok();
+}
+
+Status FileSystem::Rename(uint64_t parent, std::string_view name, uint64_t new_parent,
+                          std::string_view new_name, unsigned int flags) {
+  TIERFS_RETURN_IF_ERROR(CheckName(name));
+  TIERFS_RETURN_IF_ERROR(CheckName(new_name));
+  auto replaced = meta_->Rename(parent, name, new_parent, new_name, flags);
+  if (!replaced.ok()) return replaced.status();
+  RefreshCached(parent);
+  if (new_parent != parent) RefreshCached(new_parent);
+  // The moved inode (and, for an exchange, the other one) got a new ctime.
+  for (auto [dir, entry] : {std::pair{new_parent, new_name}, std::pair{parent, name}}) {
+    if (auto ino = meta_->Lookup(dir, entry); ino.ok()) RefreshCached(*ino);
+  }
+  if (replaced->has_value()) AfterNameRemoved(**replaced);
+  return Status::Ok();
+}
+
+Result<meta::Inode> FileSystem::Link(uint64_t ino, uint64_t new_parent,
+                                     std::string_view new_name) {
+  TIERFS_RETURN_IF_ERROR(CheckName(new_name));
+  auto attr = meta_->Link(ino, new_parent, new_name);
+  if (!attr.ok()) return attr.status();
+  RefreshCached(new_parent);
+  RefreshCached(ino);
+  return Remember(*attr);
+}
+
+Result<uint32_t> FileSystem::ChooseVolume(const Caller& caller, uint64_t parent,
+                                          std::string_view name) {
+  std::shared_ptr<const policy::PlacementPolicy> pol = policy();
+  policy::CreatePlacement placement;  // not governed: the default allocator
+  if (pol) {
+    policy::CreateRequest request;
+    if (parent != meta::kRootIno) {
+      auto dir = meta_->PathOf(parent);
+      if (!dir.ok()) return dir.status();
+      request.path = *dir;
+    }
+    request.path += "/" + std::string(name);
+    request.uid = caller.uid;
+    request.gid = caller.gid;
+    request.user = UserName(caller.uid);
+    request.group = GroupName(caller.gid);
+    placement = policy::ChooseCreateClasses(*pol, request);
+  }
+  std::optional<uint32_t> volume =
+      policy::ChooseCreateVolume(placement, volumes_->Space(), /*needed_bytes=*/0);
+  if (!volume) {
+    std::string classes;
+    for (const std::string& c : placement.classes) classes += (classes.empty() ? "" : ", ") + c;
+    return Status::NoSpace("no volume of class " + classes + " has room (rule " +
+                           placement.rule + ")");
+  }
+  return *volume;
+}
+
+}  // namespace tierfs

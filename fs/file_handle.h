@@ -1,0 +1,25 @@
+// FileHandle: one open(2) of a regular file, handed to the kernel as fuse_file_info::fh.
+//
+// Owned by the kernel's open file: created by open/create, destroyed by release.
+// The backing fd belongs to the inode (InodeState::fd), shared by all handles, so a
+// relocation swaps one fd per inode and every handle follows.
+#pragma once
+
+#include <atomic>
+
+#include "fs/inode_table.h"
+
+namespace tierfs {
+
+struct FileHandle {
+  InodeRef inode;
+  int flags = 0;                      // open(2) flags as the kernel passed them
+  std::atomic<bool> wrote{false};     // a write went through this handle
+};
+
+// Directory stream state for opendir/readdir/releasedir (fuse_file_info::fh).
+struct DirHandle {
+  InodeRef inode;
+};
+
+}  // namespace tierfs

@@ -1,0 +1,178 @@
+// FileSystem: regular-file data operations (create, open, read, write, flush,
+// fsync, release, fallocate, lseek).
+//
+// Every open handle of an inode shares the inode's one backing fd; reads and writes
+// hold the inode's io_lock shared, the relocator holds it exclusively while it
+// switches the object under that fd (fs/relocator.cc). Data writes never touch the
+// database: size and times change in memory and are written back on flush.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "fs/file_system.h"
+
+namespace tierfs {
+namespace {
+constexpr int64_t kRelatimeNanos = 24 * kSecondsPerHour * kNanosPerSecond;
+}  // namespace
+
+Status FileSystem::EnsureFdLocked(InodeState& inode) {
+  if (inode.fd >= 0) return Status::Ok();
+  // A crash between a create's commit and its object's creation leaves an empty
+  // file without an object: an empty file may (re)create it, a non-empty one never.
+  auto fd = volumes_->OpenObject(inode.attr.volume_id, inode.attr.ino, inode.attr.generation,
+                                 /*create=*/inode.attr.size == 0);
+  if (!fd.ok()) return fd.status();
+  inode.fd = *fd;
+  return Status::Ok();
+}
+
+Result<std::pair<meta::Inode, FileHandle*>> FileSystem::Create(const Caller& caller,
+                                                               uint64_t parent,
+                                                               std::string_view name, mode_t mode,
+                                                               int flags) {
+  auto attr = MakeNode(caller, parent, name, (mode & 07777) | S_IFREG, 0, {});
+  if (!attr.ok()) return attr.status();
+  auto fh = Open(attr->ino, flags);
+  if (!fh.ok()) {
+    // Undo the name so a failed create leaves nothing behind.
+    Unlink(parent, name);
+    Forget(attr->ino, 1);
+    return fh.status();
+  }
+  return std::pair{*attr, *fh};
+}
+
+Result<FileHandle*> FileSystem::Open(uint64_t ino, int flags) {
+  InodeRef inode = inodes_.Find(ino);
+  if (!inode) {
+    auto attr = meta_->GetInode(ino);
+    if (!attr.ok()) return attr.status();
+    inode = inodes_.GetOrInsert(*attr, 0);
+  }
+  std::lock_guard lock(inode->mu);
+  if (S_ISDIR(inode->attr.mode)) return Status::Error(EISDIR, "open of a directory");
+  if (!S_ISREG(inode->attr.mode)) return Status::Error(ENXIO, "open of a special file");
+  TIERFS_RETURN_IF_ERROR(EnsureFdLocked(*inode));
+  inode->nopen++;
+  auto* fh = new FileHandle;
+  fh->inode = inode;
+  fh->flags = flags;
+  return fh;
+}
+
+void FileSystem::UpdateAtimeOnRead(InodeState& inode) {
+  // relatime: update when atime is behind mtime/ctime or a day old.
+  const int64_t now = clock().NowNanos();
+  meta::Inode& a = inode.attr;
+  if (a.atime_ns <= a.mtime_ns || a.atime_ns <= a.ctime_ns || now - a.atime_ns > kRelatimeNanos) {
+    a.atime_ns = now;
+    inode.dirty = true;
+  }
+}
+
+Result<size_t> FileSystem::Read(FileHandle* fh, char* buf, size_t size, off_t offset) {
+  InodeState& inode = *fh->inode;
+  std::shared_lock io(inode.io_lock);
+  int fd;
+  {
+    std::lock_guard lock(inode.mu);
+    fd = inode.fd;
+  }
+  ssize_t n = pread(fd, buf, size, offset);
+  if (n < 0) return Status::FromErrno("read");
+  io_.RecordRead(inode.attr.ino, static_cast<uint64_t>(n));
+  std::lock_guard lock(inode.mu);
+  UpdateAtimeOnRead(inode);
+  return static_cast<size_t>(n);
+}
+
+Result<size_t> FileSystem::Write(FileHandle* fh, const char* buf, size_t size, off_t offset) {
+  InodeState& inode = *fh->inode;
+  std::shared_lock io(inode.io_lock);
+  inode.write_gen.fetch_add(1);
+  int fd;
+  {
+    std::lock_guard lock(inode.mu);
+    fd = inode.fd;
+  }
+  ssize_t n = pwrite(fd, buf, size, offset);
+  if (n < 0) return Status::FromErrno("write");
+  io_.RecordWrite(inode.attr.ino, static_cast<uint64_t>(n));
+  fh->wrote = true;
+  const int64_t now = clock().NowNanos();
+  std::lock_guard lock(inode.mu);
+  inode.attr.size = std::max<uint64_t>(inode.attr.size, static_cast<uint64_t>(offset + n));
+  inode.attr.mtime_ns = now;
+  inode.attr.ctime_ns = now;
+  inode.dirty = true;
+  inode.data_written = true;
+  return static_cast<size_t>(n);
+}
+
+Status FileSystem::Flush(FileHandle* fh) { return Writeback(fh->inode, {}); }
+
+Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
+  InodeState& inode = *fh->inode;
+  {
+    std::shared_lock io(inode.io_lock);
+    int fd;
+    {
+      std::lock_guard lock(inode.mu);
+      fd = inode.fd;
+    }
+    if ((datasync ? fdatasync(fd) : fsync(fd)) != 0) return Status::FromErrno("fsync");
+  }
+  return Writeback(fh->inode, {});
+}
+
+Status FileSystem::Release(FileHandle* fh) {
+  InodeRef inode = fh->inode;
+  delete fh;
+  Status st = Writeback(inode, {});
+  {
+    std::lock_guard lock(inode->mu);
+    if (--inode->nopen > 0) return st;
+    if (inode->fd >= 0) close(inode->fd);
+    inode->fd = -1;
+  }
+  if (inodes_.MaybeErase(inode)) Reclaim(inode->attr);
+  return st;
+}
+
+Status FileSystem::Fallocate(FileHandle* fh, int mode, off_t offset, off_t length) {
+  InodeState& inode = *fh->inode;
+  std::shared_lock io(inode.io_lock);
+  inode.write_gen.fetch_add(1);
+  int fd;
+  {
+    std::lock_guard lock(inode.mu);
+    fd = inode.fd;
+  }
+  if (fallocate(fd, mode, offset, length) != 0) return Status::FromErrno("fallocate");
+  struct stat st;
+  if (fstat(fd, &st) != 0) return Status::FromErrno("fstat");
+  const int64_t now = clock().NowNanos();
+  std::lock_guard lock(inode.mu);
+  inode.attr.size = static_cast<uint64_t>(st.st_size);
+  inode.attr.mtime_ns = now;
+  inode.attr.ctime_ns = now;
+  inode.dirty = true;
+  inode.data_written = true;
+  return Status::Ok();
+}
+
+Result<off_t> FileSystem::Lseek(FileHandle* fh, off_t offset, int whence) {
+  InodeState& inode = *fh->inode;
+  std::shared_lock io(inode.io_lock);
+  int fd;
+  {
+    std::lock_guard lock(inode.mu);
+    fd = inode.fd;
+  }
+  // Only the result matters: tierfs never uses the shared fd's position.
+  off_t pos = lseek(fd, offset, whence);
+  if (pos < 0) return Status::FromErrno("lseek");
+  return pos;
+}
+
+}  // namespace tierfs

@@ -1,0 +1,218 @@
+// FileSystem: opening, attributes, writeback, policy and reclaim.
+// Entry operations are in fs/entry_ops.cc, file data in fs/file_ops.cc, directories
+// and xattrs in fs/dir_ops.cc.
+#include "fs/file_system.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "fs/volume_label.h"
+#include "policy/loader.h"
+
+namespace tierfs {
+
+Result<std::unique_ptr<FileSystem>> FileSystem::Open(const std::string& metadata_dir,
+                                                     const FileSystemOptions& options) {
+  Result<VolumeLabel> label = ReadVolumeLabel(metadata_dir);
+  if (!label.ok()) return label.status();
+  meta::MetadataOptions mopts;
+  mopts.sync_full = options.sync_full;
+  mopts.clock = options.clock;
+  auto meta = meta::Metadata::Open(MetadataDbPath(metadata_dir), mopts);
+  if (!meta.ok()) return meta.status();
+  auto info = (*meta)->GetFsInfo();
+  if (!info.ok()) return info.status();
+  if (info->uuid != label->fs_uuid) {
+    return Status::Invalid("the database in " + metadata_dir + " belongs to file system " +
+                           info->uuid + ", the label to " + label->fs_uuid);
+  }
+  auto volume_rows = (*meta)->ListVolumes();
+  if (!volume_rows.ok()) return volume_rows.status();
+  auto volumes = VolumeSet::Open(*volume_rows, info->uuid, *options.clock);
+  if (!volumes.ok()) return volumes.status();
+
+  std::unique_ptr<FileSystem> fs(
+      new FileSystem(std::move(*meta), std::move(*volumes), *info, options));
+  // Orphans: inodes unlinked while open when the daemon stopped (or crashed, or a
+  // crash between an unlink's commit and its object's removal).
+  auto orphans = fs->meta_->ListOrphans();
+  if (!orphans.ok()) return orphans.status();
+  for (const meta::Inode& orphan : *orphans) fs->Reclaim(orphan);
+  TIERFS_RETURN_IF_ERROR(fs->ReloadPolicy());
+  return fs;
+}
+
+FileSystem::FileSystem(std::unique_ptr<meta::Metadata> meta, std::unique_ptr<VolumeSet> volumes,
+                       meta::FsInfo info, const FileSystemOptions& options)
+    : meta_(std::move(meta)),
+      volumes_(std::move(volumes)),
+      info_(std::move(info)),
+      options_(options),
+      io_(*options.clock, info_.iostat_bucket_seconds) {}
+
+FileSystem::~FileSystem() {
+  Status st = FlushAll();
+  if (!st.ok()) std::fprintf(stderr, "tierfs: final flush: %s\n", st.ToString().c_str());
+  for (const InodeRef& inode : inodes_.Snapshot()) {
+    std::lock_guard lock(inode->mu);
+    if (inode->fd >= 0) close(inode->fd);
+    inode->fd = -1;
+  }
+}
+
+Status FileSystem::ReloadPolicy() {
+  auto record = meta_->GetPolicy();
+  if (!record.ok()) return record.status();
+  std::shared_ptr<const policy::PlacementPolicy> loaded;
+  if (record->has_value()) {
+    policy::LoadResult result = policy::LoadPolicy((*record)->xml);
+    if (!result.ok()) {
+      std::string why = result.errors.empty() ? "" : result.errors.front().ToString();
+      return Status::Invalid("assigned policy " + (*record)->name + " no longer loads: " + why);
+    }
+    loaded = std::make_shared<const policy::PlacementPolicy>(std::move(*result.policy));
+  }
+  std::lock_guard lock(policy_mu_);
+  policy_ = std::move(loaded);
+  return Status::Ok();
+}
+
+std::shared_ptr<const policy::PlacementPolicy> FileSystem::policy() const {
+  std::lock_guard lock(policy_mu_);
+  return policy_;
+}
+
+meta::Inode FileSystem::Remember(const meta::Inode& attr) {
+  InodeRef inode = inodes_.GetOrInsert(attr, 1);
+  std::lock_guard lock(inode->mu);
+  return inode->attr;
+}
+
+Result<meta::Inode> FileSystem::CurrentAttr(uint64_t ino) {
+  if (InodeRef inode = inodes_.Find(ino)) {
+    std::lock_guard lock(inode->mu);
+    return inode->attr;
+  }
+  return meta_->GetInode(ino);
+}
+
+void FileSystem::RefreshCached(uint64_t ino) {
+  InodeRef inode = inodes_.Find(ino);
+  if (!inode) return;
+  auto fresh = meta_->GetInode(ino);
+  if (!fresh.ok()) return;
+  std::lock_guard lock(inode->mu);
+  if (inode->dirty) {
+    // Size and times of a file being written live in memory until writeback.
+    fresh->size = inode->attr.size;
+    fresh->mtime_ns = inode->attr.mtime_ns;
+    fresh->atime_ns = inode->attr.atime_ns;
+    fresh->ctime_ns = std::max(fresh->ctime_ns, inode->attr.ctime_ns);
+  }
+  inode->attr = *fresh;
+}
+
+void FileSystem::AfterNameRemoved(const meta::Inode& after) {
+  if (InodeRef inode = inodes_.Find(after.ino)) {
+    {
+      std::lock_guard lock(inode->mu);
+      inode->attr.nlink = after.nlink;
+      inode->attr.ctime_ns = after.ctime_ns;
+    }
+    if (after.nlink == 0 && inodes_.MaybeErase(inode)) Reclaim(inode->attr);
+    return;
+  }
+  if (after.nlink == 0) Reclaim(after);
+}
+
+void FileSystem::Forget(uint64_t ino, uint64_t n) {
+  InodeRef inode = inodes_.Find(ino);
+  if (!inode) return;
+  if (inodes_.Forget(ino, n)) Reclaim(inode->attr);
+}
+
+void FileSystem::Reclaim(const meta::Inode& attr) {
+  if (S_ISREG(attr.mode) && attr.volume_id != 0) {
+    Status st = volumes_->RemoveObject(attr.volume_id, attr.ino, attr.generation);
+    if (!st.ok()) {
+      // Keep the nlink-0 row: the next mount retries. Nothing is lost either way.
+      std::fprintf(stderr, "tierfs: reclaim inode %llu: %s\n",
+                   static_cast<unsigned long long>(attr.ino), st.ToString().c_str());
+      return;
+    }
+  }
+  Status st = meta_->DeleteInode(attr.ino);
+  if (!st.ok()) {
+    std::fprintf(stderr, "tierfs: delete inode %llu: %s\n",
+                 static_cast<unsigned long long>(attr.ino), st.ToString().c_str());
+  }
+}
+
+Result<meta::Inode> FileSystem::GetAttr(uint64_t ino) { return CurrentAttr(ino); }
+
+Status FileSystem::Writeback(const InodeRef& inode, std::string_view event) {
+  meta::Inode snapshot;
+  {
+    std::lock_guard lock(inode->mu);
+    if (!inode->dirty) return Status::Ok();
+    snapshot = inode->attr;
+    inode->dirty = false;
+    if (event.empty() && inode->data_written) event = "write";
+    inode->data_written = false;
+  }
+  Status st = meta_->WriteInode(snapshot, event);
+  if (!st.ok()) {
+    std::lock_guard lock(inode->mu);
+    inode->dirty = true;  // try again at the next writeback
+  }
+  return st;
+}
+
+Status FileSystem::FlushAll() {
+  Status first;
+  for (const InodeRef& inode : inodes_.Snapshot()) {
+    Status st = Writeback(inode, {});
+    if (!st.ok() && first.ok()) first = st;
+  }
+  std::vector<meta::IoDelta> deltas = io_.Drain();
+  if (!deltas.empty()) {
+    Status st = meta_->AddIoStats(deltas);
+    if (!st.ok()) {
+      io_.Restore(deltas);
+      if (first.ok()) first = st;
+    }
+  }
+  return first;
+}
+
+Result<struct statvfs> FileSystem::StatFs() {
+  struct statvfs out {};
+  constexpr uint64_t kBlock = 4096;
+  out.f_bsize = kBlock;
+  out.f_frsize = kBlock;
+  out.f_namemax = 255;
+  uint64_t total = 0, free = 0, avail = 0;
+  for (const meta::Volume& v : volumes_->volumes()) {
+    auto st = volumes_->Statvfs(v.id);
+    if (!st.ok()) return st.status();
+    total += uint64_t{st->f_blocks} * st->f_frsize;
+    free += uint64_t{st->f_bfree} * st->f_frsize;
+    avail += uint64_t{st->f_bavail} * st->f_frsize;
+  }
+  out.f_blocks = total / kBlock;
+  out.f_bfree = free / kBlock;
+  out.f_bavail = avail / kBlock;
+  auto used = meta_->CountInodes();
+  if (!used.ok()) return used.status();
+  // Inodes are database rows: the limit is the metadata volume's space.
+  auto meta_st = volumes_->Statvfs(volumes_->volumes().front().id);
+  uint64_t ffree = meta_st.ok() ? meta_st->f_ffree : 0;
+  out.f_files = *used + ffree;
+  out.f_ffree = ffree;
+  out.f_favail = ffree;
+  return out;
+}
+
+}  // namespace tierfs

@@ -1,0 +1,165 @@
+// FileSystem: the mounted tierfs, as the FUSE handlers see it.
+//
+// Owns the metadata database, the volume set, the inode table, the I/O counters and
+// the cached placement policy. Every method is one file-system operation that
+// returns a Status or Result (errno + message); fs/fuse_ops_*.cc are thin shims that
+// unpack a FUSE request, call one of these, and reply once.
+//
+// Threading: all methods are safe to call from the multi-threaded FUSE loop, the
+// writeback thread and control-channel threads at once. Locks: see inode_table.h.
+// Ordering rules (design.md): a file's object exists before the database points at
+// it; it is removed only after the row that points at it is gone or marked nlink 0.
+#pragma once
+
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "common/clock.h"
+#include "common/status.h"
+#include "fs/file_handle.h"
+#include "fs/inode_table.h"
+#include "fs/io_accounting.h"
+#include "fs/volume_set.h"
+#include "meta/metadata.h"
+#include "policy/policy.h"
+
+namespace tierfs {
+
+// Who is asking (from fuse_req_ctx), for ownership of new inodes.
+struct Caller {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  pid_t pid = 0;
+};
+
+struct FileSystemOptions {
+  std::string mountpoint;        // absolute; for reports and the control channel
+  bool sync_full = false;        // SQLite synchronous=FULL
+  const Clock* clock = &SystemClock::Get();
+};
+
+class FileSystem {
+ public:
+  // Opens <metadata_dir>/.tierfs/meta.db, verifies every volume's label, reclaims
+  // orphans (unlinked inodes a crash left behind) and loads the policy. Errors name
+  // the volume or file at fault.
+  static Result<std::unique_ptr<FileSystem>> Open(const std::string& metadata_dir,
+                                                  const FileSystemOptions& options);
+  ~FileSystem();
+  FileSystem(const FileSystem&) = delete;
+  FileSystem& operator=(const FileSystem&) = delete;
+
+  // ---- Entries (each successful call that returns an inode adds one kernel lookup)
+  Result<meta::Inode> Lookup(uint64_t parent, std::string_view name);
+  // Drops `n` kernel lookups; reclaims the inode if it was the last reference.
+  void Forget(uint64_t ino, uint64_t n);
+  Result<meta::Inode> GetAttr(uint64_t ino);
+  // `to_set` is a FUSE_SET_ATTR_* mask; `fh` may be null (truncate(2) by path).
+  Result<meta::Inode> SetAttr(uint64_t ino, const struct stat& attr, int to_set, FileHandle* fh);
+  // mknod/mkdir/symlink: `mode` carries the file type. `target` only for symlinks.
+  Result<meta::Inode> MakeNode(const Caller& caller, uint64_t parent, std::string_view name,
+                               mode_t mode, dev_t rdev, std::string_view target);
+  Result<std::string> ReadLink(uint64_t ino);
+  Status Unlink(uint64_t parent, std::string_view name);
+  Status Rmdir(uint64_t parent, std::string_view name);
+  Status Rename(uint64_t parent, std::string_view name, uint64_t new_parent,
+                std::string_view new_name, unsigned int flags);
+  Result<meta::Inode> Link(uint64_t ino, uint64_t new_parent, std::string_view new_name);
+
+  // ---- Regular files
+  // Creates and opens a regular file placed by the policy's CREATE rules (dst-spec
+  // 2.4); ENOSPC when no allowed class has room.
+  Result<std::pair<meta::Inode, FileHandle*>> Create(const Caller& caller, uint64_t parent,
+                                                     std::string_view name, mode_t mode,
+                                                     int flags);
+  Result<FileHandle*> Open(uint64_t ino, int flags);
+  // Reads up to `size` bytes at `offset` into `buf`; returns bytes read (0 at EOF).
+  Result<size_t> Read(FileHandle* fh, char* buf, size_t size, off_t offset);
+  Result<size_t> Write(FileHandle* fh, const char* buf, size_t size, off_t offset);
+  Status Flush(FileHandle* fh);
+  Status Fsync(FileHandle* fh, bool datasync);
+  // Closes the handle (deletes it); reclaims an unlinked inode at its last close.
+  Status Release(FileHandle* fh);
+  Status Fallocate(FileHandle* fh, int mode, off_t offset, off_t length);
+  Result<off_t> Lseek(FileHandle* fh, off_t offset, int whence);
+
+  // ---- Directories
+  Result<DirHandle*> OpenDir(uint64_t ino);
+  void ReleaseDir(DirHandle* dh);
+  // Lists entries after `offset` ("." and ".." first). `emit(name, attr, next_offset)`
+  // returns false when the reply buffer is full. With `plus`, each emitted entry
+  // (except . and ..) counts as a kernel lookup.
+  Status ReadDir(DirHandle* dh, off_t offset, bool plus,
+                 const std::function<bool(const std::string&, const meta::Inode&, off_t)>& emit);
+
+  // ---- Extended attributes and statfs
+  Status SetXattr(uint64_t ino, std::string_view name, std::string_view value, int flags);
+  Result<std::string> GetXattr(uint64_t ino, std::string_view name);
+  Result<std::vector<std::string>> ListXattr(uint64_t ino);
+  Status RemoveXattr(uint64_t ino, std::string_view name);
+  Result<struct statvfs> StatFs();
+
+  // ---- Administration
+  // Writes every dirty inode's attributes and the in-memory I/O counters to the
+  // database (the periodic writeback, and the first step of every scan).
+  Status FlushAll();
+  // (Re)loads the assigned policy from the database; called after assign/unassign.
+  Status ReloadPolicy();
+  // The assigned policy, or nullptr when none (placement by free space).
+  std::shared_ptr<const policy::PlacementPolicy> policy() const;
+
+  meta::Metadata& metadata() { return *meta_; }
+  const VolumeSet& volumes() const { return *volumes_; }
+  InodeTable& inodes() { return inodes_; }
+  const Clock& clock() const { return *options_.clock; }
+  const FileSystemOptions& options() const { return options_; }
+  const meta::FsInfo& info() const { return info_; }
+
+  // The attributes as they are now (memory if cached, else the database), without
+  // adding a lookup.
+  Result<meta::Inode> CurrentAttr(uint64_t ino);
+  // Removes an inode whose nlink, opens and lookups are all zero: object first, then
+  // the row (so a crash in between leaves an nlink-0 row that the next mount finishes).
+  void Reclaim(const meta::Inode& attr);
+
+ private:
+  FileSystem(std::unique_ptr<meta::Metadata> meta, std::unique_ptr<VolumeSet> volumes,
+             meta::FsInfo info, const FileSystemOptions& options);
+
+  // Registers a kernel lookup for `attr` and returns the cached attributes.
+  meta::Inode Remember(const meta::Inode& attr);
+  // Re-reads an inode's row into its table entry (keeping dirty size and times).
+  void RefreshCached(uint64_t ino);
+  // Applies an nlink change the database reported (unlink, rename over a target) and
+  // reclaims the inode now if no one holds it.
+  void AfterNameRemoved(const meta::Inode& after);
+  // Writes back one inode's attributes if dirty.
+  Status Writeback(const InodeRef& inode, std::string_view event);
+  // Opens the inode's shared backing fd if it is not open yet (inode->mu held).
+  Status EnsureFdLocked(InodeState& inode);
+  // Picks the volume for a new regular file under `parent`/`name`.
+  Result<uint32_t> ChooseVolume(const Caller& caller, uint64_t parent, std::string_view name);
+  Status TruncateLocked(InodeState& inode, uint64_t size);
+  // Releases a pin or an open and reclaims if that was the last reference.
+  void DropOpen(const InodeRef& inode);
+  void UpdateAtimeOnRead(InodeState& inode);
+
+  std::unique_ptr<meta::Metadata> meta_;
+  std::unique_ptr<VolumeSet> volumes_;
+  const meta::FsInfo info_;
+  const FileSystemOptions options_;
+  InodeTable inodes_;
+  IoAccounting io_;
+
+  mutable std::mutex policy_mu_;  // guards policy_
+  std::shared_ptr<const policy::PlacementPolicy> policy_;
+};
+
+}  // namespace tierfs

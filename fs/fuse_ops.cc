@@ -1,0 +1,346 @@
+// libfuse3 low-level handlers: one shim per operation (see fuse_ops.h).
+#include "fs/fuse_ops.h"
+
+#include <sys/stat.h>
+#include <sys/xattr.h>
+
+#include <cstring>
+#include <vector>
+
+#include "fs/file_system.h"
+
+namespace tierfs {
+namespace {
+
+FuseContext& Ctx(fuse_req_t req) { return *static_cast<FuseContext*>(fuse_req_userdata(req)); }
+FileSystem& Fs(fuse_req_t req) { return *Ctx(req).fs; }
+
+Caller CallerOf(fuse_req_t req) {
+  const fuse_ctx* c = fuse_req_ctx(req);
+  return Caller{c->uid, c->gid, c->pid};
+}
+
+FileHandle* Handle(fuse_file_info* fi) { return reinterpret_cast<FileHandle*>(fi->fh); }
+DirHandle* Dir(fuse_file_info* fi) { return reinterpret_cast<DirHandle*>(fi->fh); }
+
+void ToStat(const meta::Inode& a, struct stat* st) {
+  std::memset(st, 0, sizeof *st);
+  st->st_ino = a.ino;
+  st->st_mode = a.mode;
+  st->st_nlink = a.nlink;
+  st->st_uid = a.uid;
+  st->st_gid = a.gid;
+  st->st_rdev = a.rdev;
+  st->st_size = static_cast<off_t>(a.size);
+  st->st_blksize = 4096;
+  // Allocation of the object is what df sees; approximate by size for speed
+  // (sparse objects report fewer blocks through fstat in GetAttr).
+  st->st_blocks = static_cast<blkcnt_t>((a.size + 511) / 512);
+  st->st_atim = {a.atime_ns / kNanosPerSecond, a.atime_ns % kNanosPerSecond};
+  st->st_mtim = {a.mtime_ns / kNanosPerSecond, a.mtime_ns % kNanosPerSecond};
+  st->st_ctim = {a.ctime_ns / kNanosPerSecond, a.ctime_ns % kNanosPerSecond};
+}
+
+void FillEntry(fuse_req_t req, const meta::Inode& a, fuse_entry_param* e) {
+  std::memset(e, 0, sizeof *e);
+  e->ino = a.ino;
+  e->generation = a.generation;
+  ToStat(a, &e->attr);
+  e->attr_timeout = Ctx(req).attr_timeout;
+  e->entry_timeout = Ctx(req).entry_timeout;
+}
+
+void ReplyEntry(fuse_req_t req, const Result<meta::Inode>& r) {
+  if (!r.ok()) {
+    fuse_reply_err(req, r.status().code());
+    return;
+  }
+  fuse_entry_param e;
+  FillEntry(req, *r, &e);
+  fuse_reply_entry(req, &e);
+}
+
+void ReplyAttr(fuse_req_t req, const Result<meta::Inode>& r) {
+  if (!r.ok()) {
+    fuse_reply_err(req, r.status().code());
+    return;
+  }
+  struct stat st;
+  ToStat(*r, &st);
+  fuse_reply_attr(req, &st, Ctx(req).attr_timeout);
+}
+
+void ReplyStatus(fuse_req_t req, const Status& s) { fuse_reply_err(req, s.code()); }
+
+void OpInit(void* userdata, fuse_conn_info* conn) {
+  // Ask only for what the running kernel offers (Debian's libfuse 3.14).
+  if (conn->capable & FUSE_CAP_READDIRPLUS) conn->want |= FUSE_CAP_READDIRPLUS;
+  if (conn->capable & FUSE_CAP_ASYNC_READ) conn->want |= FUSE_CAP_ASYNC_READ;
+  // No writeback cache: the daemon sees every write, which keeps sizes exact and
+  // I/O accounting honest. Locks are left to the kernel (single host).
+  conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+  conn->want &= ~(FUSE_CAP_POSIX_LOCKS | FUSE_CAP_FLOCK_LOCKS);
+}
+
+void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  auto r = Fs(req).Lookup(parent, name);
+  if (!r.ok() && r.status().code() == ENOENT) {
+    // A negative entry the kernel may cache: tierfs is the only writer of its namespace.
+    fuse_entry_param e;
+    std::memset(&e, 0, sizeof e);
+    e.entry_timeout = Ctx(req).entry_timeout;
+    fuse_reply_entry(req, &e);
+    return;
+  }
+  ReplyEntry(req, r);
+}
+
+void OpForget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup) {
+  Fs(req).Forget(ino, nlookup);
+  fuse_reply_none(req);
+}
+
+void OpForgetMulti(fuse_req_t req, size_t count, fuse_forget_data* forgets) {
+  for (size_t i = 0; i < count; ++i) Fs(req).Forget(forgets[i].ino, forgets[i].nlookup);
+  fuse_reply_none(req);
+}
+
+void OpGetattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
+  ReplyAttr(req, Fs(req).GetAttr(ino));
+}
+
+void OpSetattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set,
+               fuse_file_info* fi) {
+  ReplyAttr(req, Fs(req).SetAttr(ino, *attr, to_set, fi != nullptr ? Handle(fi) : nullptr));
+}
+
+void OpReadlink(fuse_req_t req, fuse_ino_t ino) {
+  auto r = Fs(req).ReadLink(ino);
+  if (!r.ok()) return ReplyStatus(req, r.status());
+  fuse_reply_readlink(req, r->c_str());
+}
+
+void OpMknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, dev_t rdev) {
+  ReplyEntry(req, Fs(req).MakeNode(CallerOf(req), parent, name, mode, rdev, {}));
+}
+
+void OpMkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode) {
+  ReplyEntry(req, Fs(req).MakeNode(CallerOf(req), parent, name, (mode & 07777) | S_IFDIR, 0, {}));
+}
+
+void OpSymlink(fuse_req_t req, const char* target, fuse_ino_t parent, const char* name) {
+  ReplyEntry(req, Fs(req).MakeNode(CallerOf(req), parent, name, S_IFLNK | 0777, 0, target));
+}
+
+void OpUnlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  ReplyStatus(req, Fs(req).Unlink(parent, name));
+}
+
+void OpRmdir(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  ReplyStatus(req, Fs(req).Rmdir(parent, name));
+}
+
+void OpRename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t newparent,
+              const char* newname, unsigned int flags) {
+  ReplyStatus(req, Fs(req).Rename(parent, name, newparent, newname, flags));
+}
+
+void OpLink(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char* newname) {
+  ReplyEntry(req, Fs(req).Link(ino, newparent, newname));
+}
+
+void SetOpenFlags(fuse_file_info* fi, FileHandle* fh) {
+  fi->fh = reinterpret_cast<uint64_t>(fh);
+  // Relocation never changes a file's bytes, so the page cache stays valid across
+  // opens; a read served from it costs no device time and earns no heat.
+  fi->keep_cache = 1;
+}
+
+void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
+              fuse_file_info* fi) {
+  auto r = Fs(req).Create(CallerOf(req), parent, name, mode, fi->flags);
+  if (!r.ok()) return ReplyStatus(req, r.status());
+  fuse_entry_param e;
+  FillEntry(req, r->first, &e);
+  SetOpenFlags(fi, r->second);
+  if (fuse_reply_create(req, &e, fi) != 0) {
+    // The kernel is gone (interrupted): undo the open; it will forget the entry.
+    Fs(req).Release(r->second);
+  }
+}
+
+void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  auto r = Fs(req).Open(ino, fi->flags);
+  if (!r.ok()) return ReplyStatus(req, r.status());
+  SetOpenFlags(fi, *r);
+  if (fuse_reply_open(req, fi) != 0) Fs(req).Release(*r);
+}
+
+void OpRead(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
+  std::vector<char> buf(size);
+  auto r = Fs(req).Read(Handle(fi), buf.data(), size, off);
+  if (!r.ok()) return ReplyStatus(req, r.status());
+  fuse_reply_buf(req, buf.data(), *r);
+}
+
+void OpWrite(fuse_req_t req, fuse_ino_t, const char* buf, size_t size, off_t off,
+             fuse_file_info* fi) {
+  auto r = Fs(req).Write(Handle(fi), buf, size, off);
+  if (!r.ok()) return ReplyStatus(req, r.status());
+  fuse_reply_write(req, *r);
+}
+
+void OpFlush(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
+  ReplyStatus(req, Fs(req).Flush(Handle(fi)));
+}
+
+void OpRelease(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
+  ReplyStatus(req, Fs(req).Release(Handle(fi)));
+}
+
+void OpFsync(fuse_req_t req, fuse_ino_t, int datasync, fuse_file_info* fi) {
+  ReplyStatus(req, Fs(req).Fsync(Handle(fi), datasync != 0));
+}
+
+void OpFallocate(fuse_req_t req, fuse_ino_t, int mode, off_t offset, off_t length,
+                 fuse_file_info* fi) {
+  ReplyStatus(req, Fs(req).Fallocate(Handle(fi), mode, offset, length));
+}
+
+void OpLseek(fuse_req_t req, fuse_ino_t, off_t off, int whence, fuse_file_info* fi) {
+  auto r = Fs(req).Lseek(Handle(fi), off, whence);
+  if (!r.ok()) return ReplyStatus(req, r.status());
+  fuse_reply_lseek(req, *r);
+}
+
+void OpOpendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  auto r = Fs(req).OpenDir(ino);
+  if (!r.ok()) return ReplyStatus(req, r.status());
+  fi->fh = reinterpret_cast<uint64_t>(*r);
+  fi->cache_readdir = 0;
+  if (fuse_reply_open(req, fi) != 0) Fs(req).ReleaseDir(*r);
+}
+
+void ReadDirCommon(fuse_req_t req, size_t size, off_t off, fuse_file_info* fi, bool plus) {
+  std::vector<char> buf(size);
+  size_t used = 0;
+  Status st = Fs(req).ReadDir(
+      Dir(fi), off, plus, [&](const std::string& name, const meta::Inode& a, off_t next) {
+        size_t n;
+        if (plus) {
+          fuse_entry_param e;
+          FillEntry(req, a, &e);
+          n = fuse_add_direntry_plus(req, buf.data() + used, size - used, name.c_str(), &e, next);
+        } else {
+          struct stat st;
+          std::memset(&st, 0, sizeof st);
+          st.st_ino = a.ino;
+          st.st_mode = a.mode;
+          n = fuse_add_direntry(req, buf.data() + used, size - used, name.c_str(), &st, next);
+        }
+        if (n > size - used) return false;  // did not fit: stop before counting it
+        used += n;
+        return true;
+      });
+  if (!st.ok() && used == 0) return ReplyStatus(req, st);
+  fuse_reply_buf(req, buf.data(), used);
+}
+
+void OpReaddir(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
+  ReadDirCommon(req, size, off, fi, false);
+}
+
+void OpReaddirplus(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
+  ReadDirCommon(req, size, off, fi, true);
+}
+
+void OpReleasedir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
+  Fs(req).ReleaseDir(Dir(fi));
+  fuse_reply_err(req, 0);
+}
+
+void OpFsyncdir(fuse_req_t req, fuse_ino_t, int, fuse_file_info*) {
+  // Every namespace change is already a committed transaction.
+  fuse_reply_err(req, 0);
+}
+
+void OpStatfs(fuse_req_t req, fuse_ino_t) {
+  auto r = Fs(req).StatFs();
+  if (!r.ok()) return ReplyStatus(req, r.status());
+  fuse_reply_statfs(req, &*r);
+}
+
+void OpSetxattr(fuse_req_t req, fuse_ino_t ino, const char* name, const char* value, size_t size,
+                int flags) {
+  ReplyStatus(req, Fs(req).SetXattr(ino, name, std::string_view(value, size), flags));
+}
+
+void OpGetxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
+  auto r = Fs(req).GetXattr(ino, name);
+  if (!r.ok()) return ReplyStatus(req, r.status());
+  if (size == 0) return (void)fuse_reply_xattr(req, r->size());
+  if (r->size() > size) return (void)fuse_reply_err(req, ERANGE);
+  fuse_reply_buf(req, r->data(), r->size());
+}
+
+void OpListxattr(fuse_req_t req, fuse_ino_t ino, size_t size) {
+  auto r = Fs(req).ListXattr(ino);
+  if (!r.ok()) return ReplyStatus(req, r.status());
+  std::string names;
+  for (const std::string& n : *r) names.append(n).push_back('\0');
+  if (size == 0) return (void)fuse_reply_xattr(req, names.size());
+  if (names.size() > size) return (void)fuse_reply_err(req, ERANGE);
+  fuse_reply_buf(req, names.data(), names.size());
+}
+
+void OpRemovexattr(fuse_req_t req, fuse_ino_t ino, const char* name) {
+  ReplyStatus(req, Fs(req).RemoveXattr(ino, name));
+}
+
+fuse_lowlevel_ops MakeOperations() {
+  fuse_lowlevel_ops ops;
+  std::memset(&ops, 0, sizeof ops);
+  ops.init = OpInit;
+  ops.lookup = OpLookup;
+  ops.forget = OpForget;
+  ops.forget_multi = OpForgetMulti;
+  ops.getattr = OpGetattr;
+  ops.setattr = OpSetattr;
+  ops.readlink = OpReadlink;
+  ops.mknod = OpMknod;
+  ops.mkdir = OpMkdir;
+  ops.symlink = OpSymlink;
+  ops.unlink = OpUnlink;
+  ops.rmdir = OpRmdir;
+  ops.rename = OpRename;
+  ops.link = OpLink;
+  ops.create = OpCreate;
+  ops.open = OpOpen;
+  ops.read = OpRead;
+  ops.write = OpWrite;
+  ops.flush = OpFlush;
+  ops.release = OpRelease;
+  ops.fsync = OpFsync;
+  ops.fallocate = OpFallocate;
+  ops.lseek = OpLseek;
+  ops.opendir = OpOpendir;
+  ops.readdir = OpReaddir;
+  ops.readdirplus = OpReaddirplus;
+  ops.releasedir = OpReleasedir;
+  ops.fsyncdir = OpFsyncdir;
+  ops.statfs = OpStatfs;
+  ops.setxattr = OpSetxattr;
+  ops.getxattr = OpGetxattr;
+  ops.listxattr = OpListxattr;
+  ops.removexattr = OpRemovexattr;
+  return ops;
+}
+
+}  // namespace
+
+const fuse_lowlevel_ops& TierfsOperations() {
+  static const fuse_lowlevel_ops ops = MakeOperations();
+  return ops;
+}
+
+}  // namespace tierfs

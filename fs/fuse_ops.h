@@ -1,0 +1,23 @@
+// The libfuse3 low-level operation table of tierfs.
+//
+// Each handler is a thin shim: unpack the request, call one FileSystem method,
+// reply exactly once (fuse_reply_* or fuse_reply_err with the Status errno). No
+// lock is held across a reply. The session's userdata is a FuseContext.
+#pragma once
+
+#include <fuse_lowlevel.h>  // FUSE_USE_VERSION comes from fs/CMakeLists.txt
+
+namespace tierfs {
+
+class FileSystem;
+
+struct FuseContext {
+  FileSystem* fs = nullptr;
+  double entry_timeout = 60;     // seconds the kernel may cache a dirent (also negative ones)
+  double attr_timeout = 60;      // seconds the kernel may cache attributes
+};
+
+// The operation table; static storage, filled once.
+const fuse_lowlevel_ops& TierfsOperations();
+
+}  // namespace tierfs

@@ -1,0 +1,78 @@
+#include "fs/inode_table.h"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace tierfs {
+
+InodeRef InodeTable::GetOrInsert(const meta::Inode& attr, uint64_t lookups) {
+  std::lock_guard lock(mu_);
+  auto [it, inserted] = map_.try_emplace(attr.ino, nullptr);
+  if (inserted) it->second = std::make_shared<InodeState>(attr);
+  std::lock_guard ilock(it->second->mu);
+  it->second->nlookup += lookups;
+  return it->second;
+}
+
+InodeRef InodeTable::Find(uint64_t ino) const {
+  std::lock_guard lock(mu_);
+  auto it = map_.find(ino);
+  return it == map_.end() ? nullptr : it->second;
+}
+
+bool InodeTable::Forget(uint64_t ino, uint64_t n) {
+  std::lock_guard lock(mu_);
+  auto it = map_.find(ino);
+  if (it == map_.end()) return false;
+  InodeRef inode = it->second;
+  std::lock_guard ilock(inode->mu);
+  if (inode->nlookup < n) {
+    // The kernel never forgets more than it looked up: a broken invariant.
+    std::fprintf(stderr, "tierfs: forget(%llu, %llu) with lookup count %llu\n",
+                 static_cast<unsigned long long>(ino), static_cast<unsigned long long>(n),
+                 static_cast<unsigned long long>(inode->nlookup));
+    std::abort();
+  }
+  inode->nlookup -= n;
+  return EraseIfUnusedLocked(inode);
+}
+
+InodeRef InodeTable::Pin(const meta::Inode& attr) {
+  std::lock_guard lock(mu_);
+  auto [it, inserted] = map_.try_emplace(attr.ino, nullptr);
+  if (inserted) it->second = std::make_shared<InodeState>(attr);
+  std::lock_guard ilock(it->second->mu);
+  it->second->pins++;
+  return it->second;
+}
+
+bool InodeTable::Unpin(const InodeRef& inode) {
+  std::lock_guard lock(mu_);
+  std::lock_guard ilock(inode->mu);
+  inode->pins--;
+  return EraseIfUnusedLocked(inode);
+}
+
+bool InodeTable::MaybeErase(const InodeRef& inode) {
+  std::lock_guard lock(mu_);
+  std::lock_guard ilock(inode->mu);
+  return EraseIfUnusedLocked(inode);
+}
+
+bool InodeTable::EraseIfUnusedLocked(const InodeRef& inode) {
+  if (inode->nlookup > 0 || inode->nopen > 0 || inode->pins > 0) return false;
+  auto it = map_.find(inode->attr.ino);
+  if (it == map_.end() || it->second != inode) return false;  // already erased
+  map_.erase(it);
+  return inode->attr.nlink == 0;
+}
+
+std::vector<InodeRef> InodeTable::Snapshot() const {
+  std::lock_guard lock(mu_);
+  std::vector<InodeRef> out;
+  out.reserve(map_.size());
+  for (const auto& [ino, inode] : map_) out.push_back(inode);
+  return out;
+}
+
+}  // namespace tierfs

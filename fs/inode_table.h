@@ -1,0 +1,78 @@
+// InodeTable: the daemon's in-memory view of the inodes the kernel knows.
+//
+// An entry exists while the kernel holds a lookup count on the inode, while a
+// file handle is open on it, or while someone (the relocator) pins it. It caches
+// the inode's attributes; for a regular file being written, size and times live
+// here ("dirty") and are written back on flush, fsync, release and periodically
+// (design.md: data writes never touch the database on their path).
+//
+// Lock order (outer to inner): InodeTable::mu_ -> InodeState::mu. The io_lock of
+// an inode is taken without either of them held. Never run SQL or copy bytes while
+// holding InodeTable::mu_, and never hold any of these across a fuse_reply_*.
+//
+// Reclaim rule (conventions.md 5): an inode's object is removed only when nlink,
+// open count and lookup count are all zero; the caller that drops the last of them
+// gets `true` from the corresponding Release* call and performs the reclaim.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "meta/records.h"
+
+namespace tierfs {
+
+struct InodeState {
+  explicit InodeState(const meta::Inode& a) : attr(a) {}
+
+  std::mutex mu;          // guards every field below except io_lock and write_gen
+  meta::Inode attr;       // current attributes (authoritative while dirty)
+  bool dirty = false;     // attr differs from the database (size/times of an open file)
+  bool data_written = false;  // a write since the last writeback: logged as FCL "write"
+  uint64_t nlookup = 0;   // kernel lookup count
+  uint32_t nopen = 0;     // open file handles
+  uint32_t pins = 0;      // internal users (relocation) keeping the entry alive
+  int fd = -1;            // backing object fd shared by all open handles; -1 when closed
+
+  // Shared by reads and writes, exclusive while the relocator switches the object
+  // under the open fd (dup2) so no I/O straddles the switch.
+  std::shared_mutex io_lock;
+  // Bumped before every data change (write, truncate, fallocate); the relocator
+  // compares it before and after its copy to detect writes during the copy.
+  std::atomic<uint64_t> write_gen{0};
+};
+
+using InodeRef = std::shared_ptr<InodeState>;
+
+class InodeTable {
+ public:
+  // Returns the entry for attr.ino, inserting it from `attr` if absent, and adds
+  // `lookups` to its lookup count (1 for every reply that hands the kernel an entry).
+  InodeRef GetOrInsert(const meta::Inode& attr, uint64_t lookups);
+  // The entry if present, else nullptr.
+  InodeRef Find(uint64_t ino) const;
+  // Drops `n` kernel lookups. Returns true when the entry was erased and the inode
+  // has nlink 0 (the caller reclaims its object and database row).
+  bool Forget(uint64_t ino, uint64_t n);
+  // Pins/unpins an entry for internal use; Unpin returns true like Forget.
+  InodeRef Pin(const meta::Inode& attr);
+  bool Unpin(const InodeRef& inode);
+  // Called after the last handle closed (nopen already decremented to 0 by the caller
+  // under inode->mu): erases the entry if nothing else holds it; true when the inode
+  // must be reclaimed (nlink 0).
+  bool MaybeErase(const InodeRef& inode);
+  // Every entry, for the periodic writeback of dirty attributes.
+  std::vector<InodeRef> Snapshot() const;
+
+ private:
+  bool EraseIfUnusedLocked(const InodeRef& inode);  // requires mu_ and inode->mu
+  mutable std::mutex mu_;  // guards map_
+  std::unordered_map<uint64_t, InodeRef> map_;
+};
+
+}  // namespace tierfs

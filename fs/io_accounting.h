@@ -1,0 +1,61 @@
+// IoAccounting: per-file read/write counters kept in memory on the data path and
+// flushed into the database's iostat time buckets (design.md "I/O accounting").
+//
+// Record() is called by every read and write that reaches a volume; it takes one
+// of kShards mutexes, never touches the database and never blocks on I/O. Drain()
+// swaps the counters out and returns them as IoDeltas keyed by the bucket each
+// count fell in, for Metadata::AddIoStats. Thread-safe.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "common/clock.h"
+#include "meta/records.h"
+
+namespace tierfs {
+
+class IoAccounting {
+ public:
+  // `bucket_seconds`: iostat bucket length (FsInfo::iostat_bucket_seconds), > 0.
+  IoAccounting(const Clock& clock, int64_t bucket_seconds);
+
+  // Counts one read call of `bytes` bytes on inode `ino` at the clock's now.
+  void RecordRead(uint64_t ino, uint64_t bytes) { Record(ino, bytes, /*write=*/false); }
+  // Counts one write call of `bytes` bytes.
+  void RecordWrite(uint64_t ino, uint64_t bytes) { Record(ino, bytes, /*write=*/true); }
+
+  // Removes and returns everything counted so far, one delta per (inode, bucket).
+  std::vector<meta::IoDelta> Drain();
+  // Puts deltas back (after a failed database write) so nothing counted is lost.
+  void Restore(const std::vector<meta::IoDelta>& deltas);
+
+ private:
+  struct Key {
+    uint64_t ino;
+    int64_t bucket;
+    bool operator==(const Key&) const = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const { return k.ino * 0x9E3779B97F4A7C15ull ^ k.bucket; }
+  };
+  struct Counts {
+    uint64_t rbytes = 0, wbytes = 0, rops = 0, wops = 0;
+  };
+  struct Shard {
+    std::mutex mu;  // guards counts
+    std::unordered_map<Key, Counts, KeyHash> counts;
+  };
+  static constexpr size_t kShards = 16;
+
+  void Record(uint64_t ino, uint64_t bytes, bool write);
+
+  const Clock& clock_;
+  const int64_t bucket_seconds_;
+  std::array<Shard, kShards> shards_;
+};
+
+}  // namespace tierfs

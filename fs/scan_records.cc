@@ -1,0 +1,234 @@
+#include "fs/scan_records.h"
+
+#include <grp.h>
+#include <pwd.h>
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace tierfs {
+namespace {
+
+constexpr char kTagsXattr[] = "user.tierfs.tags";
+
+std::vector<std::string> SplitPath(const std::string& path) {
+  std::vector<std::string> parts;
+  size_t pos = 0;
+  while (pos <= path.size()) {
+    size_t next = path.find('/', pos);
+    if (next == std::string::npos) next = path.size();
+    std::string part = path.substr(pos, next - pos);
+    if (!part.empty() && part != ".") parts.push_back(part);
+    pos = next + 1;
+  }
+  return parts;
+}
+
+// "/a/b" for any spelling of the same path ("a/b/", "//a/./b").
+std::string NormalizePath(const std::string& path) {
+  std::string out;
+  for (const std::string& part : SplitPath(path)) out += "/" + part;
+  return out;
+}
+
+bool IsUnder(const std::string& path, const std::string& root) {
+  if (root.empty()) return true;
+  return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
+                          path[root.size()] == '/');
+}
+
+// uid/gid -> name lookups, cached for one scan.
+class NameCache {
+ public:
+  const std::string& User(uint32_t uid) {
+    auto [it, inserted] = users_.try_emplace(uid);
+    if (inserted) {
+      char buf[1024];
+      passwd pw, *out = nullptr;
+      if (getpwuid_r(uid, &pw, buf, sizeof buf, &out) == 0 && out) it->second = out->pw_name;
+    }
+    return it->second;
+  }
+  const std::string& Group(uint32_t gid) {
+    auto [it, inserted] = groups_.try_emplace(gid);
+    if (inserted) {
+      char buf[1024];
+      group gr, *out = nullptr;
+      if (getgrgid_r(gid, &gr, buf, sizeof buf, &out) == 0 && out) it->second = out->gr_name;
+    }
+    return it->second;
+  }
+
+ private:
+  std::unordered_map<uint32_t, std::string> users_, groups_;
+};
+
+bool UsesTags(const policy::PlacementPolicy& policy) {
+  for (const policy::Rule& rule : policy.rules) {
+    for (const policy::Select& select : rule.selects) {
+      if (!select.tags.empty()) return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> SplitTags(const std::string& value) {
+  std::vector<std::string> tags;
+  std::string word;
+  for (char c : value + ",") {
+    if (c == ',' || c == ' ' || c == '\n') {
+      if (!word.empty()) tags.push_back(word);
+      word.clear();
+    } else {
+      word.push_back(c);
+    }
+  }
+  return tags;
+}
+
+using Candidate = std::pair<std::string, meta::Inode>;
+
+Status CollectCandidates(FileSystem& fs, const ScanSelection& sel, std::vector<Candidate>* out) {
+  std::vector<std::string> roots;
+  for (const std::string& p : sel.paths) roots.push_back(NormalizePath(p));
+  if (roots.empty()) roots.push_back("");
+  std::unordered_set<uint64_t> seen;
+  auto add = [&](const std::string& path, const meta::Inode& inode) {
+    if (S_ISREG(inode.mode) && inode.nlink > 0 && seen.insert(inode.ino).second) {
+      out->emplace_back(path, inode);
+    }
+  };
+
+  if (sel.active_only || sel.use_volumes) {
+    // -C / -T: start from the indexes, not from a tree walk (design.md).
+    std::unordered_set<uint64_t> wanted;
+    if (sel.active_only) {
+      auto active = fs.metadata().ActiveInodes(sel.active_since_s);
+      if (!active.ok()) return active.status();
+      wanted.insert(active->begin(), active->end());
+    }
+    if (sel.use_volumes) {
+      auto on = fs.metadata().FilesOnVolumes(sel.volume_ids);
+      if (!on.ok()) return on.status();
+      for (const meta::Inode& inode : *on) wanted.insert(inode.ino);
+    }
+    for (uint64_t ino : wanted) {
+      auto inode = fs.metadata().GetInode(ino);
+      if (!inode.ok() || !S_ISREG(inode->mode)) continue;
+      auto path = fs.metadata().PathOf(ino);
+      if (!path.ok()) continue;  // unlinked since
+      bool under = std::any_of(roots.begin(), roots.end(),
+                               [&](const std::string& r) { return IsUnder(*path, r); });
+      if (under) add(*path, *inode);
+    }
+  } else {
+    for (const std::string& root : roots) {
+      auto inode = ResolvePath(fs, root);
+      if (!inode.ok()) return inode.status();
+      if (!S_ISDIR(inode->mode)) {
+        add(root, *inode);
+        continue;
+      }
+      Status st = fs.metadata().WalkFiles(inode->ino, root,
+                                          [&](const std::string& path, const meta::Inode& file) {
+                                            add(path, file);
+                                            return true;
+                                          });
+      if (!st.ok()) return st;
+    }
+  }
+  std::sort(out->begin(), out->end(),
+            [](const Candidate& a, const Candidate& b) { return a.first < b.first; });
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<meta::Inode> ResolvePath(FileSystem& fs, const std::string& path) {
+  uint64_t ino = meta::kRootIno;
+  for (const std::string& part : SplitPath(path)) {
+    if (part == "..") return Status::Invalid("\"..\" in path " + path);
+    auto next = fs.metadata().Lookup(ino, part);
+    if (!next.ok()) return Status::NotFound("no such file or directory: " + path);
+    ino = *next;
+  }
+  return fs.metadata().GetInode(ino);
+}
+
+Result<ScanInputs> GatherScanInputs(FileSystem& fs, const policy::PlacementPolicy& policy,
+                                    const ScanSelection& selection, int64_t now_s) {
+  std::vector<Candidate> candidates;
+  TIERFS_RETURN_IF_ERROR(CollectCandidates(fs, selection, &candidates));
+
+  const std::vector<double> windows = policy.WindowHours();
+  const bool uses_tags = UsesTags(policy);
+  NameCache names;
+  ScanInputs inputs;
+  std::unordered_map<uint64_t, size_t> index;
+  inputs.files.reserve(candidates.size());
+  for (auto& [path, inode] : candidates) {
+    policy::FileRecord r;
+    r.ino = inode.ino;
+    r.path = path;
+    r.uid = inode.uid;
+    r.gid = inode.gid;
+    r.user = names.User(inode.uid);
+    r.group = names.Group(inode.gid);
+    r.size = inode.size;
+    r.atime_s = inode.atime_ns / kNanosPerSecond;
+    r.mtime_s = inode.mtime_ns / kNanosPerSecond;
+    r.volume_id = inode.volume_id;
+    if (uses_tags) {
+      if (auto tags = fs.metadata().GetXattr(inode.ino, kTagsXattr); tags.ok()) {
+        r.tags = SplitTags(*tags);
+      }
+    }
+    r.windows.assign(windows.size(), policy::IoCounters{});
+    index.emplace(r.ino, inputs.files.size());
+    inputs.files.push_back(std::move(r));
+  }
+  if (windows.empty()) return inputs;
+
+  // One pass over the buckets of the longest window: per-file windows for the
+  // candidates, and per-file activity over the AveragePeriod for the average.
+  const std::vector<double> average_window = {policy.average_period_hours};
+  std::unordered_map<uint64_t, std::vector<policy::IoCounters>> averaged;
+  const int64_t since = now_s - static_cast<int64_t>(windows.back() * kSecondsPerHour);
+  Status st = fs.metadata().ForEachIoBucket(since, [&](const meta::IoBucket& b) {
+    policy::IoCounters c{static_cast<double>(b.rbytes), static_cast<double>(b.wbytes),
+                         static_cast<double>(b.rops), static_cast<double>(b.wops)};
+    if (auto it = index.find(b.ino); it != index.end()) {
+      policy::AccumulateBucket(windows, now_s, b.bucket_start_s, b.bucket_seconds, c,
+                               &inputs.files[it->second].windows);
+    }
+    if (policy.UsesAverage()) {
+      auto& acc = averaged[b.ino];
+      if (acc.empty()) acc.resize(1);
+      policy::AccumulateBucket(average_window, now_s, b.bucket_start_s, b.bucket_seconds, c, &acc);
+    }
+  });
+  if (!st.ok()) return st;
+
+  for (const auto& [ino, acc] : averaged) {
+    const policy::IoCounters& c = acc.front();
+    if (c.rbytes + c.wbytes + c.rops + c.wops <= 0) continue;  // not active in the window
+    uint64_t size;
+    if (auto it = index.find(ino); it != index.end()) {
+      size = inputs.files[it->second].size;
+    } else {
+      auto inode = fs.metadata().GetInode(ino);
+      if (!inode.ok()) continue;  // deleted: its activity no longer counts
+      size = inode->size;
+    }
+    inputs.totals.io.rbytes += c.rbytes;
+    inputs.totals.io.wbytes += c.wbytes;
+    inputs.totals.io.rops += c.rops;
+    inputs.totals.io.wops += c.wops;
+    inputs.totals.size_sum += static_cast<double>(std::max<uint64_t>(size, 4096));
+    inputs.totals.active_files++;
+  }
+  return inputs;
+}
+
+}  // namespace tierfs

@@ -1,0 +1,272 @@
+#include "fs/scan_service.h"
+
+#include <algorithm>
+#include <chrono>
+#include <unordered_map>
+
+#include "fs/scan_records.h"
+#include "policy/evaluator.h"
+#include "policy/loader.h"
+#include "policy/planner.h"
+
+namespace tierfs {
+namespace {
+
+using nlohmann::json;
+
+const char* ModeName(ScanRequest::Mode mode) {
+  switch (mode) {
+    case ScanRequest::Mode::kEnforce: return "enforce";
+    case ScanRequest::Mode::kAnalyze: return "analyze";
+    case ScanRequest::Mode::kQuery: return "query";
+  }
+  return "?";
+}
+
+const char* ActionName(policy::FileVerdict::Action action) {
+  switch (action) {
+    case policy::FileVerdict::kRelocate: return "relocate";
+    case policy::FileVerdict::kDelete: return "delete";
+    case policy::FileVerdict::kStay: return "stay";
+    case policy::FileVerdict::kNone: return "none";
+  }
+  return "?";
+}
+
+// The longest PERIOD of the policy's temperature criteria, in hours (for -C).
+double LongestPeriodHours(const policy::PlacementPolicy& policy) {
+  double longest = 0;
+  for (const policy::Rule& rule : policy.rules) {
+    for (const policy::Statement& st : rule.statements) {
+      for (const policy::Criterion& c : st.criteria) {
+        if (c.IsTemperature()) longest = std::max(longest, c.period_hours);
+      }
+    }
+  }
+  return longest > 0 ? longest : 24;  // no temperature: the last day's activity
+}
+
+json Row(const FileSystem& fs, const policy::PlannedMove& m, const policy::FileRecord* record,
+         const std::string& outcome) {
+  json row = {{"path", m.path},
+              {"ino", m.ino},
+              {"rule", m.rule},
+              {"statement", m.statement},
+              {"action", ActionName(m.action)},
+              {"from_class", m.from_class},
+              {"from_volume", fs.volumes().NameOf(m.from_volume)},
+              {"to_class", m.to_class},
+              {"to_volume", fs.volumes().NameOf(m.to_volume)},
+              {"temperature", m.temperature},
+              {"temperature_kind", m.temperature_kind},
+              {"bytes", m.bytes},
+              {"outcome", outcome}};
+  if (record != nullptr) {
+    row["atime_ns"] = record->atime_s * kNanosPerSecond;
+    row["mtime_ns"] = record->mtime_s * kNanosPerSecond;
+  }
+  return row;
+}
+
+Status ParseStringList(const json& request, const char* key, std::vector<std::string>* out) {
+  if (!request.contains(key) || request[key].is_null()) return Status::Ok();
+  if (!request[key].is_array()) return Status::Invalid(std::string(key) + " must be a list");
+  for (const json& v : request[key]) {
+    if (!v.is_string()) return Status::Invalid(std::string(key) + " must hold strings");
+    out->push_back(v.get<std::string>());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<ScanRequest> ScanRequest::FromJson(const json& request) {
+  ScanRequest r;
+  const std::string mode = request.value("mode", "");
+  if (mode == "enforce") r.mode = Mode::kEnforce;
+  else if (mode == "analyze") r.mode = Mode::kAnalyze;
+  else if (mode == "query") r.mode = Mode::kQuery;
+  else return Status::Invalid("scan mode must be enforce, analyze or query, got \"" + mode + "\"");
+  r.active_only = request.value("active_only", false);
+  TIERFS_RETURN_IF_ERROR(ParseStringList(request, "classes", &r.classes));
+  TIERFS_RETURN_IF_ERROR(ParseStringList(request, "paths", &r.paths));
+  if (request.contains("policy_xml") && request["policy_xml"].is_string()) {
+    r.policy_xml = request["policy_xml"].get<std::string>();
+  }
+  if (request.contains("limits") && request["limits"].is_object()) {
+    const json& l = request["limits"];
+    r.max_bytes = l.value("bytes", uint64_t{0});
+    r.max_files = l.value("files", uint64_t{0});
+    r.max_hours = l.value("hours", 0.0);
+  }
+  return r;
+}
+
+Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& progress) {
+  std::unique_lock enforce_lock(enforce_mu_, std::defer_lock);
+  if (request.mode == ScanRequest::Mode::kEnforce) enforce_lock.lock();
+  const auto wall_start = std::chrono::steady_clock::now();
+  const int64_t started_ns = fs_.clock().NowNanos();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  };
+
+  // The scan sees all I/O up to its start (dst-spec 10 item 15).
+  TIERFS_RETURN_IF_ERROR(fs_.FlushAll());
+
+  std::shared_ptr<const policy::PlacementPolicy> pol;
+  if (request.policy_xml) {
+    policy::LoadResult loaded = policy::LoadPolicy(*request.policy_xml);
+    if (!loaded.ok()) {
+      std::string why;
+      for (const policy::Diagnostic& d : loaded.errors) why += d.ToString() + "\n";
+      return Status::Invalid("the policy given with -F does not validate:\n" + why);
+    }
+    pol = std::make_shared<const policy::PlacementPolicy>(std::move(*loaded.policy));
+  } else {
+    pol = fs_.policy();
+  }
+  if (!pol) {
+    return Status::Invalid("no placement policy is assigned to " + fs_.options().mountpoint +
+                           " (fsppadm assign MOUNTPOINT POLICY.xml)");
+  }
+
+  const int64_t now_s = fs_.clock().NowSeconds();
+  ScanSelection selection;
+  selection.paths = request.paths;
+  selection.active_only = request.active_only;
+  selection.active_since_s = now_s - static_cast<int64_t>(LongestPeriodHours(*pol) * kSecondsPerHour);
+  for (const std::string& cls : request.classes) {
+    bool found = false;
+    for (const meta::Volume& v : fs_.volumes().volumes()) {
+      if (v.placement_class == cls) {
+        selection.volume_ids.push_back(v.id);
+        found = true;
+      }
+    }
+    if (!found) return Status::Invalid("no volume of " + fs_.options().mountpoint +
+                                       " has placement class " + cls);
+    selection.use_volumes = true;
+  }
+
+  auto inputs = GatherScanInputs(fs_, *pol, selection, now_s);
+  if (!inputs.ok()) return inputs.status();
+  if (progress) progress("scan", inputs->files.size(), inputs->files.size());
+  std::unordered_map<uint64_t, const policy::FileRecord*> by_ino;
+  for (const policy::FileRecord& r : inputs->files) by_ino.emplace(r.ino, &r);
+
+  const std::vector<policy::VolumeState> space = fs_.volumes().Space(/*fresh=*/true);
+  policy::ScanPlan plan = policy::PlanScan(*pol, inputs->files, space, inputs->totals, now_s);
+
+  json rows = json::array();
+  uint64_t files_moved = 0, bytes_moved = 0, busy = 0, errors = 0, nospace = 0, stopped = 0;
+  const bool enforce = request.mode == ScanRequest::Mode::kEnforce;
+  for (size_t i = 0; i < plan.moves.size(); ++i) {
+    const policy::PlannedMove& m = plan.moves[i];
+    std::string outcome = "planned";
+    if (enforce) {
+      const bool over = (request.max_files && files_moved >= request.max_files) ||
+                        (request.max_bytes && bytes_moved >= request.max_bytes) ||
+                        (request.max_hours > 0 && elapsed() >= request.max_hours * 3600);
+      if (over) {
+        outcome = "stopped";
+        stopped++;
+      } else if (m.action == policy::FileVerdict::kDelete) {
+        size_t slash = m.path.rfind('/');
+        auto parent = ResolvePath(fs_, m.path.substr(0, slash));
+        Status st = parent.ok() ? fs_.Unlink(parent->ino, m.path.substr(slash + 1))
+                                : parent.status();
+        outcome = st.ok() ? "deleted" : "error: " + st.message();
+        if (st.ok()) files_moved++;
+        else errors++;
+      } else {
+        auto moved = relocator_.Relocate(m.ino, m.to_volume);
+        outcome = moved.ok() ? moved->outcome : "error: " + moved.status().message();
+        if (outcome == "moved") {
+          files_moved++;
+          bytes_moved += moved->bytes;
+        } else if (outcome == "busy") {
+          busy++;
+        } else {
+          errors++;
+        }
+      }
+      if (progress) progress("move", i + 1, plan.moves.size());
+    }
+    auto it = by_ino.find(m.ino);
+    rows.push_back(Row(fs_, m, it == by_ino.end() ? nullptr : it->second, outcome));
+  }
+  for (const policy::PlannedMove& m : plan.skipped) {
+    nospace++;
+    auto it = by_ino.find(m.ino);
+    rows.push_back(Row(fs_, m, it == by_ino.end() ? nullptr : it->second,
+                       m.skip_reason.empty() ? "nospace" : m.skip_reason));
+  }
+  if (request.mode == ScanRequest::Mode::kQuery) {
+    // query names every file: also those that stay and those no rule governs.
+    for (const policy::PlannedMove& m : plan.stays) {
+      rows.push_back(Row(fs_, m, by_ino[m.ino], "stay"));
+    }
+  }
+
+  json classes = json::array();
+  const std::vector<policy::VolumeState> after =
+      enforce ? fs_.volumes().Space(/*fresh=*/true) : space;
+  for (const policy::ClassSpace& c : plan.classes) {
+    json entry = {{"class", c.name}, {"size_bytes", c.size_bytes},
+                  {"free_before", c.free_before}, {"free_after", c.free_after}};
+    if (enforce) {
+      uint64_t free = 0;
+      for (const policy::VolumeState& v : after) {
+        if (std::find(v.classes.begin(), v.classes.end(), c.name) != v.classes.end()) {
+          free += v.free_bytes;
+        }
+      }
+      entry["free_after"] = free;
+    }
+    classes.push_back(entry);
+  }
+
+  json notes = json::array();
+  if (request.active_only) {
+    notes.push_back("-C: only files with activity in the last " +
+                    std::to_string(LongestPeriodHours(*pol)) +
+                    " hours were scanned; cold files are not seen");
+  }
+  json sweep = request.paths.empty() ? json::array({"/"}) : json(request.paths);
+  const double seconds = elapsed();
+  json result = {
+      {"policy", pol->name},
+      {"mode", ModeName(request.mode)},
+      {"started_ns", started_ns},
+      {"seconds", seconds},
+      {"rows", rows},
+      {"summary",
+       {{"sweep_paths", sweep},
+        {"files_scanned", plan.files_scanned},
+        {"files_moved", files_moved},
+        {"bytes_moved", bytes_moved},
+        {"files_skipped", {{"nospace", nospace}, {"busy", busy}, {"error", errors},
+                           {"stopped", stopped}}}}},
+      {"classes", classes},
+      {"notes", notes}};
+
+  if (request.mode != ScanRequest::Mode::kQuery) {
+    meta::ScanRecord record;
+    record.started_ns = started_ns;
+    record.seconds = seconds;
+    record.kind = ModeName(request.mode);
+    std::string options = request.active_only ? "-C" : "";
+    for (const std::string& c : request.classes) options += (options.empty() ? "" : " ") + ("-T " + c);
+    for (const std::string& p : request.paths) options += (options.empty() ? "" : " ") + p;
+    record.options = options;
+    record.files_scanned = plan.files_scanned;
+    record.files_moved = files_moved;
+    record.bytes_moved = bytes_moved;
+    record.errors = errors;
+    fs_.metadata().RecordScan(&record);
+  }
+  return result;
+}
+
+}  // namespace tierfs

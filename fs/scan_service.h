@@ -1,0 +1,61 @@
+// ScanService: fsppadm enforce / analyze / query, run inside the daemon.
+//
+// One run: flush the in-memory counters and inodes, gather file records (the
+// whole tree, given paths, files on given classes -T, or FCL-active files -C),
+// add their I/O buckets per policy window and the file-system average, ask the
+// policy planner for decisions (policy/planner.h), and for enforce carry them out
+// with the Relocator (and unlink for DELETE). Returns the report as JSON in the
+// shape fs/control_protocol.md documents for "scan".
+//
+// Thread-safe. Two enforce runs never overlap: the second waits for the first
+// (dst-spec 10 item 23).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+#include "fs/file_system.h"
+#include "fs/relocator.h"
+
+namespace tierfs {
+
+struct ScanRequest {
+  enum class Mode { kEnforce, kAnalyze, kQuery };
+  Mode mode = Mode::kAnalyze;
+  bool active_only = false;               // -C: only files with activity in the longest PERIOD
+  std::vector<std::string> classes;       // -T: only files on these placement classes
+  std::vector<std::string> paths;         // mount-relative ("/dir"); empty = whole file system
+  std::optional<std::string> policy_xml;  // -F: this policy instead of the assigned one
+  uint64_t max_bytes = 0;                 // -s: stop after moving this many bytes (0 = no limit)
+  uint64_t max_files = 0;                 // -n: stop after this many files
+  double max_hours = 0;                   // -t: stop after this many hours
+
+  // Parses a "scan" request object; EINVAL naming the bad field.
+  static Result<ScanRequest> FromJson(const nlohmann::json& request);
+};
+
+// Called with ("scan"|"move", done, total) as the run proceeds.
+using ScanProgress = std::function<void(const std::string& phase, uint64_t done, uint64_t total)>;
+
+class ScanService {
+ public:
+  ScanService(FileSystem& fs, Relocator& relocator) : fs_(fs), relocator_(relocator) {}
+
+  // Runs one scan. EINVAL when there is no policy (none assigned and no -F) or the
+  // -F policy does not validate; ENOENT for a path that does not exist.
+  Result<nlohmann::json> Run(const ScanRequest& request, const ScanProgress& progress);
+
+ private:
+  FileSystem& fs_;
+  Relocator& relocator_;
+  std::mutex enforce_mu_;  // held for the whole of an enforce run
+};
+
+}  // namespace tierfs

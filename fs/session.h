@@ -1,0 +1,36 @@
+// Session: mounts a tierfs file system and serves it until it is unmounted.
+//
+// Order of work: open and check everything (database, volume labels, orphans)
+// while errors can still reach the terminal; mount; detach from the terminal
+// unless foreground (the parent exits 0 only once the mount is up, or prints the
+// child's error and exits 1); start the control socket and the writeback thread;
+// run the multi-threaded FUSE loop; on unmount (fusermount3 -u, umount, SIGTERM)
+// stop the threads, flush counters and dirty inodes, and close the database.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace tierfs {
+
+struct SessionOptions {
+  std::string metadata_dir;          // the metadata volume's directory
+  std::string mountpoint;
+  bool foreground = false;
+  bool debug = false;                // libfuse request tracing (implies foreground)
+  std::string fuse_options;          // extra -o options, comma separated
+  bool sync_full = false;            // SQLite synchronous=FULL
+  double entry_timeout = 60;         // seconds
+  double attr_timeout = 60;          // seconds
+  int writeback_seconds = 5;         // period of the counter/inode writeback
+  int max_threads = 16;              // FUSE worker threads
+  int64_t fcl_keep_seconds = 14 * 24 * 3600;  // FCL retention by age
+  uint64_t fcl_max_records = 1'000'000;       // FCL retention by size
+  int64_t iostat_keep_seconds = 31 * 24 * 3600;
+};
+
+// Runs the file system; returns the process exit status (0 after a clean unmount,
+// 1 when it could not be mounted, with the reason printed on stderr).
+int RunSession(const SessionOptions& options);
+
+}  // namespace tierfs

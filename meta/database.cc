@@ -1,0 +1,294 @@
+#include "meta/database.h"
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+
+namespace tierfs::meta {
+
+Status SqliteStatus(sqlite3* db, int rc, std::string_view context) {
+  std::string message = "sqlite: ";
+  // The connection's message describes the last failure on it, which is `rc`
+  // when the caller reports right away; otherwise fall back to the code's text.
+  if (db != nullptr && sqlite3_extended_errcode(db) == rc) {
+    message += sqlite3_errmsg(db);
+  } else {
+    message += sqlite3_errstr(rc);
+  }
+  if (!context.empty()) {
+    message += " [";
+    message += context.substr(0, 200);
+    message += "]";
+  }
+  switch (rc & 0xff) {
+    case SQLITE_FULL:
+      return Status::Error(ENOSPC, std::move(message));
+    case SQLITE_CONSTRAINT:
+      if (rc == SQLITE_CONSTRAINT_FOREIGNKEY) return Status::Error(EINVAL, std::move(message));
+      return Status::Error(EEXIST, std::move(message));
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return Status::Error(EBUSY, std::move(message));
+    case SQLITE_NOTADB:
+      return Status::Error(EINVAL, std::move(message));
+    case SQLITE_READONLY:
+      return Status::Error(EROFS, std::move(message));
+    case SQLITE_NOMEM:
+      return Status::Error(ENOMEM, std::move(message));
+    default:
+      std::fprintf(stderr, "tierfs meta: %s (rc=%d)\n", message.c_str(), rc);
+      return Status::Error(EIO, std::move(message));
+  }
+}
+
+// ---- Statement ---------------------------------------------------------------------
+
+Statement::Statement(sqlite3_stmt* stmt, bool* in_use, Status error)
+    : stmt_(stmt), in_use_(in_use), error_(std::move(error)) {}
+
+Statement::Statement(Statement&& other) noexcept
+    : stmt_(std::exchange(other.stmt_, nullptr)),
+      in_use_(std::exchange(other.in_use_, nullptr)),
+      error_(std::move(other.error_)) {}
+
+Statement& Statement::operator=(Statement&& other) noexcept {
+  if (this != &other) {
+    Release();
+    stmt_ = std::exchange(other.stmt_, nullptr);
+    in_use_ = std::exchange(other.in_use_, nullptr);
+    error_ = std::move(other.error_);
+  }
+  return *this;
+}
+
+Statement::~Statement() { Release(); }
+
+void Statement::Release() {
+  if (stmt_ == nullptr) return;
+  if (in_use_ != nullptr) {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+    *in_use_ = false;
+  } else {
+    sqlite3_finalize(stmt_);
+  }
+  stmt_ = nullptr;
+  in_use_ = nullptr;
+}
+
+void Statement::NoteBind(int rc, int index) {
+  if (rc != SQLITE_OK && error_.ok()) {
+    error_ = SqliteStatus(sqlite3_db_handle(stmt_), rc,
+                          "bind " + std::to_string(index) + " of " + sqlite3_sql(stmt_));
+  }
+}
+
+void Statement::BindInt64(int index, int64_t value) {
+  if (stmt_ != nullptr) NoteBind(sqlite3_bind_int64(stmt_, index, value), index);
+}
+
+void Statement::Bind(int index, double value) {
+  if (stmt_ != nullptr) NoteBind(sqlite3_bind_double(stmt_, index, value), index);
+}
+
+void Statement::Bind(int index, std::string_view text) {
+  if (stmt_ == nullptr) return;
+  // A non-null pointer even for "" so that an empty name is '' and not NULL.
+  NoteBind(sqlite3_bind_text64(stmt_, index, text.empty() ? "" : text.data(), text.size(),
+                               SQLITE_TRANSIENT, SQLITE_UTF8),
+           index);
+}
+
+void Statement::BindBlob(int index, std::string_view bytes) {
+  if (stmt_ == nullptr) return;
+  NoteBind(sqlite3_bind_blob64(stmt_, index, bytes.empty() ? "" : bytes.data(), bytes.size(),
+                               SQLITE_TRANSIENT),
+           index);
+}
+
+void Statement::BindNull(int index) {
+  if (stmt_ != nullptr) NoteBind(sqlite3_bind_null(stmt_, index), index);
+}
+
+Result<bool> Statement::Step() {
+  if (!error_.ok()) return error_;
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  Status status = SqliteStatus(sqlite3_db_handle(stmt_), rc, sqlite3_sql(stmt_));
+  // Leave the statement restartable; the error is reported once.
+  sqlite3_reset(stmt_);
+  return status;
+}
+
+Status Statement::Run() {
+  for (;;) {
+    Result<bool> row = Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return Status::Ok();
+  }
+}
+
+bool Statement::IsNull(int column) const {
+  return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+}
+
+int64_t Statement::Int64(int column) const { return sqlite3_column_int64(stmt_, column); }
+
+double Statement::Double(int column) const { return sqlite3_column_double(stmt_, column); }
+
+std::string Statement::Text(int column) const {
+  const unsigned char* text = sqlite3_column_text(stmt_, column);
+  if (text == nullptr) return {};
+  return std::string(reinterpret_cast<const char*>(text),
+                     static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
+}
+
+std::string Statement::Blob(int column) const {
+  const void* blob = sqlite3_column_blob(stmt_, column);
+  if (blob == nullptr) return {};
+  return std::string(static_cast<const char*>(blob),
+                     static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
+}
+
+void Statement::Reset() {
+  if (stmt_ == nullptr) return;
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+  error_ = Status::Ok();
+}
+
+// ---- Database ----------------------------------------------------------------------
+
+Database::Database(sqlite3* db) : db_(db), mu_(std::make_unique<std::mutex>()) {}
+
+Database::Database(Database&& other) noexcept
+    : db_(std::exchange(other.db_, nullptr)),
+      mu_(std::move(other.mu_)),
+      statements_(std::move(other.statements_)) {}
+
+Database& Database::operator=(Database&& other) noexcept {
+  if (this != &other) {
+    Close();
+    db_ = std::exchange(other.db_, nullptr);
+    mu_ = std::move(other.mu_);
+    statements_ = std::move(other.statements_);
+  }
+  return *this;
+}
+
+Database::~Database() { Close(); }
+
+void Database::Close() {
+  for (auto& [sql, cached] : statements_) sqlite3_finalize(cached->stmt);
+  statements_.clear();
+  if (db_ != nullptr) {
+    // Close runs a final WAL checkpoint; its failure leaves the data in the WAL
+    // file, where the next open finds it, so there is nothing to report.
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+  }
+}
+
+Result<Database> Database::Open(const std::string& path, OpenMode mode,
+                                const Settings& settings) {
+  if (mode == OpenMode::kExisting) {
+    struct stat st;
+    if (::stat(path.c_str(), &st) != 0) return Status::FromErrno("open database " + path);
+  }
+  sqlite3* raw = nullptr;
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
+  if (mode == OpenMode::kReadWrite) flags |= SQLITE_OPEN_CREATE;
+  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  // From here `db` owns the handle, even when the open failed.
+  Database db(raw);
+  if (rc != SQLITE_OK) return SqliteStatus(raw, rc, "open " + path);
+  sqlite3_extended_result_codes(raw, 1);
+  sqlite3_busy_timeout(raw, settings.busy_timeout_ms);
+
+  // journal_mode answers with the mode in force; anything but "wal" means the
+  // file is not usable as we intend (e.g. on a file system without shared memory).
+  {
+    Statement journal = db.Prepare("PRAGMA journal_mode=WAL");
+    META_ASSIGN_OR_RETURN(bool row, journal.Step());
+    if (!row || journal.Text(0) != "wal") {
+      return Status::Io("database " + path + ": cannot switch to WAL journal mode");
+    }
+  }
+  TIERFS_RETURN_IF_ERROR(db.Exec(settings.sync_full ? "PRAGMA synchronous=FULL"
+                                                    : "PRAGMA synchronous=NORMAL"));
+  TIERFS_RETURN_IF_ERROR(db.Exec("PRAGMA foreign_keys=ON"));
+  // 32 MiB of page cache: a scan of a million inodes stays in memory.
+  TIERFS_RETURN_IF_ERROR(db.Exec("PRAGMA cache_size=-32768"));
+  TIERFS_RETURN_IF_ERROR(db.Exec("PRAGMA temp_store=MEMORY"));
+  return db;
+}
+
+Statement Database::Prepare(std::string_view sql) {
+  auto it = statements_.find(std::string(sql));
+  if (it != statements_.end() && !it->second->in_use) {
+    it->second->in_use = true;
+    return Statement(it->second->stmt, &it->second->in_use, Status::Ok());
+  }
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()),
+                              it == statements_.end() ? SQLITE_PREPARE_PERSISTENT : 0, &stmt,
+                              nullptr);
+  if (rc != SQLITE_OK) {
+    sqlite3_finalize(stmt);
+    return Statement(nullptr, nullptr, SqliteStatus(db_, rc, sql));
+  }
+  if (it != statements_.end()) {
+    // The cached one is busy (nested use of the same SQL): a private copy.
+    return Statement(stmt, nullptr, Status::Ok());
+  }
+  auto cached = std::make_unique<CachedStatement>();
+  cached->stmt = stmt;
+  cached->in_use = true;
+  bool* in_use = &cached->in_use;
+  statements_.emplace(std::string(sql), std::move(cached));
+  return Statement(stmt, in_use, Status::Ok());
+}
+
+Status Database::Exec(const char* sql) {
+  char* error = nullptr;
+  int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &error);
+  sqlite3_free(error);  // the same text is available from sqlite3_errmsg
+  if (rc != SQLITE_OK) return SqliteStatus(db_, rc, sql);
+  return Status::Ok();
+}
+
+int64_t Database::LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
+
+int64_t Database::Changes() const { return sqlite3_changes64(db_); }
+
+bool Database::InTransaction() const { return sqlite3_get_autocommit(db_) == 0; }
+
+// ---- Transaction -------------------------------------------------------------------
+
+Result<Transaction> Transaction::Begin(Database* db) {
+  TIERFS_RETURN_IF_ERROR(db->Prepare("BEGIN IMMEDIATE").Run());
+  return Transaction(db);
+}
+
+Transaction::Transaction(Transaction&& other) noexcept
+    : db_(std::exchange(other.db_, nullptr)) {}
+
+Transaction::~Transaction() {
+  // Some errors (SQLITE_FULL, SQLITE_IOERR...) roll the transaction back
+  // already; ROLLBACK would then fail with "no transaction is active".
+  if (db_ != nullptr && db_->InTransaction()) {
+    Status ignored = db_->Prepare("ROLLBACK").Run();
+    (void)ignored;
+  }
+}
+
+Status Transaction::Commit() {
+  if (db_ == nullptr) return Status::Invalid("commit of a finished transaction");
+  Status status = db_->Prepare("COMMIT").Run();
+  if (status.ok()) db_ = nullptr;  // on failure the destructor rolls back
+  return status;
+}
+
+}  // namespace tierfs::meta

@@ -1,0 +1,202 @@
+// Database, Statement, Transaction: RAII over one SQLite connection.
+//
+// This is the only place in tierfs that calls the SQLite C API (apart from
+// schema.cc's constant DDL, which goes through Database::Exec). It is internal
+// to meta/: fs/ and cli/ speak to meta::Metadata, never to these classes.
+//
+// Ownership:
+//   - Database owns the sqlite3* connection, the cache of prepared statements
+//     (keyed by SQL text, finalized when the Database is destroyed) and the one
+//     mutex that guards both. Move-only.
+//   - Statement is a lease on a prepared statement: it binds, steps and reads
+//     columns; its destructor resets it, clears its bindings and gives it back
+//     to the cache. A Statement must not outlive its Database.
+//   - Transaction is BEGIN IMMEDIATE ... COMMIT; its destructor rolls back
+//     unless Commit() succeeded.
+//
+// Thread safety: a Database may be used by many threads, but every call on it
+// and on its Statements and Transactions must be made while holding the lock
+// returned by Database::Lock() (SQLite is opened in "multi-thread" mode, so
+// this mutex is what serializes use of the connection). Nothing here throws;
+// SQLite result codes become a Status in exactly one function, SqliteStatus().
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "common/status.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace tierfs::meta {
+
+// The one mapping from an SQLite result code to a Status:
+//   SQLITE_FULL -> ENOSPC, SQLITE_CONSTRAINT_FOREIGNKEY -> EINVAL (a reference to
+//   a row that does not exist, e.g. an unknown volume id), other SQLITE_CONSTRAINT
+//   -> EEXIST, SQLITE_BUSY / SQLITE_LOCKED -> EBUSY, SQLITE_NOTADB -> EINVAL (not a
+//   database), SQLITE_READONLY -> EROFS, SQLITE_NOMEM -> ENOMEM, anything else ->
+//   EIO (logged to stderr, since it means a broken database or a bug).
+// `db` may be null (then only the code's generic text is used); `context` names
+// the operation (e.g. the SQL text) for the message. rc must not be SQLITE_OK.
+Status SqliteStatus(sqlite3* db, int rc, std::string_view context);
+
+class Database;
+
+// A prepared statement on loan from a Database (see the file comment). Bind
+// indexes are 1-based, column indexes 0-based, as in SQLite. A bind error or a
+// prepare error is remembered and returned by the next Step() / Run().
+class Statement {
+ public:
+  Statement(Statement&& other) noexcept;
+  Statement& operator=(Statement&& other) noexcept;
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  ~Statement();
+
+  // Integers of any width are stored as SQLite INTEGER (int64; uint64 values
+  // above INT64_MAX wrap, which no tierfs quantity reaches).
+  template <std::integral T>
+  void Bind(int index, T value) {
+    BindInt64(index, static_cast<int64_t>(value));
+  }
+  void Bind(int index, double value);
+  // Text is bound byte-for-byte (no encoding conversion), so names compare by bytes.
+  void Bind(int index, std::string_view text);
+  void BindBlob(int index, std::string_view bytes);
+  void BindNull(int index);
+  // Binds `args` to parameters 1, 2, 3...
+  template <typename... Args>
+  void BindAll(const Args&... args) {
+    int index = 1;
+    (Bind(index++, args), ...);
+  }
+
+  // Runs to the next row: true when a row is available, false when done.
+  Result<bool> Step();
+  // Runs a statement to completion, ignoring any rows (INSERT, UPDATE, DELETE).
+  Status Run();
+
+  // Columns of the current row.
+  bool IsNull(int column) const;
+  int64_t Int64(int column) const;
+  uint64_t Uint64(int column) const { return static_cast<uint64_t>(Int64(column)); }
+  double Double(int column) const;
+  std::string Text(int column) const;  // empty for NULL
+  std::string Blob(int column) const;  // empty for NULL
+
+  // Back to the start, bindings cleared, remembered errors forgotten (a
+  // prepare error stays).
+  void Reset();
+
+ private:
+  friend class Database;
+  // `in_use` is the cache slot's flag (cleared on release), or null when this
+  // Statement owns `stmt` and finalizes it.
+  Statement(sqlite3_stmt* stmt, bool* in_use, Status error);
+  void BindInt64(int index, int64_t value);
+  void NoteBind(int rc, int index);
+  void Release();
+
+  sqlite3_stmt* stmt_ = nullptr;
+  bool* in_use_ = nullptr;
+  Status error_;
+};
+
+// One SQLite connection (see the file comment).
+class Database {
+ public:
+  enum class OpenMode {
+    kExisting,   // the file must exist and be writable
+    kReadWrite,  // open or create (Format creates the empty file first)
+  };
+  struct Settings {
+    bool sync_full = false;     // PRAGMA synchronous=FULL (else NORMAL)
+    int busy_timeout_ms = 5000; // how long to wait for another connection's lock
+  };
+
+  // Opens `path` and applies the connection settings: journal_mode=WAL,
+  // synchronous, foreign_keys=ON, busy timeout, a larger page cache.
+  // Errors: ENOENT (kExisting and no such file), EINVAL (not a database), EIO.
+  static Result<Database> Open(const std::string& path, OpenMode mode,
+                               const Settings& settings);
+
+  Database(Database&& other) noexcept;
+  Database& operator=(Database&& other) noexcept;
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+  // Finalizes cached statements and closes the connection.
+  ~Database();
+
+  // The lock that guards the connection and the statement cache; hold it
+  // around every other call below.
+  [[nodiscard]] std::unique_lock<std::mutex> Lock() { return std::unique_lock(*mu_); }
+
+  // A statement for `sql` (constant text with `?` parameters, never built from
+  // values). Prepared once and cached; if the cached one is in use (a query
+  // nested inside another with the same text) a private one is prepared.
+  // Never fails here: a prepare error is returned by the Statement's Step/Run.
+  Statement Prepare(std::string_view sql);
+  // Runs constant SQL without parameters (DDL, PRAGMA), possibly several statements.
+  Status Exec(const char* sql);
+
+  int64_t LastInsertRowId() const;
+  // Rows changed by the last INSERT, UPDATE or DELETE.
+  int64_t Changes() const;
+  // True inside an explicit transaction.
+  bool InTransaction() const;
+  sqlite3* handle() const { return db_; }
+
+ private:
+  struct CachedStatement {
+    sqlite3_stmt* stmt = nullptr;
+    bool in_use = false;
+  };
+  explicit Database(sqlite3* db);
+  void Close();
+
+  sqlite3* db_ = nullptr;
+  // Guards db_ and statements_. A unique_ptr so that the Database can move.
+  std::unique_ptr<std::mutex> mu_;
+  // SQL text -> prepared statement. Entries are heap-allocated so that the
+  // `in_use` flag a Statement points to stays put when the map rehashes.
+  std::unordered_map<std::string, std::unique_ptr<CachedStatement>> statements_;
+};
+
+// BEGIN IMMEDIATE (takes the write lock up front, so a transaction never fails
+// half-way with SQLITE_BUSY); rolled back on destruction unless committed.
+// Transactions do not nest.
+class Transaction {
+ public:
+  static Result<Transaction> Begin(Database* db);
+  Transaction(Transaction&& other) noexcept;
+  Transaction& operator=(Transaction&&) = delete;
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  ~Transaction();
+
+  Status Commit();
+
+ private:
+  explicit Transaction(Database* db) : db_(db) {}
+  Database* db_ = nullptr;  // null once committed or rolled back
+};
+
+}  // namespace tierfs::meta
+
+// `lhs = value of expr`, or return its error Status from the enclosing function
+// (which returns a Status or a Result<...>).
+#define META_ASSIGN_OR_RETURN(lhs, expr) \
+  META_ASSIGN_OR_RETURN_IMPL(META_CONCAT(meta_result_, __LINE__), lhs, expr)
+#define META_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                               \
+  if (!tmp.ok()) return tmp.status();              \
+  lhs = std::move(tmp).value()
+#define META_CONCAT(a, b) META_CONCAT_INNER(a, b)
+#define META_CONCAT_INNER(a, b) a##b

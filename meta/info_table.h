@@ -1,0 +1,35 @@
+// The fs_info table: file-system-wide key/value facts (uuid, name, creation
+// time, iostat bucket length, FCL state, schema version).
+//
+// Internal to meta/. Free functions over a Database; the caller holds the
+// Database lock (and a Transaction when it writes along with other rows).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "meta/database.h"
+
+namespace tierfs::meta {
+
+// Keys of fs_info. Values are stored with their natural SQLite type.
+inline constexpr char kInfoSchemaVersion[] = "schema_version";      // integer
+inline constexpr char kInfoUuid[] = "uuid";                         // text
+inline constexpr char kInfoName[] = "name";                         // text
+inline constexpr char kInfoCreatedNs[] = "created_ns";              // integer, ns
+inline constexpr char kInfoBucketSeconds[] = "iostat_bucket_seconds";  // integer, s
+inline constexpr char kInfoFclState[] = "fcl_state";                // text: "on" | "off"
+
+// The value of `key`; ENOENT if absent (a damaged database).
+Result<std::string> GetInfoText(Database* db, std::string_view key);
+Result<int64_t> GetInfoInt(Database* db, std::string_view key);
+// Inserts or replaces `key`.
+Status SetInfoText(Database* db, std::string_view key, std::string_view value);
+Status SetInfoInt(Database* db, std::string_view key, int64_t value);
+
+// fcl_state == "on".
+Result<bool> FclIsOn(Database* db);
+
+}  // namespace tierfs::meta

@@ -1,0 +1,171 @@
+// Metadata: opening and formatting the database, file-system facts, volumes.
+// The other methods live beside this file by family (namespace_ops.cc,
+// rename.cc, xattr_ops.cc, walk.cc, iostat.cc, fcl.cc, history.cc).
+#include "meta/metadata.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "meta/database.h"
+#include "meta/info_table.h"
+#include "meta/schema.h"
+
+namespace tierfs::meta {
+namespace {
+
+constexpr char kInsertVolume[] =
+    "INSERT INTO volumes(id, name, path, placement_class, media_type, media_type_source, role, "
+    "state) VALUES (NULLIF(?1, 0), ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+
+Status InsertVolume(Database* db, Volume* volume) {
+  Statement st = db->Prepare(kInsertVolume);
+  st.BindAll(volume->id, volume->name, volume->path, volume->placement_class,
+             volume->media_type, volume->media_type_source, volume->role, volume->state);
+  TIERFS_RETURN_IF_ERROR(st.Run());
+  volume->id = static_cast<uint32_t>(db->LastInsertRowId());
+  return Status::Ok();
+}
+
+// Fills the empty database file at `db_path`.
+Status FormatFile(const std::string& db_path, const FsInfo& info,
+                  const std::vector<Volume>& volumes, uid_t root_uid, gid_t root_gid,
+                  const Clock& clock) {
+  META_ASSIGN_OR_RETURN(Database db, Database::Open(db_path, Database::OpenMode::kExisting,
+                                                    Database::Settings{}));
+  auto lock = db.Lock();
+  META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(&db));
+  TIERFS_RETURN_IF_ERROR(CreateSchema(&db));
+  const int64_t now = clock.NowNanos();
+  TIERFS_RETURN_IF_ERROR(SetInfoText(&db, kInfoUuid, info.uuid));
+  TIERFS_RETURN_IF_ERROR(SetInfoText(&db, kInfoName, info.name));
+  TIERFS_RETURN_IF_ERROR(SetInfoInt(&db, kInfoCreatedNs, info.created_ns != 0 ? info.created_ns : now));
+  TIERFS_RETURN_IF_ERROR(SetInfoInt(&db, kInfoBucketSeconds, info.iostat_bucket_seconds));
+  TIERFS_RETURN_IF_ERROR(SetInfoText(&db, kInfoFclState, "on"));
+  for (size_t i = 0; i < volumes.size(); ++i) {
+    Volume volume = volumes[i];
+    volume.id = static_cast<uint32_t>(i + 1);
+    TIERFS_RETURN_IF_ERROR(InsertVolume(&db, &volume));
+  }
+  Statement root = db.Prepare(
+      "INSERT INTO inodes(ino, generation, mode, uid, gid, nlink, size, atime_ns, mtime_ns, "
+      "ctime_ns, rdev, symlink, volume_id) VALUES (?1, 1, ?2, ?3, ?4, 2, 0, ?5, ?5, ?5, 0, NULL, "
+      "NULL)");
+  root.BindAll(kRootIno, S_IFDIR | 0755, root_uid, root_gid, now);
+  TIERFS_RETURN_IF_ERROR(root.Run());
+  return txn.Commit();
+}
+
+}  // namespace
+
+Metadata::Metadata(std::unique_ptr<Database> db, const MetadataOptions& options)
+    : db_(std::move(db)), options_(options) {}
+
+Metadata::~Metadata() = default;
+
+Status Metadata::Format(const std::string& db_path, const FsInfo& info,
+                        const std::vector<Volume>& volumes, uid_t root_uid, gid_t root_gid,
+                        const Clock& clock) {
+  if (volumes.empty()) return Status::Invalid("a file system needs at least one volume");
+  if (info.iostat_bucket_seconds <= 0) return Status::Invalid("iostat bucket must be > 0 s");
+  // O_EXCL: never format over an existing file. 0600: the database is the
+  // daemon's; tools reach it through the daemon.
+  int fd = ::open(db_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return Status::FromErrno("create " + db_path);
+  ::close(fd);
+  Status status = FormatFile(db_path, info, volumes, root_uid, root_gid, clock);
+  if (!status.ok()) {
+    // Leave nothing half-made behind, so that a retry can succeed.
+    for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((db_path + suffix).c_str());
+  }
+  return status;
+}
+
+Result<std::unique_ptr<Metadata>> Metadata::Open(const std::string& db_path,
+                                                 const MetadataOptions& options) {
+  if (options.clock == nullptr) return Status::Invalid("MetadataOptions.clock is null");
+  Database::Settings settings;
+  settings.sync_full = options.sync_full;
+  META_ASSIGN_OR_RETURN(Database db,
+                        Database::Open(db_path, Database::OpenMode::kExisting, settings));
+  {
+    auto lock = db.Lock();
+    TIERFS_RETURN_IF_ERROR(Migrate(&db));
+  }
+  return std::unique_ptr<Metadata>(
+      new Metadata(std::make_unique<Database>(std::move(db)), options));
+}
+
+Result<FsInfo> Metadata::GetFsInfo() {
+  auto lock = db_->Lock();
+  FsInfo info;
+  META_ASSIGN_OR_RETURN(info.uuid, GetInfoText(db_.get(), kInfoUuid));
+  META_ASSIGN_OR_RETURN(info.name, GetInfoText(db_.get(), kInfoName));
+  META_ASSIGN_OR_RETURN(info.created_ns, GetInfoInt(db_.get(), kInfoCreatedNs));
+  META_ASSIGN_OR_RETURN(info.iostat_bucket_seconds, GetInfoInt(db_.get(), kInfoBucketSeconds));
+  return info;
+}
+
+Result<std::vector<Volume>> Metadata::ListVolumes() {
+  auto lock = db_->Lock();
+  Statement st = db_->Prepare(
+      "SELECT id, name, path, placement_class, media_type, media_type_source, role, state "
+      "FROM volumes ORDER BY id");
+  std::vector<Volume> volumes;
+  for (;;) {
+    META_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    Volume v;
+    v.id = static_cast<uint32_t>(st.Int64(0));
+    v.name = st.Text(1);
+    v.path = st.Text(2);
+    v.placement_class = st.Text(3);
+    v.media_type = st.Text(4);
+    v.media_type_source = st.Text(5);
+    v.role = st.Text(6);
+    v.state = st.Text(7);
+    volumes.push_back(std::move(v));
+  }
+  return volumes;
+}
+
+Status Metadata::AddVolume(Volume* volume) {
+  auto lock = db_->Lock();
+  volume->id = 0;  // the database assigns the next id
+  return InsertVolume(db_.get(), volume);
+}
+
+Status Metadata::UpdateVolume(const Volume& volume) {
+  auto lock = db_->Lock();
+  Statement st = db_->Prepare(
+      "UPDATE volumes SET path = ?2, placement_class = ?3, media_type = ?4, "
+      "media_type_source = ?5, role = ?6, state = ?7 WHERE id = ?1");
+  st.BindAll(volume.id, volume.path, volume.placement_class, volume.media_type,
+             volume.media_type_source, volume.role, volume.state);
+  TIERFS_RETURN_IF_ERROR(st.Run());
+  if (db_->Changes() == 0) return Status::NotFound("no volume " + std::to_string(volume.id));
+  return Status::Ok();
+}
+
+Result<uint64_t> Metadata::CountInodes() {
+  auto lock = db_->Lock();
+  Statement st = db_->Prepare("SELECT count(*) FROM inodes");
+  META_ASSIGN_OR_RETURN(bool row, st.Step());
+  return row ? st.Uint64(0) : 0;
+}
+
+Result<std::vector<VolumeUsage>> Metadata::UsageByVolume() {
+  auto lock = db_->Lock();
+  Statement st = db_->Prepare(
+      "SELECT v.id, count(i.ino), coalesce(sum(i.size), 0) FROM volumes v "
+      "LEFT JOIN inodes i ON i.volume_id = v.id GROUP BY v.id ORDER BY v.id");
+  std::vector<VolumeUsage> usage;
+  for (;;) {
+    META_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    usage.push_back(VolumeUsage{static_cast<uint32_t>(st.Int64(0)), st.Uint64(1), st.Uint64(2)});
+  }
+  return usage;
+}
+
+}  // namespace tierfs::meta

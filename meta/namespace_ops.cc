@@ -1,0 +1,350 @@
+// Metadata: inodes and directory entries (everything but rename, in rename.cc).
+//
+// Invariants kept here (and in rename.cc):
+//   - a directory has exactly one entry naming it (except the root, which has
+//     none); its nlink is 2 + its subdirectories while it exists, 0 once removed;
+//   - a non-directory's nlink equals the number of entries naming it; at 0 the
+//     row stays (an orphan) until DeleteInode, called once no one has it open;
+//   - volume_id is set (non-zero) exactly for regular files.
+// Each change runs in one Transaction that also appends its FCL row.
+#include <sys/stat.h>
+
+#include "meta/database.h"
+#include "meta/fcl_log.h"
+#include "meta/inode_rows.h"
+#include "meta/metadata.h"
+
+namespace tierfs::meta {
+namespace {
+
+// Entries read per lock hold in ReadDir; the visitor runs between batches
+// without the lock.
+constexpr int kReadDirBatch = 256;
+
+constexpr char kInsertInode[] =
+    "INSERT INTO inodes(generation, mode, uid, gid, nlink, size, atime_ns, mtime_ns, ctime_ns, "
+    "rdev, symlink, volume_id) "
+    "VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?6, ?6, ?7, NULLIF(?8, ''), NULLIF(?9, 0))";
+constexpr char kInsertDirent[] = "INSERT INTO dirents(parent, name, ino) VALUES (?1, ?2, ?3)";
+constexpr char kDeleteDirent[] = "DELETE FROM dirents WHERE cookie = ?1";
+
+// The FCL event for creating an inode of `mode`'s type.
+const char* CreateEvent(uint32_t mode) {
+  if (S_ISDIR(mode)) return "mkdir";
+  if (S_ISLNK(mode)) return "symlink";
+  if (S_ISREG(mode)) return "create";
+  return "mknod";
+}
+
+// Why `name` is not in `parent`: ENOENT, or ENOTDIR when `parent` is not a directory.
+Status NameMissing(Database* db, uint64_t parent, std::string_view name) {
+  META_ASSIGN_OR_RETURN(Inode dir, LoadInode(db, parent));
+  if (!S_ISDIR(dir.mode)) {
+    return Status::Error(ENOTDIR, "inode " + std::to_string(parent) + " is not a directory");
+  }
+  return Status::NotFound("no '" + std::string(name) + "' in directory " +
+                          std::to_string(parent));
+}
+
+// The entry `name` in live directory `parent`: ENOENT, ENOTDIR.
+Result<DirentRow> RequireDirent(Database* db, uint64_t parent, std::string_view name) {
+  META_ASSIGN_OR_RETURN(std::optional<DirentRow> entry, FindDirent(db, parent, name));
+  if (!entry) return NameMissing(db, parent, name);
+  return *std::move(entry);
+}
+
+Status NameExists(uint64_t parent, std::string_view name) {
+  return Status::Exists("'" + std::string(name) + "' exists in directory " +
+                        std::to_string(parent));
+}
+
+}  // namespace
+
+Result<Inode> Metadata::GetInode(uint64_t ino) {
+  auto lock = db_->Lock();
+  return LoadInode(db_.get(), ino);
+}
+
+Result<uint64_t> Metadata::Lookup(uint64_t parent, std::string_view name) {
+  auto lock = db_->Lock();
+  META_ASSIGN_OR_RETURN(std::optional<DirentRow> entry, FindDirent(db_.get(), parent, name));
+  if (!entry) return NameMissing(db_.get(), parent, name);
+  return entry->ino;
+}
+
+Result<Inode> Metadata::LookupInode(uint64_t parent, std::string_view name) {
+  auto lock = db_->Lock();
+  Statement st = db_->Prepare("SELECT " META_INODE_COLUMNS_I
+                              " FROM dirents d JOIN inodes i ON i.ino = d.ino"
+                              " WHERE d.parent = ?1 AND d.name = ?2");
+  st.BindAll(parent, name);
+  META_ASSIGN_OR_RETURN(bool row, st.Step());
+  if (!row) return NameMissing(db_.get(), parent, name);
+  return InodeFromRow(st, 0);
+}
+
+Result<Inode> Metadata::Create(uint64_t parent, std::string_view name, const Inode& proto) {
+  TIERFS_RETURN_IF_ERROR(ValidateName(name));
+  Inode inode;
+  inode.mode = proto.mode;
+  if ((inode.mode & S_IFMT) == 0) inode.mode |= S_IFREG;  // mknod(2): type 0 is a regular file
+  switch (inode.mode & S_IFMT) {
+    case S_IFREG:
+      if (proto.volume_id == 0) return Status::Invalid("a regular file needs a volume");
+      inode.volume_id = proto.volume_id;
+      inode.size = proto.size;
+      break;
+    case S_IFLNK:
+      if (proto.symlink.empty()) return Status::Error(ENOENT, "empty symlink target");
+      inode.symlink = proto.symlink;
+      inode.size = proto.symlink.size();  // lstat(2): the length of the target
+      break;
+    case S_IFDIR:
+    case S_IFCHR:
+    case S_IFBLK:
+    case S_IFIFO:
+    case S_IFSOCK:
+      inode.size = proto.size;
+      break;
+    default:
+      return Status::Invalid("unknown file type in mode " + std::to_string(proto.mode));
+  }
+  const bool is_dir = S_ISDIR(inode.mode);
+  inode.generation = 1;  // inode numbers are never reused (schema.cc)
+  inode.uid = proto.uid;
+  inode.gid = proto.gid;
+  inode.rdev = proto.rdev;
+  inode.nlink = is_dir ? 2 : 1;
+  const int64_t now = options_.clock->NowNanos();
+  inode.atime_ns = inode.mtime_ns = inode.ctime_ns = now;
+
+  auto lock = db_->Lock();
+  Database* db = db_.get();
+  META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  TIERFS_RETURN_IF_ERROR(LoadDirectory(db, parent).status());
+  META_ASSIGN_OR_RETURN(std::optional<DirentRow> existing, FindDirent(db, parent, name));
+  if (existing) return NameExists(parent, name);
+  {
+    Statement st = db->Prepare(kInsertInode);
+    st.BindAll(inode.mode, inode.uid, inode.gid, inode.nlink, inode.size, now, inode.rdev,
+               inode.symlink, inode.volume_id);
+    TIERFS_RETURN_IF_ERROR(st.Run());
+    inode.ino = static_cast<uint64_t>(db->LastInsertRowId());
+  }
+  {
+    Statement st = db->Prepare(kInsertDirent);
+    st.BindAll(parent, name, inode.ino);
+    TIERFS_RETURN_IF_ERROR(st.Run());
+  }
+  TIERFS_RETURN_IF_ERROR(TouchDirectory(db, parent, now, is_dir ? 1 : 0));
+  TIERFS_RETURN_IF_ERROR(LogFcl(db, now, CreateEvent(inode.mode), inode.ino, parent, name));
+  TIERFS_RETURN_IF_ERROR(txn.Commit());
+  return inode;
+}
+
+Result<Inode> Metadata::Link(uint64_t ino, uint64_t new_parent, std::string_view new_name) {
+  TIERFS_RETURN_IF_ERROR(ValidateName(new_name));
+  const int64_t now = options_.clock->NowNanos();
+  auto lock = db_->Lock();
+  Database* db = db_.get();
+  META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  META_ASSIGN_OR_RETURN(Inode inode, LoadInode(db, ino));
+  TIERFS_RETURN_IF_ERROR(LoadDirectory(db, new_parent).status());
+  META_ASSIGN_OR_RETURN(std::optional<DirentRow> existing, FindDirent(db, new_parent, new_name));
+  if (existing) return NameExists(new_parent, new_name);
+  if (S_ISDIR(inode.mode)) {
+    return Status::Error(EPERM, "hard link to directory " + std::to_string(ino));
+  }
+  // An unlinked file cannot get a name back (linkat(2) gives ENOENT too).
+  if (inode.nlink == 0) return Status::NotFound("inode " + std::to_string(ino) + " is unlinked");
+  {
+    Statement st = db->Prepare(kInsertDirent);
+    st.BindAll(new_parent, new_name, ino);
+    TIERFS_RETURN_IF_ERROR(st.Run());
+  }
+  inode.nlink += 1;
+  inode.ctime_ns = now;
+  TIERFS_RETURN_IF_ERROR(SetLinksAndCtime(db, ino, inode.nlink, now));
+  TIERFS_RETURN_IF_ERROR(TouchDirectory(db, new_parent, now, 0));
+  TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "link", ino, new_parent, new_name));
+  TIERFS_RETURN_IF_ERROR(txn.Commit());
+  return inode;
+}
+
+Result<Inode> Metadata::Unlink(uint64_t parent, std::string_view name) {
+  const int64_t now = options_.clock->NowNanos();
+  auto lock = db_->Lock();
+  Database* db = db_.get();
+  META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  META_ASSIGN_OR_RETURN(DirentRow entry, RequireDirent(db, parent, name));
+  META_ASSIGN_OR_RETURN(Inode inode, LoadInode(db, entry.ino));
+  if (S_ISDIR(inode.mode)) {
+    return Status::Error(EISDIR, "'" + std::string(name) + "' is a directory");
+  }
+  {
+    Statement st = db->Prepare(kDeleteDirent);
+    st.BindAll(entry.cookie);
+    TIERFS_RETURN_IF_ERROR(st.Run());
+  }
+  inode.nlink -= 1;
+  inode.ctime_ns = now;
+  TIERFS_RETURN_IF_ERROR(SetLinksAndCtime(db, inode.ino, inode.nlink, now));
+  TIERFS_RETURN_IF_ERROR(TouchDirectory(db, parent, now, 0));
+  TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "unlink", inode.ino, parent, name));
+  TIERFS_RETURN_IF_ERROR(txn.Commit());
+  return inode;
+}
+
+Result<Inode> Metadata::Rmdir(uint64_t parent, std::string_view name) {
+  const int64_t now = options_.clock->NowNanos();
+  auto lock = db_->Lock();
+  Database* db = db_.get();
+  META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  META_ASSIGN_OR_RETURN(DirentRow entry, RequireDirent(db, parent, name));
+  META_ASSIGN_OR_RETURN(Inode inode, LoadInode(db, entry.ino));
+  if (!S_ISDIR(inode.mode)) {
+    return Status::Error(ENOTDIR, "'" + std::string(name) + "' is not a directory");
+  }
+  {
+    Statement st = db->Prepare("SELECT 1 FROM dirents WHERE parent = ?1 LIMIT 1");
+    st.BindAll(inode.ino);
+    META_ASSIGN_OR_RETURN(bool has_children, st.Step());
+    if (has_children) {
+      return Status::Error(ENOTEMPTY, "directory '" + std::string(name) + "' is not empty");
+    }
+  }
+  {
+    Statement st = db->Prepare(kDeleteDirent);
+    st.BindAll(entry.cookie);
+    TIERFS_RETURN_IF_ERROR(st.Run());
+  }
+  inode.nlink = 0;
+  inode.ctime_ns = now;
+  TIERFS_RETURN_IF_ERROR(SetLinksAndCtime(db, inode.ino, 0, now));
+  TIERFS_RETURN_IF_ERROR(TouchDirectory(db, parent, now, -1));  // its ".." is gone
+  TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "rmdir", inode.ino, parent, name));
+  TIERFS_RETURN_IF_ERROR(txn.Commit());
+  return inode;
+}
+
+Status Metadata::WriteInode(const Inode& inode, std::string_view fcl_event) {
+  const int64_t now = options_.clock->NowNanos();
+  auto lock = db_->Lock();
+  Database* db = db_.get();
+  META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  {
+    // The file type bits never change; only the permission bits are taken.
+    Statement st = db->Prepare(
+        "UPDATE inodes SET mode = (mode & ?10) | (?2 & ~?10), uid = ?3, gid = ?4, size = ?5, "
+        "atime_ns = ?6, mtime_ns = ?7, ctime_ns = ?8, rdev = ?9 WHERE ino = ?1");
+    st.BindAll(inode.ino, inode.mode, inode.uid, inode.gid, inode.size, inode.atime_ns,
+               inode.mtime_ns, inode.ctime_ns, inode.rdev, S_IFMT);
+    TIERFS_RETURN_IF_ERROR(st.Run());
+  }
+  if (db->Changes() == 0) return Status::NotFound("no inode " + std::to_string(inode.ino));
+  if (!fcl_event.empty()) {
+    TIERFS_RETURN_IF_ERROR(LogFcl(db, now, fcl_event, inode.ino, 0, {}));
+  }
+  return txn.Commit();
+}
+
+Status Metadata::SetInodeVolume(uint64_t ino, uint32_t from_volume, uint32_t to_volume) {
+  const int64_t now = options_.clock->NowNanos();
+  auto lock = db_->Lock();
+  Database* db = db_.get();
+  META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  META_ASSIGN_OR_RETURN(Inode inode, LoadInode(db, ino));
+  if (!S_ISREG(inode.mode)) {
+    return Status::Invalid("inode " + std::to_string(ino) + " is not a regular file");
+  }
+  if (inode.volume_id != from_volume) {
+    return Status::Error(ESTALE, "inode " + std::to_string(ino) + " is on volume " +
+                                     std::to_string(inode.volume_id) + ", not " +
+                                     std::to_string(from_volume));
+  }
+  {
+    Statement st = db->Prepare("UPDATE inodes SET volume_id = ?2 WHERE ino = ?1");
+    st.BindAll(ino, to_volume);
+    TIERFS_RETURN_IF_ERROR(st.Run());  // EINVAL (foreign key) for an unknown volume
+  }
+  const std::string detail =
+      "vol" + std::to_string(from_volume) + "->vol" + std::to_string(to_volume);
+  TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "relocate", ino, 0, {}, detail));
+  return txn.Commit();
+}
+
+Status Metadata::ReadDir(uint64_t dir, int64_t offset,
+                         const std::function<bool(const Dirent&)>& visit) {
+  int64_t after = offset;
+  bool first_batch = true;
+  std::vector<Dirent> batch;
+  for (;;) {
+    batch.clear();
+    {
+      auto lock = db_->Lock();
+      Database* db = db_.get();
+      if (first_batch) {
+        // A removed directory still open is read as empty, so no LoadDirectory.
+        META_ASSIGN_OR_RETURN(Inode inode, LoadInode(db, dir));
+        if (!S_ISDIR(inode.mode)) {
+          return Status::Error(ENOTDIR, "inode " + std::to_string(dir) + " is not a directory");
+        }
+        first_batch = false;
+      }
+      Statement st = db->Prepare(
+          "SELECT d.cookie, d.name, d.ino, i.mode FROM dirents d JOIN inodes i ON i.ino = d.ino "
+          "WHERE d.parent = ?1 AND d.cookie > ?2 ORDER BY d.cookie LIMIT ?3");
+      st.BindAll(dir, after, kReadDirBatch);
+      for (;;) {
+        META_ASSIGN_OR_RETURN(bool row, st.Step());
+        if (!row) break;
+        batch.push_back(Dirent{st.Text(1), st.Uint64(2), static_cast<uint32_t>(st.Int64(3)),
+                               st.Int64(0)});
+      }
+    }
+    for (const Dirent& entry : batch) {
+      if (!visit(entry)) return Status::Ok();
+    }
+    if (batch.size() < static_cast<size_t>(kReadDirBatch)) return Status::Ok();
+    after = batch.back().cookie;
+  }
+}
+
+Status Metadata::DeleteInode(uint64_t ino) {
+  const int64_t now = options_.clock->NowNanos();
+  auto lock = db_->Lock();
+  Database* db = db_.get();
+  META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  META_ASSIGN_OR_RETURN(Inode inode, LoadInode(db, ino));
+  if (inode.nlink != 0) {
+    return Status::Error(EBUSY, "inode " + std::to_string(ino) + " still has " +
+                                    std::to_string(inode.nlink) + " links");
+  }
+  {
+    Statement st = db->Prepare("DELETE FROM xattrs WHERE ino = ?1");
+    st.BindAll(ino);
+    TIERFS_RETURN_IF_ERROR(st.Run());
+  }
+  {
+    Statement st = db->Prepare("DELETE FROM inodes WHERE ino = ?1");
+    st.BindAll(ino);
+    TIERFS_RETURN_IF_ERROR(st.Run());
+  }
+  TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "delete", ino, 0, {}));
+  return txn.Commit();
+}
+
+Result<std::vector<Inode>> Metadata::ListOrphans() {
+  auto lock = db_->Lock();
+  Statement st =
+      db_->Prepare("SELECT " META_INODE_COLUMNS " FROM inodes WHERE nlink = 0 ORDER BY ino");
+  std::vector<Inode> orphans;
+  for (;;) {
+    META_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    orphans.push_back(InodeFromRow(st, 0));
+  }
+  return orphans;
+}
+
+}  // namespace tierfs::meta

@@ -1,0 +1,179 @@
+// Metadata::Rename: rename(2) / renameat2(2) over the dirents table.
+//
+// The checks follow Linux's order (fs/namei.c do_renameat2 and vfs_rename), so
+// that a FUSE rename answers with the errno the same call gives on ext4:
+//   1. flags: EINVAL for unknown flags or NOREPLACE together with EXCHANGE;
+//   2. both parents must be live directories (ENOENT, ENOTDIR), the source name
+//      must exist (ENOENT), and for EXCHANGE the target too (ENOENT);
+//   3. NOREPLACE with an existing target: EEXIST (even onto the same inode);
+//   4. a directory moved into itself or below itself: EINVAL; a target that is
+//      an ancestor of the source: ENOTEMPTY (EINVAL for EXCHANGE);
+//   5. source and target the same inode (one name twice, or two hard links):
+//      success, nothing changes (POSIX);
+//   6. without EXCHANGE, replacing: directory over non-directory ENOTDIR,
+//      non-directory over directory EISDIR, over a non-empty directory ENOTEMPTY.
+// A moved entry keeps its readdir cookie; a replaced entry's row is deleted.
+// Link counts: a directory that changes parent moves one ".." link from the old
+// parent to the new; a replaced directory drops to nlink 0 and takes one link
+// from the target parent; a replaced non-directory loses one link.
+#include <sys/stat.h>
+
+#include <cstdio>  // RENAME_NOREPLACE, RENAME_EXCHANGE (glibc, same values as linux/fs.h)
+
+#include "meta/database.h"
+#include "meta/fcl_log.h"
+#include "meta/info_table.h"
+#include "meta/inode_rows.h"
+#include "meta/metadata.h"
+
+namespace tierfs::meta {
+namespace {
+
+static_assert(RENAME_NOREPLACE == 1 && RENAME_EXCHANGE == 2, "linux/fs.h values");
+
+Status PointDirent(Database* db, int64_t cookie, uint64_t ino) {
+  Statement st = db->Prepare("UPDATE dirents SET ino = ?2 WHERE cookie = ?1");
+  st.BindAll(cookie, ino);
+  return st.Run();
+}
+
+Status MoveDirent(Database* db, int64_t cookie, uint64_t new_parent, std::string_view new_name) {
+  Statement st = db->Prepare("UPDATE dirents SET parent = ?2, name = ?3 WHERE cookie = ?1");
+  st.BindAll(cookie, new_parent, new_name);
+  return st.Run();
+}
+
+// The FCL row of a rename; the new path is built only when the FCL is on.
+Status LogRename(Database* db, int64_t now, const Inode& moved, uint64_t parent,
+                 std::string_view name, uint64_t new_parent, std::string_view new_name,
+                 bool exchange, const std::optional<Inode>& replaced) {
+  META_ASSIGN_OR_RETURN(bool fcl_on, FclIsOn(db));
+  if (!fcl_on) return Status::Ok();
+  META_ASSIGN_OR_RETURN(std::vector<std::string> components, DirectoryComponents(db, new_parent));
+  components.emplace_back(new_name);
+  std::string detail = (exchange ? "exchange=" : "to=") + JoinPath(components);
+  if (replaced) detail += " replaced=" + std::to_string(replaced->ino);
+  return LogFcl(db, now, "rename", moved.ino, parent, name, detail);
+}
+
+}  // namespace
+
+Result<std::optional<Inode>> Metadata::Rename(uint64_t parent, std::string_view name,
+                                              uint64_t new_parent, std::string_view new_name,
+                                              unsigned int flags) {
+  using Replaced = std::optional<Inode>;
+  if ((flags & ~unsigned{RENAME_NOREPLACE | RENAME_EXCHANGE}) != 0) {
+    return Status::Invalid("unsupported rename flags " + std::to_string(flags));
+  }
+  const bool noreplace = (flags & RENAME_NOREPLACE) != 0;
+  const bool exchange = (flags & RENAME_EXCHANGE) != 0;
+  if (noreplace && exchange) return Status::Invalid("RENAME_NOREPLACE with RENAME_EXCHANGE");
+  TIERFS_RETURN_IF_ERROR(ValidateName(new_name));
+  const int64_t now = options_.clock->NowNanos();
+  const bool same_parent = parent == new_parent;
+
+  auto lock = db_->Lock();
+  Database* db = db_.get();
+  META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  TIERFS_RETURN_IF_ERROR(LoadDirectory(db, parent).status());
+  TIERFS_RETURN_IF_ERROR(LoadDirectory(db, new_parent).status());
+  META_ASSIGN_OR_RETURN(std::optional<DirentRow> src, FindDirent(db, parent, name));
+  if (!src) {
+    return Status::NotFound("no '" + std::string(name) + "' in directory " +
+                            std::to_string(parent));
+  }
+  META_ASSIGN_OR_RETURN(Inode src_inode, LoadInode(db, src->ino));
+  const bool src_dir = S_ISDIR(src_inode.mode);
+  META_ASSIGN_OR_RETURN(std::optional<DirentRow> dst, FindDirent(db, new_parent, new_name));
+  if (!dst && exchange) {
+    return Status::NotFound("no '" + std::string(new_name) + "' in directory " +
+                            std::to_string(new_parent) + " to exchange with");
+  }
+  if (dst && noreplace) {
+    return Status::Exists("'" + std::string(new_name) + "' exists in directory " +
+                          std::to_string(new_parent));
+  }
+  if (src_dir && !same_parent) {
+    META_ASSIGN_OR_RETURN(bool into_itself, IsSameOrAncestor(db, src_inode.ino, new_parent));
+    if (into_itself) {
+      return Status::Invalid("cannot move directory " + std::to_string(src_inode.ino) +
+                             " into its own subtree");
+    }
+  }
+  std::optional<Inode> dst_inode;
+  if (dst) {
+    META_ASSIGN_OR_RETURN(dst_inode, LoadInode(db, dst->ino));
+    if (S_ISDIR(dst_inode->mode) && !same_parent) {
+      META_ASSIGN_OR_RETURN(bool above_source, IsSameOrAncestor(db, dst_inode->ino, parent));
+      if (above_source) {
+        return Status::Error(exchange ? EINVAL : ENOTEMPTY,
+                             "target directory " + std::to_string(dst_inode->ino) +
+                                 " is an ancestor of the source");
+      }
+    }
+    if (dst->ino == src->ino) return Replaced();  // the same file: nothing to do
+  }
+  const bool dst_dir = dst_inode && S_ISDIR(dst_inode->mode);
+
+  int parent_delta = 0;      // nlink changes of `parent`
+  int new_parent_delta = 0;  // and of `new_parent`
+  Replaced replaced;
+  if (exchange) {
+    TIERFS_RETURN_IF_ERROR(PointDirent(db, src->cookie, dst->ino));
+    TIERFS_RETURN_IF_ERROR(PointDirent(db, dst->cookie, src->ino));
+    if (!same_parent && src_dir != dst_dir) {
+      // The directory of the two changes parent and carries its ".." along.
+      parent_delta = src_dir ? -1 : 1;
+      new_parent_delta = -parent_delta;
+    }
+    TIERFS_RETURN_IF_ERROR(SetCtime(db, dst_inode->ino, now));
+  } else {
+    if (dst) {
+      if (src_dir && !dst_dir) {
+        return Status::Error(ENOTDIR, "cannot replace non-directory '" + std::string(new_name) +
+                                          "' with a directory");
+      }
+      if (!src_dir && dst_dir) {
+        return Status::Error(EISDIR, "cannot replace directory '" + std::string(new_name) +
+                                         "' with a non-directory");
+      }
+      if (dst_dir) {
+        Statement st = db->Prepare("SELECT 1 FROM dirents WHERE parent = ?1 LIMIT 1");
+        st.BindAll(dst->ino);
+        META_ASSIGN_OR_RETURN(bool has_children, st.Step());
+        if (has_children) {
+          return Status::Error(ENOTEMPTY,
+                               "directory '" + std::string(new_name) + "' is not empty");
+        }
+      }
+      {
+        Statement st = db->Prepare("DELETE FROM dirents WHERE cookie = ?1");
+        st.BindAll(dst->cookie);
+        TIERFS_RETURN_IF_ERROR(st.Run());
+      }
+      replaced = *dst_inode;
+      replaced->nlink = dst_dir ? 0 : replaced->nlink - 1;
+      replaced->ctime_ns = now;
+      TIERFS_RETURN_IF_ERROR(SetLinksAndCtime(db, replaced->ino, replaced->nlink, now));
+      if (dst_dir) new_parent_delta -= 1;
+    }
+    TIERFS_RETURN_IF_ERROR(MoveDirent(db, src->cookie, new_parent, new_name));
+    if (src_dir && !same_parent) {
+      parent_delta -= 1;
+      new_parent_delta += 1;
+    }
+  }
+  TIERFS_RETURN_IF_ERROR(SetCtime(db, src_inode.ino, now));
+  if (same_parent) {
+    TIERFS_RETURN_IF_ERROR(TouchDirectory(db, parent, now, parent_delta + new_parent_delta));
+  } else {
+    TIERFS_RETURN_IF_ERROR(TouchDirectory(db, parent, now, parent_delta));
+    TIERFS_RETURN_IF_ERROR(TouchDirectory(db, new_parent, now, new_parent_delta));
+  }
+  TIERFS_RETURN_IF_ERROR(
+      LogRename(db, now, src_inode, parent, name, new_parent, new_name, exchange, replaced));
+  TIERFS_RETURN_IF_ERROR(txn.Commit());
+  return replaced;
+}
+
+}  // namespace tierfs::meta

@@ -1,0 +1,170 @@
+#include "meta/schema.h"
+
+#include <string>
+
+#include "meta/info_table.h"
+
+namespace tierfs::meta {
+namespace {
+
+// Schema version 1. Notes on the choices:
+//  - inodes.ino is AUTOINCREMENT: an inode number is never reused, so FCL rows,
+//    iostat rows and object names keyed by inode number never point at a later
+//    file. `generation` is therefore 1 for every inode today; it stays in the
+//    row (and in object names) so that a future scheme that does reuse numbers
+//    can bump it.
+//  - volume_id is NULL except for regular files, so inodes_by_volume indexes
+//    exactly the regular files; inodes_orphans indexes nlink = 0 only.
+//  - dirents.cookie (AUTOINCREMENT, never reused) is the readdir offset; the
+//    index on (parent) carries the rowid, so it walks a directory in cookie
+//    order. Names are TEXT bound byte-for-byte with BINARY collation: lookups
+//    and ordering are byte-exact.
+//  - iostat is WITHOUT ROWID: small rows keyed by (ino, bucket_start).
+constexpr char kSchemaV1[] = R"sql(
+CREATE TABLE fs_info(
+  key TEXT PRIMARY KEY NOT NULL,
+  value);
+
+CREATE TABLE volumes(
+  id INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  path TEXT NOT NULL,
+  placement_class TEXT NOT NULL,
+  media_type TEXT NOT NULL,
+  media_type_source TEXT NOT NULL,
+  role TEXT NOT NULL,
+  state TEXT NOT NULL);
+
+CREATE TABLE inodes(
+  ino INTEGER PRIMARY KEY AUTOINCREMENT,
+  generation INTEGER NOT NULL,
+  mode INTEGER NOT NULL,
+  uid INTEGER NOT NULL,
+  gid INTEGER NOT NULL,
+  nlink INTEGER NOT NULL,
+  size INTEGER NOT NULL,
+  atime_ns INTEGER NOT NULL,
+  mtime_ns INTEGER NOT NULL,
+  ctime_ns INTEGER NOT NULL,
+  rdev INTEGER NOT NULL,
+  symlink TEXT,
+  volume_id INTEGER REFERENCES volumes(id));
+CREATE INDEX inodes_by_volume ON inodes(volume_id) WHERE volume_id IS NOT NULL;
+CREATE INDEX inodes_orphans ON inodes(ino) WHERE nlink = 0;
+
+CREATE TABLE dirents(
+  cookie INTEGER PRIMARY KEY AUTOINCREMENT,
+  parent INTEGER NOT NULL REFERENCES inodes(ino),
+  name TEXT NOT NULL,
+  ino INTEGER NOT NULL REFERENCES inodes(ino),
+  UNIQUE(parent, name));
+CREATE INDEX dirents_by_parent ON dirents(parent);
+CREATE INDEX dirents_by_ino ON dirents(ino);
+INSERT INTO sqlite_sequence(name, seq) VALUES ('dirents', 2);
+
+CREATE TABLE xattrs(
+  ino INTEGER NOT NULL REFERENCES inodes(ino) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  value BLOB NOT NULL,
+  PRIMARY KEY(ino, name));
+
+CREATE TABLE fcl(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  time_ns INTEGER NOT NULL,
+  event TEXT NOT NULL,
+  ino INTEGER NOT NULL,
+  parent INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  detail TEXT NOT NULL);
+CREATE INDEX fcl_by_time ON fcl(time_ns);
+
+CREATE TABLE iostat(
+  ino INTEGER NOT NULL,
+  bucket_start INTEGER NOT NULL,
+  rbytes INTEGER NOT NULL,
+  wbytes INTEGER NOT NULL,
+  rops INTEGER NOT NULL,
+  wops INTEGER NOT NULL,
+  PRIMARY KEY(ino, bucket_start)) WITHOUT ROWID;
+CREATE INDEX iostat_by_bucket ON iostat(bucket_start);
+
+CREATE TABLE policy(
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  name TEXT NOT NULL,
+  xml TEXT NOT NULL,
+  assigned_ns INTEGER NOT NULL);
+
+CREATE TABLE relocations(
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  time_ns INTEGER NOT NULL,
+  ino INTEGER NOT NULL,
+  from_volume INTEGER NOT NULL,
+  to_volume INTEGER NOT NULL,
+  bytes INTEGER NOT NULL,
+  seconds REAL NOT NULL,
+  outcome TEXT NOT NULL);
+
+CREATE TABLE scans(
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  started_ns INTEGER NOT NULL,
+  seconds REAL NOT NULL,
+  kind TEXT NOT NULL,
+  options TEXT NOT NULL,
+  files_scanned INTEGER NOT NULL,
+  files_moved INTEGER NOT NULL,
+  bytes_moved INTEGER NOT NULL,
+  errors INTEGER NOT NULL);
+
+PRAGMA application_id = 1414678099;
+)sql";
+static_assert(kApplicationId == 1414678099, "keep kSchemaV1's PRAGMA in step");
+static_assert(kFirstDirentCookie == 3, "keep kSchemaV1's sqlite_sequence seed in step");
+
+// Brings a database at `version` to `version + 1`. One case per schema change,
+// e.g. `case 1: return db->Exec("ALTER TABLE inodes ADD COLUMN pinned_class TEXT");`
+Status MigrateStep(Database* db, int64_t version) {
+  switch (version) {
+    default:
+      return Status::Invalid("no migration from metadata schema version " +
+                             std::to_string(version));
+  }
+}
+
+}  // namespace
+
+Status CreateSchema(Database* db) {
+  TIERFS_RETURN_IF_ERROR(db->Exec(kSchemaV1));
+  return SetInfoInt(db, kInfoSchemaVersion, kSchemaVersion);
+}
+
+Status Migrate(Database* db) {
+  {
+    Statement st = db->Prepare("PRAGMA application_id");
+    META_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row || st.Int64(0) != kApplicationId) {
+      return Status::Invalid("not a tierfs metadata database");
+    }
+  }
+  Result<int64_t> version = GetInfoInt(db, kInfoSchemaVersion);
+  if (!version.ok()) {
+    return Status::Invalid("tierfs metadata database without a schema version: " +
+                           version.status().message());
+  }
+  if (*version > kSchemaVersion) {
+    return Status::Invalid("metadata schema version " + std::to_string(*version) +
+                           " is newer than this tierfs (" + std::to_string(kSchemaVersion) +
+                           ")");
+  }
+  if (*version < 1) {
+    return Status::Invalid("bad metadata schema version " + std::to_string(*version));
+  }
+  for (int64_t v = *version; v < kSchemaVersion; ++v) {
+    META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+    TIERFS_RETURN_IF_ERROR(MigrateStep(db, v));
+    TIERFS_RETURN_IF_ERROR(SetInfoInt(db, kInfoSchemaVersion, v + 1));
+    TIERFS_RETURN_IF_ERROR(txn.Commit());
+  }
+  return Status::Ok();
+}
+
+}  // namespace tierfs::meta

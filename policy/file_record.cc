@@ -1,0 +1,37 @@
+#include "policy/file_record.h"
+
+#include <algorithm>
+
+#include "policy/temperature.h"
+
+namespace tierfs::policy {
+
+void AccumulateBucket(const std::vector<double>& window_hours, int64_t now_s,
+                      int64_t bucket_start_s, int64_t bucket_seconds, const IoCounters& bucket,
+                      std::vector<IoCounters>* windows) {
+  if (windows->size() < window_hours.size()) windows->resize(window_hours.size());
+  if (bucket_seconds <= 0) return;
+  const double b0 = static_cast<double>(bucket_start_s);
+  const double b1 = b0 + static_cast<double>(bucket_seconds);
+  const double end = static_cast<double>(now_s);
+  for (size_t i = 0; i < window_hours.size(); ++i) {
+    const double start = end - window_hours[i] * 3600.0;
+    const double overlap = std::min(b1, end) - std::max(b0, start);
+    if (overlap <= 0) continue;
+    const double f = overlap / static_cast<double>(bucket_seconds);
+    IoCounters& w = (*windows)[i];
+    w.rbytes += bucket.rbytes * f;
+    w.wbytes += bucket.wbytes * f;
+    w.rops += bucket.rops * f;
+    w.wops += bucket.wops * f;
+  }
+}
+
+void AddActivity(const IoCounters& io_in_average_period, uint64_t size, ActivityTotals* totals) {
+  if (!io_in_average_period.Any()) return;
+  totals->io += io_in_average_period;
+  totals->size_sum += static_cast<double>(std::max<uint64_t>(size, kMinTemperatureSize));
+  totals->active_files += 1;
+}
+
+}  // namespace tierfs::policy

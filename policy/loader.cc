@@ -1,0 +1,69 @@
+#include "policy/loader.h"
+
+#include <libxml/tree.h>
+
+#include <algorithm>
+#include <set>
+
+#include "policy/policy_lint.h"
+#include "policy/policy_reader.h"
+#include "policy/xml_document.h"
+
+namespace tierfs::policy {
+namespace {
+
+void SortByLine(std::vector<Diagnostic>* diags) {
+  std::stable_sort(diags->begin(), diags->end(),
+                   [](const Diagnostic& a, const Diagnostic& b) { return a.line < b.line; });
+}
+
+}  // namespace
+
+LoadResult LoadPolicy(std::string_view xml) {
+  LoadResult result;
+  XmlDocument doc = ParseXml(xml, &result.errors, &result.warnings);
+  if (doc == nullptr) return result;
+  const xmlNode* root = xmlDocGetRootElement(doc.get());
+  if (root == nullptr || NameOf(root) != "PLACEMENT_POLICY") {
+    result.errors.push_back({LineOf(root), std::string(NameOf(root)),
+                             "the root element must be <PLACEMENT_POLICY>"});
+    return result;
+  }
+  ValidateWithEmbeddedDtd(doc.get(), &result.errors);
+  PolicyReader reader(&result.errors, &result.warnings);
+  PlacementPolicy policy = reader.Read(root);
+  LintPolicy(policy, &result.errors, &result.warnings);
+  SortByLine(&result.errors);
+  SortByLine(&result.warnings);
+  if (result.errors.empty()) result.policy = std::move(policy);
+  return result;
+}
+
+void CheckClasses(const PlacementPolicy& policy, const std::vector<std::string>& known_classes,
+                  bool force, LoadResult* result) {
+  std::set<std::string> known(known_classes.begin(), known_classes.end());
+  std::vector<Diagnostic> found;
+  auto check = [&](const std::string& name, int line) {
+    if (name.empty() || known.count(name) != 0) return;
+    std::string message = "class \"" + name + "\" has no volume in this file system";
+    message += force ? " (forced: the class is skipped until a volume carries it)"
+                     : " (use -f to assign anyway)";
+    found.push_back({line, "CLASS", message});
+  };
+  for (const Rule& rule : policy.rules) {
+    if (rule.flags != RuleFlags::kData) continue;
+    if (rule.create) {
+      for (const Destination& d : rule.create->destinations) check(d.class_name, d.class_line);
+    }
+    for (const Statement& st : rule.statements) {
+      for (const auto& from : st.from_classes) check(from.value, from.line);
+      for (const Destination& d : st.to_classes) check(d.class_name, d.class_line);
+    }
+  }
+  std::vector<Diagnostic>* target = force ? &result->warnings : &result->errors;
+  target->insert(target->end(), found.begin(), found.end());
+  SortByLine(target);
+  if (!result->errors.empty()) result->policy.reset();  // after the last use of `policy`
+}
+
+}  // namespace tierfs::policy

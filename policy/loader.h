@@ -1,0 +1,47 @@
+// Loading placement policies: XML text in, validated PlacementPolicy out.
+//
+// LoadPolicy() checks a document in three stages, each adding Diagnostics
+// with line numbers: well-formedness (libxml2 with network, external
+// entities and external DTDs disabled), the DTD compiled into tierfs
+// (placement_policy.dtd, never the DOCTYPE's SYSTEM path), then semantic
+// checks. CheckClasses() adds the check against a file system's classes.
+// Pure (no I/O besides parsing the string); thread-safe.
+// dst-spec 2, 2.6 and 10 items 1-11.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "policy/diagnostic.h"
+#include "policy/policy.h"
+
+namespace tierfs::policy {
+
+// The outcome of loading a policy.
+struct LoadResult {
+  std::optional<PlacementPolicy> policy;  // set only when `errors` is empty
+  std::vector<Diagnostic> errors;         // in document order
+  std::vector<Diagnostic> warnings;       // in document order; never block assignment
+
+  bool ok() const { return errors.empty() && policy.has_value(); }
+};
+
+// Parses and validates `xml` (well-formedness, our DTD, then semantic
+// checks). Errors never stop the later stages when the tree exists, so one
+// call reports as many problems as it can. `policy` is set only when no
+// error was found.
+LoadResult LoadPolicy(std::string_view xml);
+
+// Checks every class `policy` names (CREATE destinations, FROM sources, TO
+// destinations of data rules) against `known_classes`, the classes the file
+// system's volumes carry (dst-spec 10 item 10). An unknown class is an error,
+// or a warning when `force` (that class is then skipped at placement time).
+// Appends to `result` (sorted by line); when `result` then holds any error,
+// result->policy is reset. `policy` may be *result->policy: it is read fully
+// before the reset.
+void CheckClasses(const PlacementPolicy& policy, const std::vector<std::string>& known_classes,
+                  bool force, LoadResult* result);
+
+}  // namespace tierfs::policy

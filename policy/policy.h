@@ -1,0 +1,178 @@
+// The parsed placement policy: the in-memory model of a DST policy document.
+//
+// LoadPolicy() (loader.h) builds these from XML; everything else in policy/
+// reads them. Plain value types with no behaviour beyond small queries; an
+// instance never changes after loading, so one policy may be read from any
+// number of threads at once.
+//
+// Units are normalised at load time: sizes in bytes, ages and periods in
+// hours, temperatures dimensionless (see temperature.h). Every element keeps
+// the line of the document it came from, for diagnostics and reports.
+// Grammar: dst-spec section 2 and section 10 items 1-11.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tierfs::policy {
+
+// A value and the source line of the element that gave it.
+template <typename T>
+struct Located {
+  T value{};
+  int line = 0;
+};
+
+// RULE Flags (dst-spec 2.2, 10 item 8). kCheckpoint stands for both
+// "checkpoint" and "ckpt": such rules are kept in the model for reports but
+// never select anything (tierfs has no Storage Checkpoints).
+enum class RuleFlags { kData, kCheckpoint };
+
+// <DIRECTORY Flags="recursive|nonrecursive">: `path` is normalised relative
+// to the mount root without leading or trailing '/', "" for the root itself
+// (dst-spec 2.3, 10 item 6).
+struct Directory {
+  std::string path;
+  bool recursive = false;
+  int line = 0;
+};
+
+// <PATTERN [Flags="recursive"]>: an fnmatch(3) glob without '/' (dst-spec 10
+// item 5). Matched against the file name; when `recursive`, also against the
+// names of the directories on the file's path (see select_match.h).
+struct Pattern {
+  std::string glob;
+  bool recursive = false;
+  int line = 0;
+};
+
+// <SELECT>: which files a rule governs (dst-spec 2.3). Empty lists do not
+// constrain; same-kind entries are OR-ed, different kinds AND-ed.
+struct Select {
+  std::string name;  // the optional Name attribute, "" when absent
+  std::vector<Directory> directories;
+  std::vector<Pattern> patterns;
+  std::vector<Located<std::string>> users;   // owner user names
+  std::vector<Located<std::string>> groups;  // owner group names
+  std::vector<Located<uint32_t>> uids;
+  std::vector<Located<uint32_t>> gids;
+  std::vector<Located<std::string>> tags;    // words of xattr user.tierfs.tags
+  int line = 0;
+};
+
+// <DESTINATION> inside CREATE/ON or TO (dst-spec 2.4, 10 item 9).
+struct Destination {
+  std::string class_name;     // "" only for a class-less DESTINATION under "any"
+  uint64_t balance_size = 0;  // BALANCE_SIZE in bytes; 0 = not given
+  bool any = false;           // Flags="any" on this DESTINATION
+  int line = 0;               // of <DESTINATION>
+  int class_line = 0;         // of <CLASS>, 0 when there is none
+};
+
+// <CREATE><ON>: where new files of the rule go (dst-spec 2.4, 10 item 20).
+struct Create {
+  std::vector<Destination> destinations;  // decreasing preference
+  // True for ON Flags="any" or any DESTINATION Flags="any" (how the vendor
+  // templates write it): fall back to the default allocator when no listed
+  // class has room.
+  bool any = false;
+  int line = 0;
+};
+
+// The kind of a WHEN criterion (dst-spec 2.2, 3).
+enum class CriterionKind { kSize, kAccAge, kModAge, kIoTemp, kAccessTemp };
+
+// Type attribute of IOTEMP (bytes) and ACCESSTEMP (calls); kNone for the
+// other kinds (dst-spec 10 item 13).
+enum class TempType { kNone, kNrBytes, kNwBytes, kNrwBytes, kNReads, kNWrites, kNrws };
+
+enum class MinFlag { kGt, kGtEq, kEq };  // MIN Flags (dst-spec 10 item 4)
+enum class MaxFlag { kLt, kLtEq };       // MAX Flags
+enum class Prefer { kNone, kHigh, kLow };
+
+// <MIN>: value in the criterion's normalised unit (bytes, hours, or a
+// temperature; a multiple of the file-system average when Average="*").
+struct MinBound {
+  double value = 0;
+  MinFlag flag = MinFlag::kGtEq;
+  int line = 0;
+};
+
+// <MAX>: as MinBound.
+struct MaxBound {
+  double value = 0;
+  MaxFlag flag = MaxFlag::kLtEq;
+  int line = 0;
+};
+
+// One criterion of a WHEN; all criteria of a statement must hold
+// (dst-spec 2.4, 10 item 3).
+struct Criterion {
+  CriterionKind kind = CriterionKind::kSize;
+  TempType type = TempType::kNone;  // IOTEMP/ACCESSTEMP only
+  std::optional<MinBound> min;
+  std::optional<MaxBound> max;
+  double period_hours = 0;          // IOTEMP/ACCESSTEMP only; > 0
+  Prefer prefer = Prefer::kNone;    // IOTEMP/ACCESSTEMP only
+  bool average = false;             // Average="*": bounds are multiples of the average
+  std::string units;                // the Units attribute as written, for messages
+  int line = 0;
+
+  bool IsTemperature() const {
+    return kind == CriterionKind::kIoTemp || kind == CriterionKind::kAccessTemp;
+  }
+};
+
+// A DELETE or RELOCATE statement (dst-spec 2.4, 2.5).
+struct Statement {
+  enum Kind { kRelocate, kDelete };
+  Kind kind = kRelocate;
+  int number = 0;                            // 1-based among statements of this kind in the rule
+  std::vector<Located<std::string>> from_classes;  // FROM/SOURCE/CLASS; empty = anywhere
+  std::vector<Destination> to_classes;       // TO/DESTINATION in order; empty for DELETE
+  std::vector<Criterion> criteria;           // WHEN; empty = unconditional
+  int line = 0;
+
+  // "RELOCATE 2", "DELETE 1": how reports name the statement.
+  std::string Label() const;
+  // The criterion whose temperature orders and reports candidates: the first
+  // with Prefer, else the first IOTEMP/ACCESSTEMP; nullptr when none.
+  const Criterion* ReportedCriterion() const;
+  // The Prefer of ReportedCriterion() (kNone when it has none).
+  Prefer OrderingPrefer() const;
+};
+
+// <RULE> (dst-spec 2.2, 2.5).
+struct Rule {
+  std::string name;
+  RuleFlags flags = RuleFlags::kData;
+  std::vector<Select> selects;        // OR-ed
+  std::optional<Create> create;
+  std::vector<Statement> statements;  // DELETE and RELOCATE in document order
+  int line = 0;
+};
+
+// <PLACEMENT_POLICY> (dst-spec 2.2, 10 item 1).
+struct PlacementPolicy {
+  std::string name;
+  std::string version;                // "5.0", "5.1", ... as written
+  double average_period_hours = 24;   // AveragePeriod
+  std::vector<Rule> rules;            // in document order
+  int line = 0;
+
+  // Window lengths the evaluator needs, in hours, sorted ascending and
+  // distinct: every PERIOD of a data rule, plus average_period_hours when
+  // any criterion has Average="*". Callers fill FileRecord::windows in this
+  // order (file_record.h). Empty when the policy uses no temperature.
+  std::vector<double> WindowHours() const;
+  // True when some data-rule criterion has Average="*".
+  bool UsesAverage() const;
+};
+
+// Names as they appear in policy XML: "SIZE", "IOTEMP"...; "nrbytes"...
+const char* CriterionKindName(CriterionKind kind);
+const char* TempTypeName(TempType type);
+
+}  // namespace tierfs::policy

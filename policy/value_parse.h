@@ -1,0 +1,40 @@
+// Parsing of the text and attribute values of policy elements.
+//
+// Pure functions used by the policy reader: numbers, ids, units and
+// directory paths, each returning nullopt (or an error text) on bad input
+// instead of guessing. Thread-safe (no state).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tierfs::policy {
+
+// A non-negative decimal number as policies write them: digits with at most
+// one '.', e.g. "3", "1.5", ".5", "2." (no sign, exponent, hex, inf or nan).
+// Returns nullopt for anything else.
+std::optional<double> ParseDecimal(std::string_view text);
+
+// A numeric user or group id: decimal digits, at most 4294967295.
+std::optional<uint32_t> ParseId(std::string_view text);
+
+// Bytes per unit for SIZE and BALANCE_SIZE Units (dst-spec 10 item 4):
+// bytes 1, KB 1024, MB 1024^2, GB 1024^3; nullopt for other names.
+std::optional<double> SizeUnitBytes(std::string_view units);
+
+// Hours per unit for ACCAGE, MODAGE and PERIOD Units: hours 1, days 24;
+// nullopt for other names (dst-spec 10 item 2).
+std::optional<double> TimeUnitHours(std::string_view units);
+
+// True for "5.0", "5.1" and later "5.<digits>" (dst-spec 10 item 1).
+bool IsSupportedVersion(std::string_view version);
+
+// Normalises a DIRECTORY value (dst-spec 10 item 6): relative to the mount
+// root, a leading '/' tolerated, repeated and trailing '/' and "." parts
+// dropped; "" or "/" is the root and yields "". Returns nullopt and sets
+// *error for a ".." component.
+std::optional<std::string> NormalizeDirectory(std::string_view text, std::string* error);
+
+}  // namespace tierfs::policy

@@ -1,0 +1,34 @@
+// Choosing a volume inside a class, and the default allocator.
+//
+// Shared by CREATE placement and the scan planner. Room means the volume
+// keeps its reserve: free_bytes - reserve_bytes >= needed (dst-spec 10
+// item 19). Inside a class (dst-spec 10 item 9): the volume with the most
+// free bytes; with BALANCE_SIZE, the least used one (lowest used/total),
+// which spreads a destination's files over its volumes by fill ratio
+// instead of by absolute space. Ties go to the volume listed first. The
+// default allocator (dst-spec 10 item 16) takes the volume with the most
+// free bytes among all that have room. Pure; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "policy/volume_state.h"
+
+namespace tierfs::policy {
+
+// True when `volume` can take `needed` bytes and keep its reserve.
+bool HasRoom(const VolumeState& volume, uint64_t needed);
+
+// The volume of class `class_name` chosen for `needed` bytes, or nullptr
+// when no volume of the class has room (or the class has no volume).
+// `balance`: the destination has a BALANCE_SIZE.
+const VolumeState* PickClassVolume(const std::vector<VolumeState>& volumes,
+                                   const std::string& class_name, uint64_t needed, bool balance);
+
+// The default allocator: the volume with the most free bytes that has room
+// for `needed`, or nullptr.
+const VolumeState* PickAnyVolume(const std::vector<VolumeState>& volumes, uint64_t needed);
+
+}  // namespace tierfs::policy

@@ -1,0 +1,33 @@
+// VolumeState: one volume of the file system as the policy engine sees it.
+//
+// fs/ fills these from its volume table and statvfs before a scan or a
+// create; the planner projects free space on copies of them. Value type;
+// thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tierfs::policy {
+
+struct VolumeState {
+  uint32_t id = 0;                   // volume id as in FileRecord::volume_id
+  std::string name;                  // "vol1", for reports
+  std::vector<std::string> classes;  // placement classes the volume carries (dst-spec 1)
+  uint64_t total_bytes = 0;          // capacity
+  uint64_t free_bytes = 0;           // free now
+  // Free space that placement must leave untouched (the watermark of
+  // dst-spec 10 item 19): a volume has room for n bytes when
+  // free_bytes - reserve_bytes >= n.
+  uint64_t reserve_bytes = 0;
+
+  bool HasClass(const std::string& name) const {
+    for (const std::string& c : classes) {
+      if (c == name) return true;
+    }
+    return false;
+  }
+};
+
+}  // namespace tierfs::policy

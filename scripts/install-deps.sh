@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs everything tierfs needs to build, test and run, from Debian's packages.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config
+  libfuse3-dev fuse3 libsqlite3-dev sqlite3 libxml2-dev libxml2-utils libxxhash-dev xxhash
+  libgflags-dev libgtest-dev googletest nlohmann-json3-dev
+  attr rsync git procps man-db
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null

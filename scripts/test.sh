@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Builds tierfs and runs every test: unit tests and integration tests that mount a
+# real tierfs under /tmp (they need /dev/fuse and fusermount3).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/build.sh
+ctest --test-dir build --output-on-failure -j2 --timeout 600

@@ -1,0 +1,187 @@
+#include "tests/integration/tierfs_fixture.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+namespace tierfs::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+bool IsMounted(const std::string& dir) {
+  std::ifstream mounts("/proc/mounts");
+  std::string line;
+  while (std::getline(mounts, line)) {
+    std::istringstream fields(line);
+    std::string source, target;
+    fields >> source >> target;
+    if (target == dir) return true;
+  }
+  return false;
+}
+
+// Waits until no daemon holds the file system's daemon lock (it has flushed and exited).
+bool WaitForDaemonExit(const std::string& metadata_dir, int timeout_seconds) {
+  const std::string lock = metadata_dir + "/.tierfs/daemon.lock";
+  const auto deadline = Clock::now() + std::chrono::seconds(timeout_seconds);
+  while (Clock::now() < deadline) {
+    int fd = open(lock.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) return true;
+    bool free = flock(fd, LOCK_EX | LOCK_NB) == 0;
+    close(fd);
+    if (free) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+}  // namespace
+
+CommandResult RunCommand(const std::vector<std::string>& argv, int timeout_seconds) {
+  CommandResult result;
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) return result;
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null_fd = open("/dev/null", O_RDONLY);
+    dup2(null_fd, STDIN_FILENO);
+    dup2(out[1], STDOUT_FILENO);
+    dup2(out[1], STDERR_FILENO);
+    std::vector<char*> args;
+    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  close(out[1]);
+  const auto deadline = Clock::now() + std::chrono::seconds(timeout_seconds);
+  char buf[4096];
+  while (true) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) {
+      kill(pid, SIGKILL);  // our own child, by its id
+      break;
+    }
+    pollfd p{out[0], POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(std::min<long>(left.count(), 1000))) <= 0) continue;
+    ssize_t n = read(out[0], buf, sizeof buf);
+    if (n <= 0) break;
+    result.output.append(buf, n);
+  }
+  close(out[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+std::string Tool(const std::string& name) { return std::string(TIERFS_BINARY_DIR) + "/cli/" + name; }
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "cannot open " << path;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteFile(const std::string& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  ASSERT_TRUE(out.good()) << "cannot create " << path;
+  out << data;
+  out.close();
+  ASSERT_TRUE(out.good()) << "cannot write " << path;
+}
+
+std::string RandomBytes(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::string s(n, '\0');
+  for (char& c : s) c = static_cast<char>(rng());
+  return s;
+}
+
+void TierfsFixture::SetUp() {
+  char tmpl[] = "/tmp/tierfs-it-XXXXXX";
+  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  root_ = tmpl;
+  ssd_ = root_ + "/ssd";
+  hdd_ = root_ + "/hdd";
+  mnt_ = root_ + "/mnt";
+  for (const std::string& d : {ssd_, hdd_, mnt_}) ASSERT_EQ(mkdir(d.c_str(), 0755), 0) << d;
+  CommandResult r = RunCommand({testing::Tool("mkdstfs"), mnt_, "testfs", ssd_ + ":ssd",
+                                hdd_ + ":hdd"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  mounted_ = true;
+  ASSERT_TRUE(IsMounted(mnt_)) << "mkdstfs returned but " << mnt_ << " is not mounted";
+}
+
+void TierfsFixture::TearDown() {
+  Unmount();
+  if (!root_.empty() && !IsMounted(mnt_)) {
+    std::error_code ec;
+    std::filesystem::remove_all(root_, ec);
+  }
+}
+
+void TierfsFixture::Unmount() {
+  if (!mounted_) return;
+  mounted_ = false;
+  for (int attempt = 0; attempt < 50 && IsMounted(mnt_); ++attempt) {
+    RunCommand({"/usr/bin/fusermount3", "-u", mnt_}, 30);
+    if (IsMounted(mnt_)) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (IsMounted(mnt_)) {
+    ADD_FAILURE() << mnt_ << " stayed busy; detaching it lazily";
+    RunCommand({"/usr/bin/fusermount3", "-uz", mnt_}, 30);
+  }
+  EXPECT_TRUE(WaitForDaemonExit(ssd_, 30)) << "the tierfs daemon did not exit after unmount";
+}
+
+void TierfsFixture::Mount(const std::vector<std::string>& extra_args) {
+  std::vector<std::string> argv = {testing::Tool("tierfs")};
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  argv.push_back(ssd_);
+  argv.push_back(mnt_);
+  CommandResult r = RunCommand(argv, 60);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  mounted_ = true;
+}
+
+CommandResult TierfsFixture::Tool(const std::string& name, const std::vector<std::string>& args,
+                                  int timeout_seconds) {
+  std::vector<std::string> argv = {testing::Tool(name)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunCommand(argv, timeout_seconds);
+}
+
+void TierfsFixture::AssignPolicy(const std::string& xml) {
+  const std::string file = root_ + "/policy.xml";
+  WriteFile(file, xml);
+  CommandResult r = Tool("fsppadm", {"assign", mnt_, file});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+}
+
+std::string TierfsFixture::ClassOf(const std::string& relative) {
+  CommandResult r = Tool("fsmap", {"--json", Path(relative)});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const std::string key = "\"class\":\"";
+  size_t pos = r.output.find(key);
+  if (pos == std::string::npos) return "";
+  pos += key.size();
+  return r.output.substr(pos, r.output.find('"', pos) - pos);
+}
+
+}  // namespace tierfs::testing
