@@ -81,10 +81,10 @@ Result<json> ControlClient::Call(const json& request, const ProgressCallback& on
   Result<int> fd = ConnectControlSocket(mount_.socket_path);
   if (!fd.ok()) {
     int code = fd.status().code();
-    std::string why = code == ENOENT || code == ECONNREFUSED
-                          ? "no daemon listens on " + mount_.socket_path + " (" +
-                                std::strerror(code) + ")"
-                          : fd.status().message();
+    std::string why =
+        code == ENOENT || code == ECONNREFUSED
+            ? "no daemon listens on " + mount_.socket_path + " (" + std::strerror(code) + ")"
+            : fd.status().message();
     if (code == EACCES) why += " (only root or the user who mounted may use it)";
     return Transport(code, why);
   }

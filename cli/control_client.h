@@ -11,9 +11,8 @@
 #pragma once
 
 #include <functional>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "cli/mount_table.h"
 #include "common/status.h"

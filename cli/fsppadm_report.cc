@@ -15,6 +15,8 @@ using nlohmann::json;
 
 std::string OrDash(const std::string& s) { return s.empty() ? "-" : s; }
 
+bool IsEnforce(const json& result) { return JsonString(result, "mode") == "enforce"; }
+
 std::string RowPath(const json& row, const ScanReportOptions& options) {
   std::string path = JsonString(row, "path");
   if (options.mount_point.empty() || path.empty()) return path;
@@ -39,8 +41,11 @@ void Destination(const json& row, std::string* to_class, std::string* to_volume)
     *to_volume = "-";
     return;
   }
-  if (to_class->empty()) *to_class = JsonString(row, "from_class");
-  if (to_volume->empty()) *to_volume = JsonString(row, "from_volume");
+  if (to_class->empty()) {  // stays where it is
+    *to_class = JsonString(row, "from_class");
+    *to_volume = JsonString(row, "from_volume");
+  }
+  // A move without a volume (no space, not planned yet): the volume stays empty ("-").
 }
 
 std::string Outcome(const json& row) {
@@ -48,11 +53,33 @@ std::string Outcome(const json& row) {
   return outcome.empty() ? JsonString(row, "action") : outcome;
 }
 
-std::string Temperature(const json& row) {
-  return JsonHasNumber(row, "temperature") ? FormatTemperature(JsonDouble(row, "temperature")) : "";
+// A temperature means something only with its kind (the statement used none otherwise).
+bool HasTemperature(const json& row) {
+  return JsonHasNumber(row, "temperature") && !JsonString(row, "temperature_kind").empty();
 }
 
-bool IsEnforce(const json& result) { return JsonString(result, "mode") == "enforce"; }
+std::string Temperature(const json& row) {
+  return HasTemperature(row) ? FormatTemperature(JsonDouble(row, "temperature")) : "";
+}
+
+// Files and bytes a scan moved (enforce) or plans to move (analyze, query: the
+// rows whose outcome is "planned").
+void MovedTotals(const json& result, uint64_t* files, uint64_t* bytes) {
+  const json& summary = JsonObject(result, "summary");
+  *files = JsonUint(summary, "files_moved");
+  *bytes = JsonUint(summary, "bytes_moved");
+  if (IsEnforce(result)) return;
+  uint64_t planned_files = 0, planned_bytes = 0;
+  for (const json& row : JsonArray(result, "rows")) {
+    if (JsonString(row, "outcome") != "planned") continue;
+    ++planned_files;
+    planned_bytes += JsonUint(row, "bytes");
+  }
+  if (planned_files > *files) {
+    *files = planned_files;
+    *bytes = planned_bytes;
+  }
+}
 
 std::string KiB(uint64_t bytes) { return std::to_string(bytes / 1024); }
 
@@ -93,9 +120,7 @@ std::string FormatScanRows(const json& result, const ScanReportOptions& options)
                                     to_volume,
                                     JsonString(row, "rule"),
                                     JsonString(row, "statement"),
-                                    JsonHasNumber(row, "temperature")
-                                        ? JsonDump(row["temperature"])
-                                        : "",
+                                    HasTemperature(row) ? JsonDump(row["temperature"]) : "",
                                     JsonString(row, "temperature_kind"),
                                     std::to_string(JsonUint(row, "bytes")),
                                     Outcome(row)};
@@ -158,15 +183,18 @@ std::string FormatScanSummary(const json& result, const ScanReportOptions& optio
     out += TsvLine({"summary", "policy", JsonString(result, "policy")});
     out += TsvLine({"summary", "mode", JsonString(result, "mode")});
     for (const std::string& p : sweep) out += TsvLine({"summary", "sweep_path", p});
-    out += TsvLine({"summary", "files_scanned", std::to_string(JsonUint(summary, "files_scanned"))});
-    out += TsvLine({"summary", "files_moved", std::to_string(JsonUint(summary, "files_moved"))});
-    out += TsvLine({"summary", "bytes_moved", std::to_string(JsonUint(summary, "bytes_moved"))});
+    out +=
+        TsvLine({"summary", "files_scanned", std::to_string(JsonUint(summary, "files_scanned"))});
+    uint64_t files = 0, bytes = 0;
+    MovedTotals(result, &files, &bytes);
+    out += TsvLine({"summary", enforce ? "files_moved" : "files_to_move", std::to_string(files)});
+    out += TsvLine({"summary", enforce ? "bytes_moved" : "bytes_to_move", std::to_string(bytes)});
     for (auto it = skipped.begin(); it != skipped.end(); ++it) {
-      out += TsvLine({"summary", "skipped_" + it.key(), std::to_string(JsonUint(skipped, it.key().c_str()))});
+      out += TsvLine(
+          {"summary", "skipped_" + it.key(), std::to_string(JsonUint(skipped, it.key().c_str()))});
     }
-    out += TsvLine({"summary", "seconds", JsonHasNumber(result, "seconds")
-                                               ? JsonDump(result["seconds"])
-                                               : "0"});
+    out += TsvLine({"summary", "seconds",
+                    JsonHasNumber(result, "seconds") ? JsonDump(result["seconds"]) : "0"});
     for (const json& c : JsonArray(result, "classes")) {
       out += TsvLine({"class", JsonString(c, "class"), std::to_string(JsonUint(c, "size_bytes")),
                       std::to_string(JsonUint(c, "free_before")),
@@ -191,8 +219,9 @@ std::string FormatScanSummary(const json& result, const ScanReportOptions& optio
   }
   for (const std::string& p : sweep) line("Sweep path", PrintableField(p));
   line("Files scanned", std::to_string(JsonUint(summary, "files_scanned")));
-  line(enforce ? "Files moved" : "Files to move", std::to_string(JsonUint(summary, "files_moved")));
-  uint64_t bytes = JsonUint(summary, "bytes_moved");
+  uint64_t files = 0, bytes = 0;
+  MovedTotals(result, &files, &bytes);
+  line(enforce ? "Files moved" : "Files to move", std::to_string(files));
   line(enforce ? "Bytes moved" : "Bytes to move",
        std::to_string(bytes) + (bytes >= 1024 ? " (" + HumanBytes(bytes) + ")" : ""));
   std::string skipped_text;
@@ -228,7 +257,8 @@ std::string FormatScanReport(const json& result, const ScanReportOptions& option
 }
 
 bool ScanHadErrors(const json& result) {
-  if (JsonUint(JsonObject(JsonObject(result, "summary"), "files_skipped"), "error") > 0) return true;
+  if (JsonUint(JsonObject(JsonObject(result, "summary"), "files_skipped"), "error") > 0)
+    return true;
   for (const json& row : JsonArray(result, "rows")) {
     if (JsonString(row, "outcome").rfind("error", 0) == 0) return true;
   }

@@ -4,8 +4,9 @@
 //   - one row per decided file: current class and volume, new class and volume,
 //     rule, statement, temperature and its kind, size, outcome, (with -a: access
 //     and modification times), path;
-//   - the summary: policy, sweep paths, files scanned, files moved (or to move),
-//     bytes moved, files skipped by reason, time, notes;
+//   - the summary: policy, sweep paths, files scanned, files moved (enforce) or
+//     to move (analyze, query: the rows planned), bytes likewise, files skipped
+//     by reason, time, notes;
 //   - the per-class table: size, free before, free after (KB in text, bytes in -P).
 //
 // The text form aligns columns; the parsable form (-P) prints one record per
@@ -14,9 +15,8 @@
 // Pure functions; thread-safe.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace tierfs::cli {
 

@@ -6,14 +6,14 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace tierfs::cli {
 
 // obj[key] when it is a string; numbers are printed; anything else -> fallback.
-std::string JsonString(const nlohmann::json& obj, const char* key, const std::string& fallback = "");
+std::string JsonString(const nlohmann::json& obj, const char* key,
+                       const std::string& fallback = "");
 // obj[key] when it is a number (truncated toward zero); else fallback.
 int64_t JsonInt(const nlohmann::json& obj, const char* key, int64_t fallback = 0);
 // obj[key] when it is a non-negative number; else fallback.

@@ -46,8 +46,8 @@ std::vector<std::string_view> SplitSpaces(std::string_view line) {
 bool IsUnder(const std::string& mount_point, const std::string& path) {
   if (mount_point == "/") return !path.empty() && path[0] == '/';
   return path == mount_point ||
-         (path.size() > mount_point.size() && path.compare(0, mount_point.size(), mount_point) == 0 &&
-          path[mount_point.size()] == '/');
+         (path.size() > mount_point.size() &&
+          path.compare(0, mount_point.size(), mount_point) == 0 && path[mount_point.size()] == '/');
 }
 
 TierfsMount ToTierfsMount(const MountEntry& e) {

@@ -38,8 +38,8 @@ Result<std::vector<std::string>> ParseOptions(const std::vector<std::string>& ar
     }
     if (spec.long_name != nullptr) {
       int val = spec.short_name != 0 ? spec.short_name : kLongOnlyBase + static_cast<int>(i);
-      longopts.push_back(option{spec.long_name, spec.takes_value ? required_argument : no_argument,
-                                nullptr, val});
+      longopts.push_back(
+          option{spec.long_name, spec.takes_value ? required_argument : no_argument, nullptr, val});
     }
   }
   longopts.push_back(option{nullptr, 0, nullptr, 0});
@@ -69,8 +69,8 @@ Result<std::vector<std::string>> ParseOptions(const std::vector<std::string>& ar
       // unknown short option's letter.
       const OptionSpec* given_value = nullptr;
       for (size_t i = 0; i < specs.size(); ++i) {
-        int val = specs[i].short_name != 0 ? specs[i].short_name
-                                           : kLongOnlyBase + static_cast<int>(i);
+        int val =
+            specs[i].short_name != 0 ? specs[i].short_name : kLongOnlyBase + static_cast<int>(i);
         if (optopt != 0 && optopt == val && specs[i].long_name != nullptr) given_value = &specs[i];
       }
       if (given_value != nullptr) {

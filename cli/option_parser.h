@@ -22,7 +22,7 @@ struct OptionSpec {
   const char* long_name = nullptr;  // "json" for --json; nullptr when there is none
   char short_name = 0;              // 'T' for -T; 0 when there is none
   bool takes_value = false;
-  const char* value_name = "";      // shown in errors: "option -T needs a value (CLASS)"
+  const char* value_name = "";  // shown in errors: "option -T needs a value (CLASS)"
 };
 
 // Called once per option given, in command-line order; `value` is nullptr for an

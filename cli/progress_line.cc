@@ -27,8 +27,8 @@ void ProgressLine::Update(const nlohmann::json& progress) {
   if (!enabled_) return;
   auto now = std::chrono::steady_clock::now();
   std::string phase = JsonString(progress, "phase");
-  bool last = JsonHasNumber(progress, "total") &&
-              JsonUint(progress, "done") >= JsonUint(progress, "total");
+  bool last =
+      JsonHasNumber(progress, "total") && JsonUint(progress, "done") >= JsonUint(progress, "total");
   if (shown_ && phase == last_phase_ && !last &&
       now - last_draw_ < std::chrono::milliseconds(100)) {
     return;

@@ -100,11 +100,24 @@ Result<uint64_t> ParseBytes(std::string_view text) {
   uint64_t mult = 1;
   if (!s.empty()) {
     switch (s.back()) {
-      case 'k': case 'K': mult = 1ULL << 10; break;
-      case 'm': case 'M': mult = 1ULL << 20; break;
-      case 'g': case 'G': mult = 1ULL << 30; break;
-      case 't': case 'T': mult = 1ULL << 40; break;
-      default: break;
+      case 'k':
+      case 'K':
+        mult = 1ULL << 10;
+        break;
+      case 'm':
+      case 'M':
+        mult = 1ULL << 20;
+        break;
+      case 'g':
+      case 'G':
+        mult = 1ULL << 30;
+        break;
+      case 't':
+      case 'T':
+        mult = 1ULL << 40;
+        break;
+      default:
+        break;
     }
     if (mult != 1) s.remove_suffix(1);
   }

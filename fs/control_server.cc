@@ -246,15 +246,14 @@ void ControlServer::Impl::Serve(Connection* conn) {
   std::string line;
   ReadOutcome outcome = ReadRequestLine(fd, &line);
   if (outcome == ReadOutcome::kTooLong) {
-    answer = ErrorReply(EMSGSIZE, "request longer than " +
-                                      std::to_string(kMaxControlRequestBytes) + " bytes");
+    answer = ErrorReply(
+        EMSGSIZE, "request longer than " + std::to_string(kMaxControlRequestBytes) + " bytes");
   } else if (outcome != ReadOutcome::kLine) {
     // The client hung up (or the server is stopping) before sending a request.
   } else if (!have_cred || !ControlPeerAllowed(peer, owner_uid)) {
     answer = ErrorReply(EACCES, have_cred ? "permission denied: uid " + std::to_string(peer.uid) +
                                                 " is neither root nor the owner (uid " +
-                                                std::to_string(owner_uid) +
-                                                ") of this file system"
+                                                std::to_string(owner_uid) + ") of this file system"
                                           : "permission denied: cannot identify the client");
   } else {
     json request = json::parse(line, nullptr, /*allow_exceptions=*/false);
@@ -333,7 +332,8 @@ Result<std::unique_ptr<ControlServer>> ControlServer::Start(const std::string& s
     return s;
   };
   if (chmod(tmp_path.c_str(), 0600) != 0) return fail("cannot chmod " + tmp_path);
-  if (geteuid() == 0 && owner_uid != 0 && chown(tmp_path.c_str(), owner_uid, static_cast<gid_t>(-1)) != 0) {
+  if (geteuid() == 0 && owner_uid != 0 &&
+      chown(tmp_path.c_str(), owner_uid, static_cast<gid_t>(-1)) != 0) {
     return fail("cannot chown " + tmp_path);
   }
   if (listen(fd, 128) != 0) return fail("cannot listen on " + tmp_path);

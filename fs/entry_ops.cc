@@ -40,11 +40,9 @@ std::string GroupName(gid_t gid) {
 
 Result<meta::Inode> FileSystem::Lookup(uint64_t parent, std::string_view name) {
   TIERFS_RETURN_IF_ERROR(CheckName(name));
-  auto ino = meta_->Lookup(parent, name);
-  if (!ino.ok()) return ino.status();
-  auto attr = CurrentAttr(*ino);
+  auto attr = meta_->LookupInode(parent, name);
   if (!attr.ok()) return attr.status();
-  return Remember(*attr);
+  return Remember(*attr);  // the cached attributes win when the inode is known
 }
 
 Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int to_set,

@@ -4,6 +4,7 @@
 #include "fs/file_system.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -151,6 +152,16 @@ void FileSystem::Reclaim(const meta::Inode& attr) {
 }
 
 Result<meta::Inode> FileSystem::GetAttr(uint64_t ino) { return CurrentAttr(ino); }
+
+uint64_t FileSystem::AllocatedBlocks(const meta::Inode& attr) {
+  if (S_ISREG(attr.mode) && attr.volume_id != 0) {
+    struct stat st;
+    if (stat(volumes_->ObjectPath(attr.volume_id, attr.ino, attr.generation).c_str(), &st) == 0) {
+      return static_cast<uint64_t>(st.st_blocks);
+    }
+  }
+  return (attr.size + 511) / 512;
+}
 
 Status FileSystem::Writeback(const InodeRef& inode, std::string_view event) {
   meta::Inode snapshot;

@@ -61,6 +61,10 @@ class FileSystem {
   // Drops `n` kernel lookups; reclaims the inode if it was the last reference.
   void Forget(uint64_t ino, uint64_t n);
   Result<meta::Inode> GetAttr(uint64_t ino);
+  // 512-byte blocks really allocated to the inode: the object's st_blocks for a
+  // regular file (sparse files and relocated copies report what they use), the
+  // size rounded up for everything else.
+  uint64_t AllocatedBlocks(const meta::Inode& attr);
   // `to_set` is a FUSE_SET_ATTR_* mask; `fh` may be null (truncate(2) by path).
   Result<meta::Inode> SetAttr(uint64_t ino, const struct stat& attr, int to_set, FileHandle* fh);
   // mknod/mkdir/symlink: `mode` carries the file type. `target` only for symlinks.
@@ -89,6 +93,11 @@ class FileSystem {
   Status Release(FileHandle* fh);
   Status Fallocate(FileHandle* fh, int mode, off_t offset, off_t length);
   Result<off_t> Lseek(FileHandle* fh, off_t offset, int whence);
+  // copy_file_range(2) between two open files of this file system, done by the
+  // backing file systems (reflink or in-kernel copy) when both objects allow it.
+  // Returns bytes copied; counted as a read of `in` and a write of `out`.
+  Result<size_t> CopyFileRange(FileHandle* in, off_t in_offset, FileHandle* out,
+                               off_t out_offset, size_t length, unsigned int flags);
 
   // ---- Directories
   Result<DirHandle*> OpenDir(uint64_t ino);

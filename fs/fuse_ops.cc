@@ -23,7 +23,7 @@ Caller CallerOf(fuse_req_t req) {
 FileHandle* Handle(fuse_file_info* fi) { return reinterpret_cast<FileHandle*>(fi->fh); }
 DirHandle* Dir(fuse_file_info* fi) { return reinterpret_cast<DirHandle*>(fi->fh); }
 
-void ToStat(const meta::Inode& a, struct stat* st) {
+void ToStat(fuse_req_t req, const meta::Inode& a, struct stat* st) {
   std::memset(st, 0, sizeof *st);
   st->st_ino = a.ino;
   st->st_mode = a.mode;
@@ -33,9 +33,7 @@ void ToStat(const meta::Inode& a, struct stat* st) {
   st->st_rdev = a.rdev;
   st->st_size = static_cast<off_t>(a.size);
   st->st_blksize = 4096;
-  // Allocation of the object is what df sees; approximate by size for speed
-  // (sparse objects report fewer blocks through fstat in GetAttr).
-  st->st_blocks = static_cast<blkcnt_t>((a.size + 511) / 512);
+  st->st_blocks = static_cast<blkcnt_t>(Fs(req).AllocatedBlocks(a));
   st->st_atim = {a.atime_ns / kNanosPerSecond, a.atime_ns % kNanosPerSecond};
   st->st_mtim = {a.mtime_ns / kNanosPerSecond, a.mtime_ns % kNanosPerSecond};
   st->st_ctim = {a.ctime_ns / kNanosPerSecond, a.ctime_ns % kNanosPerSecond};
@@ -45,7 +43,7 @@ void FillEntry(fuse_req_t req, const meta::Inode& a, fuse_entry_param* e) {
   std::memset(e, 0, sizeof *e);
   e->ino = a.ino;
   e->generation = a.generation;
-  ToStat(a, &e->attr);
+  ToStat(req, a, &e->attr);
   e->attr_timeout = Ctx(req).attr_timeout;
   e->entry_timeout = Ctx(req).entry_timeout;
 }
@@ -66,7 +64,7 @@ void ReplyAttr(fuse_req_t req, const Result<meta::Inode>& r) {
     return;
   }
   struct stat st;
-  ToStat(*r, &st);
+  ToStat(req, *r, &st);
   fuse_reply_attr(req, &st, Ctx(req).attr_timeout);
 }
 
@@ -213,6 +211,14 @@ void OpLseek(fuse_req_t req, fuse_ino_t, off_t off, int whence, fuse_file_info* 
   fuse_reply_lseek(req, *r);
 }
 
+void OpCopyFileRange(fuse_req_t req, fuse_ino_t, off_t off_in, fuse_file_info* fi_in, fuse_ino_t,
+                     off_t off_out, fuse_file_info* fi_out, size_t len, int flags) {
+  auto r = Fs(req).CopyFileRange(Handle(fi_in), off_in, Handle(fi_out), off_out, len,
+                                 static_cast<unsigned int>(flags));
+  if (!r.ok()) return ReplyStatus(req, r.status());
+  fuse_reply_write(req, *r);
+}
+
 void OpOpendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   auto r = Fs(req).OpenDir(ino);
   if (!r.ok()) return ReplyStatus(req, r.status());
@@ -323,6 +329,7 @@ fuse_lowlevel_ops MakeOperations() {
   ops.fsync = OpFsync;
   ops.fallocate = OpFallocate;
   ops.lseek = OpLseek;
+  ops.copy_file_range = OpCopyFileRange;
   ops.opendir = OpOpendir;
   ops.readdir = OpReaddir;
   ops.readdirplus = OpReaddirplus;

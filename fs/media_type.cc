@@ -97,8 +97,7 @@ Result<unsigned> Classify(const std::string& device_dir, int depth) {
 Result<std::string> DetectMediaType(const std::string& dir, const std::string& sysfs_root) {
   struct stat st;
   if (stat(dir.c_str(), &st) != 0) return Status::FromErrno("cannot stat " + dir);
-  const std::string dev =
-      std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
+  const std::string dev = std::to_string(major(st.st_dev)) + ":" + std::to_string(minor(st.st_dev));
   const std::string link = sysfs_root + "/dev/block/" + dev;
   if (!Exists(link)) {
     return Status::Error(ENODEV, dir + " is on device " + dev +

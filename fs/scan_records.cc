@@ -138,8 +138,15 @@ Status CollectCandidates(FileSystem& fs, const ScanSelection& sel, std::vector<C
       if (!st.ok()) return st;
     }
   }
-  std::sort(out->begin(), out->end(),
-            [](const Candidate& a, const Candidate& b) { return a.first < b.first; });
+  // Path-name order compares component by component ("/a/z" before "/a.txt"), as
+  // Metadata::WalkFiles does: '/' sorts before every other byte.
+  std::sort(out->begin(), out->end(), [](const Candidate& a, const Candidate& b) {
+    return std::lexicographical_compare(
+        a.first.begin(), a.first.end(), b.first.begin(), b.first.end(), [](char x, char y) {
+          auto key = [](char c) { return c == '/' ? -1 : static_cast<unsigned char>(c); };
+          return key(x) < key(y);
+        });
+  });
   return Status::Ok();
 }
 

@@ -203,9 +203,30 @@ Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& pr
                        m.skip_reason.empty() ? "nospace" : m.skip_reason));
   }
   if (request.mode == ScanRequest::Mode::kQuery) {
-    // query names every file: also those that stay and those no rule governs.
+    // query names every file: also those that stay and those nothing applies to.
     for (const policy::PlannedMove& m : plan.stays) {
       rows.push_back(Row(fs_, m, by_ino[m.ino], "stay"));
+    }
+    std::unordered_map<uint64_t, bool> decided;
+    for (const json& row : rows) decided[row["ino"].get<uint64_t>()] = true;
+    policy::Evaluator evaluator(*pol, space, inputs->totals, now_s);
+    for (const policy::FileRecord& r : inputs->files) {
+      if (decided.count(r.ino)) continue;
+      policy::FileVerdict v = evaluator.Evaluate(r);
+      policy::PlannedMove m;
+      m.ino = r.ino;
+      m.path = r.path;
+      m.rule = v.rule;
+      m.statement = v.statement;
+      m.action = v.action;
+      m.from_volume = r.volume_id;
+      if (const policy::VolumeState* vol = evaluator.FindVolume(r.volume_id)) {
+        m.from_class = vol->classes.empty() ? "" : vol->classes.front();
+      }
+      m.temperature = v.temperature;
+      m.temperature_kind = v.temperature_kind;
+      m.bytes = r.size;
+      rows.push_back(Row(fs_, m, &r, v.rule.empty() ? "no rule" : "no statement applies"));
     }
   }
 

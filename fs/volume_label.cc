@@ -233,7 +233,8 @@ Status WriteVolumeLabel(const std::string& volume_dir, const VolumeLabel& label)
     Fd fd(open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
     if (fd.get() < 0) return Status::FromErrno("cannot create " + tmp_path);
     Status st_write = WriteAll(fd.get(), Serialize(label), tmp_path);
-    if (st_write.ok() && fsync(fd.get()) != 0) st_write = Status::FromErrno("cannot fsync " + tmp_path);
+    if (st_write.ok() && fsync(fd.get()) != 0)
+      st_write = Status::FromErrno("cannot fsync " + tmp_path);
     if (fd.Close() != 0 && st_write.ok()) st_write = Status::FromErrno("cannot close " + tmp_path);
     if (!st_write.ok()) {
       unlink(tmp_path.c_str());

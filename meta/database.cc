@@ -113,6 +113,7 @@ void Statement::BindNull(int index) {
 
 Result<bool> Statement::Step() {
   if (!error_.ok()) return error_;
+  if (stmt_ == nullptr) return Status::Io("step of a moved-from statement");
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
@@ -226,7 +227,7 @@ Result<Database> Database::Open(const std::string& path, OpenMode mode,
 }
 
 Statement Database::Prepare(std::string_view sql) {
-  auto it = statements_.find(std::string(sql));
+  auto it = statements_.find(sql);
   if (it != statements_.end() && !it->second->in_use) {
     it->second->in_use = true;
     return Statement(it->second->stmt, &it->second->in_use, Status::Ok());

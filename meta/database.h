@@ -23,6 +23,7 @@
 
 #include <concepts>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -158,6 +159,11 @@ class Database {
     sqlite3_stmt* stmt = nullptr;
     bool in_use = false;
   };
+  // Lets the cache be searched with a string_view, without building a string.
+  struct SqlHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view sql) const { return std::hash<std::string_view>{}(sql); }
+  };
   explicit Database(sqlite3* db);
   void Close();
 
@@ -166,7 +172,8 @@ class Database {
   std::unique_ptr<std::mutex> mu_;
   // SQL text -> prepared statement. Entries are heap-allocated so that the
   // `in_use` flag a Statement points to stays put when the map rehashes.
-  std::unordered_map<std::string, std::unique_ptr<CachedStatement>> statements_;
+  std::unordered_map<std::string, std::unique_ptr<CachedStatement>, SqlHash, std::equal_to<>>
+      statements_;
 };
 
 // BEGIN IMMEDIATE (takes the write lock up front, so a transaction never fails

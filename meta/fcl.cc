@@ -87,7 +87,8 @@ Status Metadata::ReadFcl(int64_t from_seq, int64_t from_time_ns, size_t limit,
       if (first_batch && from_time_ns > 0) {
         // Skip straight to the first record that is recent enough (through the
         // time index) instead of filtering the log from its start.
-        Statement st = db_->Prepare("SELECT min(seq) FROM fcl INDEXED BY fcl_by_time WHERE time_ns >= ?1");
+        Statement st =
+            db_->Prepare("SELECT min(seq) FROM fcl INDEXED BY fcl_by_time WHERE time_ns >= ?1");
         st.BindAll(from_time_ns);
         META_ASSIGN_OR_RETURN(bool row, st.Step());
         if (!row || st.IsNull(0)) return Status::Ok();

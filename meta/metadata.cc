@@ -39,7 +39,8 @@ Status FormatFile(const std::string& db_path, const FsInfo& info,
   const int64_t now = clock.NowNanos();
   TIERFS_RETURN_IF_ERROR(SetInfoText(&db, kInfoUuid, info.uuid));
   TIERFS_RETURN_IF_ERROR(SetInfoText(&db, kInfoName, info.name));
-  TIERFS_RETURN_IF_ERROR(SetInfoInt(&db, kInfoCreatedNs, info.created_ns != 0 ? info.created_ns : now));
+  TIERFS_RETURN_IF_ERROR(
+      SetInfoInt(&db, kInfoCreatedNs, info.created_ns != 0 ? info.created_ns : now));
   TIERFS_RETURN_IF_ERROR(SetInfoInt(&db, kInfoBucketSeconds, info.iostat_bucket_seconds));
   TIERFS_RETURN_IF_ERROR(SetInfoText(&db, kInfoFclState, "on"));
   for (size_t i = 0; i < volumes.size(); ++i) {

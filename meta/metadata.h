@@ -3,10 +3,25 @@
 //
 // Ownership: one Metadata per mounted file system, owned by the daemon (or by a
 // tool such as mkdstfs while the file system is not mounted). It owns a single
-// SQLite connection guarded by one mutex; every method is thread-safe and each
-// namespace change is one transaction that also appends its FCL record (when
-// the FCL is on). Errors: SQLITE_FULL -> ENOSPC, SQLITE_CONSTRAINT -> EEXIST,
-// SQLITE_BUSY -> EBUSY, others -> EIO with the SQLite message (mapped in one place).
+// SQLite connection guarded by one mutex (inside meta::Database); every method
+// is thread-safe and each namespace change is one transaction that also
+// appends its FCL record (when the FCL is on), so a failed call leaves nothing
+// behind. Errors: SQLITE_FULL -> ENOSPC, SQLITE_CONSTRAINT -> EEXIST (a foreign
+// key -> EINVAL), SQLITE_BUSY/LOCKED -> EBUSY, others -> EIO with the SQLite
+// message (mapped in one place, meta/database.h SqliteStatus). Nothing throws.
+//
+// Visitors (ReadDir, WalkFiles, ForEachIoBucket, ReadFcl) are called WITHOUT the
+// database lock: rows are read in batches under the lock and handed to the
+// visitor between batches. A visitor may therefore call back into Metadata, and
+// a long scan does not stall the file system; in exchange an iteration is not a
+// snapshot: a change made while it runs may or may not be seen.
+//
+// Units: times in nanoseconds since the Unix epoch (`_ns`), or seconds (`_s`);
+// sizes in bytes. Times of changes come from MetadataOptions::clock.
+//
+// Names: a name stored in a directory is 1..255 bytes, not "." or "..", with
+// no '/' or NUL (EINVAL, or ENAMETOOLONG above 255); lookups and orderings
+// compare names byte by byte (no case folding, no Unicode normalization).
 #pragma once
 
 #include <sys/types.h>
@@ -29,19 +44,23 @@ class Database;  // meta/database.h: connection, statements, transactions (RAII)
 
 struct MetadataOptions {
   bool sync_full = false;  // PRAGMA synchronous=FULL instead of NORMAL
-  const Clock* clock = &SystemClock::Get();
+  const Clock* clock = &SystemClock::Get();  // must outlive the Metadata
 };
 
 class Metadata {
  public:
-  // Creates a new database file at `db_path` (EEXIST if it exists) holding `info`,
-  // the volumes (ids assigned 1..n in order) and the root directory (inode 1,
-  // mode S_IFDIR|0755, owner root_uid:root_gid, nlink 2). The FCL starts on.
+  // Creates a new database file at `db_path` (mode 0600; EEXIST if it exists)
+  // holding `info`, the volumes (ids assigned 1..n in order, whatever their
+  // `id` fields say) and the root directory (inode 1, mode S_IFDIR|0755, owner
+  // root_uid:root_gid, nlink 2, times = clock now). info.created_ns 0 means now.
+  // The FCL starts on. EINVAL for no volumes or iostat_bucket_seconds <= 0;
+  // EEXIST for two volumes with one name. On failure no file is left behind.
   static Status Format(const std::string& db_path, const FsInfo& info,
                        const std::vector<Volume>& volumes, uid_t root_uid, gid_t root_gid,
                        const Clock& clock);
   // Opens an existing database (ENOENT if missing, EINVAL if not a tierfs database
-  // or of a newer schema version). Runs schema migrations.
+  // or of a newer schema version, or if options.clock is null; EBUSY if another
+  // process holds its write lock past the busy timeout). Runs schema migrations.
   static Result<std::unique_ptr<Metadata>> Open(const std::string& db_path,
                                                 const MetadataOptions& options);
   ~Metadata();
@@ -51,9 +70,11 @@ class Metadata {
   // ---- File system and volumes -------------------------------------------------
   Result<FsInfo> GetFsInfo();
   Result<std::vector<Volume>> ListVolumes();  // ordered by id
-  // Appends a volume; sets volume->id. EEXIST if the name is taken.
+  // Appends a volume; sets volume->id to the next id (max + 1; the input id is
+  // ignored). EEXIST if the name is taken.
   Status AddVolume(Volume* volume);
-  // Replaces the mutable fields (path, placement_class, media_type*, role, state) of volume.id.
+  // Replaces the mutable fields (path, placement_class, media_type*, role, state)
+  // of volume.id (the name stays). ENOENT if there is no such volume.
   Status UpdateVolume(const Volume& volume);
   // Number of inodes (every row, orphans included): for statfs.
   Result<uint64_t> CountInodes();
@@ -63,100 +84,158 @@ class Metadata {
   Result<std::vector<VolumeUsage>> UsageByVolume();
 
   // ---- Namespace (each call one transaction; times from the clock) ----------------
-  // ENOENT if no such inode.
+  // Inode numbers are never reused (AUTOINCREMENT), so (ino, generation) is
+  // unique forever; generation is 1 today (see meta/schema.cc).
+  //
+  // Common errors: ENOENT when `parent` does not exist or is a removed directory,
+  // ENOTDIR when it is not a directory, EINVAL / ENAMETOOLONG for a bad new name.
+
+  // ENOENT if no such inode. Orphans (nlink 0) are still returned.
   Result<Inode> GetInode(uint64_t ino);
-  // The inode number `name` names in directory `parent`; ENOENT if none.
+  // The inode number `name` names in directory `parent`; ENOENT if none,
+  // ENOTDIR if `parent` is not a directory.
   Result<uint64_t> Lookup(uint64_t parent, std::string_view name);
-  // Lookup and GetInode in one query (a FUSE lookup needs both). ENOENT if none.
+  // Lookup and GetInode in one query (a FUSE lookup needs both). ENOENT if none,
+  // ENOTDIR if `parent` is not a directory.
   Result<Inode> LookupInode(uint64_t parent, std::string_view name);
-  // Creates inode + dirent. From `proto` it takes mode, uid, gid, rdev, symlink,
-  // volume_id and size; it assigns ino, generation, nlink (1, or 2 for a directory)
-  // and atime=mtime=ctime=now. Updates the parent's mtime/ctime (and nlink for a
-  // directory). FCL: create|mkdir|symlink|mknod. EEXIST if the name exists.
+  // Creates inode + dirent. From `proto` it takes mode (no type bits = S_IFREG,
+  // as mknod(2)), uid, gid, rdev, symlink, volume_id (regular files only; other
+  // types get 0) and size (a symlink's size is its target's length); it assigns
+  // ino, generation, nlink (1, or 2 for a directory) and atime=mtime=ctime=now.
+  // Updates the parent's mtime/ctime (and nlink for a directory).
+  // FCL: create|mkdir|symlink|mknod. EEXIST if the name exists; EINVAL for an
+  // unknown file type, a regular file with volume_id 0 or an unknown volume;
+  // ENOENT for a symlink with an empty target.
   Result<Inode> Create(uint64_t parent, std::string_view name, const Inode& proto);
-  // Adds a name for a non-directory inode; returns it after (nlink+1, ctime=now).
-  // EEXIST, ENOENT, EPERM for a directory. FCL: link.
+  // Adds a name for a non-directory inode; returns it after (nlink+1, ctime=now;
+  // new_parent's mtime/ctime=now). Errors in order: ENOENT (no inode), ENOENT /
+  // ENOTDIR (new_parent), EEXIST, EPERM for a directory, ENOENT for an unlinked
+  // inode (nlink 0). FCL: link.
   Result<Inode> Link(uint64_t ino, uint64_t new_parent, std::string_view new_name);
   // Removes a non-directory name; returns its inode after (nlink-1, ctime=now;
-  // nlink 0 means the caller reclaims it once no one has it open). EISDIR for a
-  // directory, ENOENT. FCL: unlink.
+  // parent mtime/ctime=now). nlink 0 means the caller reclaims it (object, then
+  // DeleteInode) once no one has it open. EISDIR for a directory, ENOENT. FCL: unlink.
   Result<Inode> Unlink(uint64_t parent, std::string_view name);
-  // Removes an empty directory; returns it with nlink 0. ENOTDIR, ENOTEMPTY, ENOENT.
-  // FCL: rmdir.
+  // Removes an empty directory; returns it with nlink 0 (ctime=now; the parent
+  // loses one link, mtime/ctime=now). Its row stays, like an unlinked file's,
+  // until DeleteInode. ENOTDIR, ENOTEMPTY, ENOENT. FCL: rmdir.
   Result<Inode> Rmdir(uint64_t parent, std::string_view name);
   // rename(2) semantics with flags 0 | RENAME_NOREPLACE | RENAME_EXCHANGE
   // (linux/fs.h values). Returns the inode the rename replaced (after its nlink
-  // drop) if any. Errors: ENOENT, EEXIST (NOREPLACE), ENOTDIR, EISDIR, ENOTEMPTY,
-  // EINVAL (a directory into its own subtree, or both flags). Updates ctime of the
-  // moved inode, mtime/ctime of both parents, ".." link counts. FCL: rename.
+  // drop: a replaced directory has nlink 0) if any; the caller reclaims it like
+  // an unlinked one. Errors, in Linux's order: EINVAL (unknown flags, or both),
+  // ENOENT (source, or EXCHANGE target), EEXIST (NOREPLACE and the target exists),
+  // EINVAL (a directory into itself or its own subtree), ENOTEMPTY (the target is
+  // an ancestor of the source; EINVAL with EXCHANGE), ENOTDIR (directory over a
+  // non-directory), EISDIR (non-directory over a directory), ENOTEMPTY (over a
+  // non-empty directory). Two names of one inode: success, nothing changes.
+  // Updates ctime of the moved inode(s), mtime/ctime of both parents, ".." link
+  // counts. A moved entry keeps its readdir cookie. FCL: rename, name = old
+  // name, detail "to=/new/path" (+ " replaced=INO") or "exchange=/other/path".
   Result<std::optional<Inode>> Rename(uint64_t parent, std::string_view name, uint64_t new_parent,
                                       std::string_view new_name, unsigned int flags);
-  // Writes back mode, uid, gid, size, atime, mtime, ctime, rdev of inode.ino (not
-  // nlink, not volume). If `fcl_event` is not empty ("setattr", "truncate") it is logged.
+  // Writes back mode (permission bits; the type never changes), uid, gid, size,
+  // atime, mtime, ctime, rdev of inode.ino (not nlink, not volume, not symlink).
+  // If `fcl_event` is not empty ("setattr", "truncate") it is logged. ENOENT.
   Status WriteInode(const Inode& inode, std::string_view fcl_event = {});
-  // Points inode `ino` at `volume_id` (relocation commit). FCL: relocate, with
-  // detail "volFROM->volTO".
+  // Points inode `ino` at `volume_id` (relocation commit), if it is still on
+  // `from_volume` (ESTALE if not: someone else moved it). ctime does not change.
+  // ENOENT; EINVAL for a non-regular file or an unknown `to_volume`.
+  // FCL: relocate, with detail "volFROM->volTO" (volume ids, e.g. "vol1->vol2").
   Status SetInodeVolume(uint64_t ino, uint32_t from_volume, uint32_t to_volume);
   // Entries of directory `dir` whose cookie > `offset`, in cookie order (cookies are
-  // stable while entries are added and removed); "." and ".." are not stored.
-  // `visit` returns false to stop. ENOTDIR, ENOENT.
+  // stable while entries are added and removed, never reused, and >= 3, so offsets
+  // 1 and 2 are free for "." and ".."); "." and ".." are not stored. A removed
+  // directory reads as empty. `visit` returns false to stop (visitors: see top).
+  // ENOTDIR, ENOENT.
   Status ReadDir(uint64_t dir, int64_t offset, const std::function<bool(const Dirent&)>& visit);
   // Deletes an inode row and its xattrs (its iostat rows stay until pruned).
-  // Used at last close of an orphan and by orphan recovery at mount.
+  // Used at last close of an orphan and by orphan recovery at mount. The inode
+  // must have nlink 0 (EBUSY otherwise); ENOENT. FCL: delete.
   Status DeleteInode(uint64_t ino);
-  // Regular files with nlink 0 (orphans left by a crash or still open).
+  // Inodes with nlink 0 (unlinked files, removed directories and others, left by
+  // a crash or still open), ordered by ino. Only regular files have an object.
   Result<std::vector<Inode>> ListOrphans();
 
   // ---- Extended attributes -------------------------------------------------------
+  // Names are compared byte for byte; values are arbitrary bytes (may be empty).
+  // ENOENT if the inode does not exist.
   Result<std::string> GetXattr(uint64_t ino, std::string_view name);  // ENODATA
-  // flags: 0 | XATTR_CREATE (EEXIST if present) | XATTR_REPLACE (ENODATA if absent).
-  // Updates ctime. FCL: xattr.
+  // flags: 0 | XATTR_CREATE (EEXIST if present) | XATTR_REPLACE (ENODATA if absent);
+  // both or others: EINVAL. ERANGE for an empty name.
+  // Updates ctime. FCL: xattr, detail "set=NAME".
   Status SetXattr(uint64_t ino, std::string_view name, std::string_view value, int flags);
-  Result<std::vector<std::string>> ListXattr(uint64_t ino);
+  Result<std::vector<std::string>> ListXattr(uint64_t ino);  // sorted by name
+  // Updates ctime. FCL: xattr, detail "remove=NAME".
   Status RemoveXattr(uint64_t ino, std::string_view name);  // ENODATA
 
   // ---- Scans ---------------------------------------------------------------------
+  // Path-name order compares paths component by component, each by bytes (a
+  // depth-first walk with entries sorted by name): "/a/z" comes before "/a.txt".
+  //
   // Every regular file under directory `root` (recursive), each inode once, by its
-  // first path in path-name (byte) order; `path` is relative to the mount root and
-  // starts with "/". `visit` returns false to stop.
+  // first path in path-name order; `path` is `root_path` + "/" + the names below
+  // `root` (`root_path` should be root's path, "/" for the root, and starts with
+  // "/"). `visit` returns false to stop (visitors: see top; a file renamed during
+  // the walk may be missed or, if it has one link, seen at both places).
+  // One query per directory (per 512 entries): linear in the tree's size.
+  // ENOENT, ENOTDIR for `root`.
   Status WalkFiles(uint64_t root, const std::string& root_path,
                    const std::function<bool(const std::string& path, const Inode& inode)>& visit);
-  // The first path (path-name order) of inode `ino`, "/a/b"; ENOENT if it has no name.
+  // The first path (path-name order) of inode `ino`, "/a/b" ("/" for the root);
+  // the path WalkFiles from the root reports it at. ENOENT if it has no name.
   Result<std::string> PathOf(uint64_t ino);
-  // Regular files whose object is on one of `volume_ids` (uses the inode-to-volume index).
+  // Regular files whose object is on one of `volume_ids` (uses the inode-to-volume
+  // index), ordered by ino; orphans (nlink 0, no path) included.
   Result<std::vector<Inode>> FilesOnVolumes(const std::vector<uint32_t>& volume_ids);
-  // Inodes with I/O (iostat) or namespace (FCL) activity at or after `since_s`.
+  // Existing inodes (any type) with I/O (an iostat bucket ending after `since_s`)
+  // or namespace (an FCL record at or after `since_s`) activity, sorted, each once.
   Result<std::vector<uint64_t>> ActiveInodes(int64_t since_s);
 
   // ---- I/O statistics ------------------------------------------------------------
-  // Adds the deltas to their buckets (upsert), all in one transaction.
+  // Adds the deltas to their buckets (upsert: counters add up), all in one
+  // transaction. EINVAL (nothing written) if a bucket_start_s is not a multiple
+  // of FsInfo::iostat_bucket_seconds.
   Status AddIoStats(const std::vector<IoDelta>& deltas);
-  // Every bucket that ends after `since_s`, ordered by (ino, bucket_start_s).
+  // Every bucket that ends after `since_s` (bucket_start_s + bucket_seconds >
+  // since_s), ordered by (ino, bucket_start_s). Visitors: see top.
   Status ForEachIoBucket(int64_t since_s, const std::function<void(const IoBucket&)>& visit);
-  // Deletes buckets that ended before `before_s` and those of deleted inodes.
+  // Deletes buckets that ended at or before `before_s` (start + length <=
+  // before_s) and those of deleted inodes.
   Status PruneIoStats(int64_t before_s);
 
   // ---- File Change Log -----------------------------------------------------------
   Result<bool> FclEnabled();
-  Status SetFclEnabled(bool on);  // logs an "fcl" record of the change itself
-  // Appends a record if the FCL is on (time = now); sets record->seq when written.
+  // Logs an "fcl" record of the change itself (detail "on" / "off"; written while
+  // the log is on). No change, no record.
+  Status SetFclEnabled(bool on);
+  // Appends a record if the FCL is on (time_ns = now, seq assigned); sets
+  // record->seq and record->time_ns when written, record->seq = 0 when the FCL is
+  // off (not an error).
   Status AppendFcl(FclRecord* record);
   // Records with seq >= from_seq and time_ns >= from_time_ns, in seq order, at most
-  // `limit` (0 = all).
+  // `limit` (0 = all). Visitors: see top.
   Status ReadFcl(int64_t from_seq, int64_t from_time_ns, size_t limit,
                  const std::function<void(const FclRecord&)>& visit);
-  // Retention: drops records older than keep_seconds, then the oldest beyond max_records.
+  // Retention: drops records older than keep_seconds (0 = no age limit), then the
+  // oldest beyond max_records (0 = no count limit). Sequence numbers are never reused.
   Status PruneFcl(int64_t keep_seconds, uint64_t max_records);
 
   // ---- Policy, relocations and scans ---------------------------------------------
-  Status SetPolicy(const PolicyRecord& policy);  // replaces; FCL: policy
-  Result<std::optional<PolicyRecord>> GetPolicy();
+  // Replaces the assigned policy; assigned_ns 0 means now. FCL: policy, detail
+  // "assign=NAME".
+  Status SetPolicy(const PolicyRecord& policy);
+  Result<std::optional<PolicyRecord>> GetPolicy();  // nullopt if none assigned
+  // Unassigns the policy (no-op if none). FCL: policy, detail "unassign".
   Status ClearPolicy();
+  // time_ns 0 means now. The history keeps the newest 100000 records.
   Status RecordRelocation(const RelocationRecord& record);
+  // Newest first; limit 0 = all.
   Result<std::vector<RelocationRecord>> RecentRelocations(size_t limit);
-  // Sets record->id.
+  // Sets record->id (and started_ns to now if it was 0). The history keeps the
+  // newest 10000 scans.
   Status RecordScan(ScanRecord* record);
-  Result<std::vector<ScanRecord>> RecentScans(size_t limit);  // newest first
+  Result<std::vector<ScanRecord>> RecentScans(size_t limit);  // newest first; 0 = all
 
  private:
   explicit Metadata(std::unique_ptr<Database> db, const MetadataOptions& options);

@@ -91,7 +91,7 @@ struct FclRecord {
   int64_t seq = 0;      // strictly increasing, never reused
   int64_t time_ns = 0;
   std::string event;    // create mkdir symlink mknod link unlink rmdir rename setattr truncate
-                        // write-open xattr relocate delete policy
+                        // write-open xattr relocate delete policy fcl
   uint64_t ino = 0;
   uint64_t parent = 0;  // directory of `name`, 0 when not a namespace event
   std::string name;

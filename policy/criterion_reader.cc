@@ -1,5 +1,6 @@
 // PolicyReader's WHEN criteria: SIZE, ACCAGE, MODAGE, IOTEMP, ACCESSTEMP and
 // their MIN, MAX and PERIOD (dst-spec 2.2, 3, 10 items 2-4, 13-14).
+#include <cstdio>
 #include <map>
 
 #include "policy/policy_reader.h"
@@ -12,14 +13,6 @@ namespace {
 // A PERIOD longer than this needs more I/O history than the daemon should
 // keep (dst-spec 2.2 notes: one or two weeks).
 constexpr double kLongPeriodHours = 14 * 24;
-
-std::string Trimmed(std::optional<std::string> s) {
-  if (!s) return "";
-  const char* ws = " \t\r\n";
-  size_t b = s->find_first_not_of(ws);
-  if (b == std::string::npos) return "";
-  return s->substr(b, s->find_last_not_of(ws) - b + 1);
-}
 
 const std::map<std::string_view, TempType>& TempTypes() {
   static const auto* types = new std::map<std::string_view, TempType>{
@@ -50,20 +43,20 @@ Criterion PolicyReader::ReadCriterion(const xmlNode* node) {
   // Bounds are stored in bytes (SIZE), hours (ages) or as written (temperatures).
   // A missing or bad Units was reported by the DTD; 1 keeps the reader going.
   double unit = 1;
-  c.units = Trimmed(AttributeOf(node, "Units"));
+  c.units = TrimmedAttribute(node, "Units");
   if (c.kind == CriterionKind::kSize) unit = SizeUnitBytes(c.units).value_or(1);
   if (c.kind == CriterionKind::kAccAge || c.kind == CriterionKind::kModAge) {
     unit = TimeUnitHours(c.units).value_or(1);
   }
 
   if (c.IsTemperature()) {
-    auto type = TempTypes().find(Trimmed(AttributeOf(node, "Type")));
+    auto type = TempTypes().find(TrimmedAttribute(node, "Type"));
     if (type != TempTypes().end()) c.type = type->second;
-    std::string prefer = Trimmed(AttributeOf(node, "Prefer"));
+    std::string prefer = TrimmedAttribute(node, "Prefer");
     if (prefer == "high") c.prefer = Prefer::kHigh;
     if (prefer == "low") c.prefer = Prefer::kLow;
     if (std::optional<std::string> avg = AttributeOf(node, "Average")) {
-      if (Trimmed(avg) == "*") {
+      if (Trim(*avg) == "*") {
         c.average = true;
       } else {
         Error(node, "Average must be \"*\" (a multiple of the file-system average over "
@@ -104,7 +97,7 @@ Criterion PolicyReader::ReadCriterion(const xmlNode* node) {
 void PolicyReader::ReadBound(const xmlNode* node, double unit, Criterion* c) {
   std::optional<double> value = Number(node, "a non-negative number");
   if (!value) return;
-  std::string flags = Trimmed(AttributeOf(node, "Flags"));
+  std::string flags = TrimmedAttribute(node, "Flags");
   if (NameOf(node) == "MIN") {
     MinBound b{*value * unit, MinFlag::kGtEq, LineOf(node)};
     if (flags == "gt") b.flag = MinFlag::kGt;
@@ -120,7 +113,7 @@ void PolicyReader::ReadBound(const xmlNode* node, double unit, Criterion* c) {
 void PolicyReader::ReadPeriod(const xmlNode* node, Criterion* c) {
   std::optional<double> unit = 24.0;  // dst-spec 10 item 2: days by default
   if (std::optional<std::string> units = AttributeOf(node, "Units")) {
-    unit = TimeUnitHours(Trimmed(units));  // a bad value was reported by the DTD
+    unit = TimeUnitHours(Trim(*units));  // a bad value was reported by the DTD
   }
   std::optional<double> value = Number(node, "a positive number");
   if (!value || !unit) return;

@@ -10,14 +10,6 @@ namespace {
 
 std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
 
-std::string Trimmed(std::optional<std::string> s) {
-  if (!s) return "";
-  const char* ws = " \t\r\n";
-  size_t b = s->find_first_not_of(ws);
-  if (b == std::string::npos) return "";
-  return s->substr(b, s->find_last_not_of(ws) - b + 1);
-}
-
 }  // namespace
 
 void PolicyReader::Error(const xmlNode* node, std::string message) {
@@ -44,15 +36,15 @@ std::optional<double> PolicyReader::Number(const xmlNode* node, const std::strin
 PlacementPolicy PolicyReader::Read(const xmlNode* root) {
   PlacementPolicy policy;
   policy.line = LineOf(root);
-  policy.name = Trimmed(AttributeOf(root, "Name"));
+  policy.name = TrimmedAttribute(root, "Name");
   if (policy.name.empty() && AttributeOf(root, "Name")) Error(root, "Name may not be empty");
   std::optional<std::string> version = AttributeOf(root, "Version");
-  policy.version = Trimmed(version);
+  policy.version = version ? Trim(*version) : "";
   if (version && !IsSupportedVersion(policy.version)) {
     Error(root, "Version must be 5.0, 5.1 or a later 5.x, got " + Quoted(*version));
   }
   if (std::optional<std::string> avg = AttributeOf(root, "AveragePeriod")) {
-    std::optional<double> hours = ParseDecimal(Trimmed(avg));
+    std::optional<double> hours = ParseDecimal(Trim(*avg));
     if (!hours || *hours <= 0) {
       Error(root, "AveragePeriod must be a positive number of hours, got " + Quoted(*avg));
     } else {
@@ -68,9 +60,9 @@ PlacementPolicy PolicyReader::Read(const xmlNode* root) {
 Rule PolicyReader::ReadRule(const xmlNode* node) {
   Rule rule;
   rule.line = LineOf(node);
-  rule.name = Trimmed(AttributeOf(node, "Name"));
+  rule.name = TrimmedAttribute(node, "Name");
   if (rule.name.empty() && AttributeOf(node, "Name")) Error(node, "Name may not be empty");
-  std::string flags = Trimmed(AttributeOf(node, "Flags"));
+  std::string flags = TrimmedAttribute(node, "Flags");
   if (flags == "checkpoint" || flags == "ckpt") {
     rule.flags = RuleFlags::kCheckpoint;
     Warn(node, "rule " + Quoted(rule.name) + " has Flags=" + Quoted(flags) +
@@ -96,7 +88,7 @@ Rule PolicyReader::ReadRule(const xmlNode* node) {
 Select PolicyReader::ReadSelect(const xmlNode* node) {
   Select select;
   select.line = LineOf(node);
-  select.name = Trimmed(AttributeOf(node, "Name"));
+  select.name = TrimmedAttribute(node, "Name");
   for (const xmlNode* child : ChildElements(node)) {
     std::string_view name = NameOf(child);
     int line = LineOf(child);
@@ -108,14 +100,14 @@ Select PolicyReader::ReadSelect(const xmlNode* node) {
         continue;
       }
       select.directories.push_back(
-          {*path, Trimmed(AttributeOf(child, "Flags")) == "recursive", line});
+          {*path, TrimmedAttribute(child, "Flags") == "recursive", line});
     } else if (name == "PATTERN") {
       std::string glob = NonEmptyText(child);
       if (glob.find('/') != std::string::npos) {
         Error(child, "a PATTERN matches one name and may not contain '/' (use DIRECTORY for "
                      "paths), got " + Quoted(glob));
       }
-      select.patterns.push_back({glob, Trimmed(AttributeOf(child, "Flags")) == "recursive", line});
+      select.patterns.push_back({glob, TrimmedAttribute(child, "Flags") == "recursive", line});
     } else if (name == "USER" || name == "GROUP") {
       auto& list = name == "USER" ? select.users : select.groups;
       list.push_back({NonEmptyText(child), line});
@@ -141,7 +133,7 @@ Select PolicyReader::ReadSelect(const xmlNode* node) {
 Destination PolicyReader::ReadDestination(const xmlNode* node, bool in_create) {
   Destination dest;
   dest.line = LineOf(node);
-  std::string flags = Trimmed(AttributeOf(node, "Flags"));
+  std::string flags = TrimmedAttribute(node, "Flags");
   if (flags == "any") {
     if (in_create) {
       dest.any = true;
@@ -159,7 +151,7 @@ Destination PolicyReader::ReadDestination(const xmlNode* node, bool in_create) {
     } else if (name == "PERCENT") {
       Warn(child, "PERCENT is not implemented (nor was it in VxFS); ignored");
     } else if (name == "BALANCE_SIZE") {
-      std::optional<double> unit = SizeUnitBytes(Trimmed(AttributeOf(child, "Units")));
+      std::optional<double> unit = SizeUnitBytes(TrimmedAttribute(child, "Units"));
       std::optional<double> value = Number(child, "a positive size");
       if (value && *value <= 0) Error(child, "BALANCE_SIZE must be greater than 0");
       if (value && unit && *value > 0) {
@@ -176,7 +168,7 @@ Create PolicyReader::ReadCreate(const xmlNode* node) {
   create.line = LineOf(node);
   for (const xmlNode* on : ChildElements(node)) {
     if (NameOf(on) != "ON") continue;
-    if (Trimmed(AttributeOf(on, "Flags")) == "any") create.any = true;
+    if (TrimmedAttribute(on, "Flags") == "any") create.any = true;
     for (const xmlNode* child : ChildElements(on)) {
       if (NameOf(child) != "DESTINATION") continue;
       create.destinations.push_back(ReadDestination(child, /*in_create=*/true));

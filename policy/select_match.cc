@@ -58,7 +58,8 @@ bool PatternMatches(const Pattern& p, const SplitPath& file, size_t base) {
 
 template <typename T, typename V>
 bool AnyEquals(const std::vector<Located<T>>& list, const V& value) {
-  return std::any_of(list.begin(), list.end(), [&](const Located<T>& l) { return l.value == value; });
+  return std::any_of(list.begin(), list.end(),
+                     [&](const Located<T>& l) { return l.value == value; });
 }
 
 bool OwnerAndTagsMatch(const Select& s, const FileIdentity& id) {

@@ -5,6 +5,13 @@
 
 namespace tierfs::policy {
 
+std::string Trim(std::string_view text) {
+  const char* ws = " \t\r\n";
+  size_t b = text.find_first_not_of(ws);
+  if (b == std::string_view::npos) return "";
+  return std::string(text.substr(b, text.find_last_not_of(ws) - b + 1));
+}
+
 std::optional<double> ParseDecimal(std::string_view text) {
   int digits = 0;
   int dots = 0;

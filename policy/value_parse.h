@@ -12,6 +12,10 @@
 
 namespace tierfs::policy {
 
+// `text` without leading and trailing spaces, tabs and line breaks
+// (dst-spec 2.1: whitespace around values is tolerated).
+std::string Trim(std::string_view text);
+
 // A non-negative decimal number as policies write them: digits with at most
 // one '.', e.g. "3", "1.5", ".5", "2." (no sign, exponent, hex, inf or nan).
 // Returns nullopt for anything else.

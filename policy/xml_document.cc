@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "policy/placement_policy_dtd.h"
+#include "policy/value_parse.h"
 
 namespace tierfs::policy {
 namespace {
@@ -29,14 +30,6 @@ struct XmlValidCtxtFree {
 
 const char* Str(const xmlChar* s) { return reinterpret_cast<const char*>(s); }
 const xmlChar* XStr(const char* s) { return reinterpret_cast<const xmlChar*>(s); }
-
-std::string Trim(std::string_view s) {
-  const char* ws = " \t\r\n";
-  size_t b = s.find_first_not_of(ws);
-  if (b == std::string_view::npos) return "";
-  size_t e = s.find_last_not_of(ws);
-  return std::string(s.substr(b, e - b + 1));
-}
 
 // One libxml2 error, copied out of the callback (the xmlError it gets is
 // only valid during the call).
@@ -122,13 +115,15 @@ std::string DeclaredAttributes(xmlDtd* dtd, const std::string& elem) {
   for (xmlAttribute* a = decl ? decl->attributes : nullptr; a != nullptr; a = a->nexth) {
     names.emplace_back(Str(a->name));
   }
-  std::reverse(names.begin(), names.end());  // libxml2 keeps them newest first
   std::string out;
   for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
   return out.empty() ? "no attributes" : out;
 }
 
-std::string CompactModel(std::string s) {  // "(MIN )" -> "(MIN)"
+// libxml2 writes "(MIN? , MAX? , PERIOD)" and "(MIN )": drop the spaces
+// before ',' and ')'.
+std::string CompactModel(std::string s) {
+  for (size_t p; (p = s.find(" ,")) != std::string::npos;) s.erase(p, 1);
   for (size_t p; (p = s.find(" )")) != std::string::npos;) s.erase(p, 1);
   return s;
 }
@@ -162,9 +157,9 @@ Diagnostic RewriteValidityError(const RawError& e, xmlDtd* dtd) {
       d.message = "unknown element <" + e.str1 + ">";
       return d;
     case XML_DTD_CONTENT_MODEL:
-      if (!e.str2.empty() && !e.str3.empty()) {
+      if (!e.str2.empty()) {
         d.message = "content does not follow the DTD: expected " + CompactModel(e.str2) +
-                    ", got " + CompactModel(e.str3);
+                    ", got " + (e.str3.empty() ? "nothing" : CompactModel(e.str3));
         return d;
       }
       break;
@@ -196,6 +191,11 @@ void FindEntityRefs(const xmlNode* node, std::vector<Diagnostic>* errors) {
 XmlDocument ParseXml(std::string_view xml, std::vector<Diagnostic>* errors,
                      std::vector<Diagnostic>* warnings) {
   InitLibxml();
+  if (xml.size() > kMaxPolicyBytes) {
+    errors->push_back({0, "", "the policy is larger than " + std::to_string(kMaxPolicyBytes) +
+                                  " bytes"});
+    return nullptr;
+  }
   XmlDocument doc;
   size_t errors_before = errors->size();
   {
@@ -264,6 +264,11 @@ std::optional<std::string> AttributeOf(const xmlNode* node, const char* name) {
   XmlString value(xmlGetNoNsProp(node, XStr(name)));
   if (value == nullptr) return std::nullopt;
   return std::string(Str(value.get()));
+}
+
+std::string TrimmedAttribute(const xmlNode* node, const char* name) {
+  std::optional<std::string> value = AttributeOf(node, name);
+  return value ? Trim(*value) : "";
 }
 
 std::string TextOf(const xmlNode* node) {

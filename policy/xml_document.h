@@ -30,11 +30,15 @@ struct XmlDocFree {
 // An owned libxml2 document (move-only).
 using XmlDocument = std::unique_ptr<xmlDoc, XmlDocFree>;
 
+// The largest policy document accepted (bytes); policies are a few KiB.
+constexpr size_t kMaxPolicyBytes = 16 * 1024 * 1024;
+
 // Parses `xml` for well-formedness. Returns the document, or nullptr after
 // appending at least one error (with the line libxml2 stopped at) to
 // `*errors`. A document whose DOCTYPE has an internal subset, or that uses an
-// entity reference, is refused with an error. A DOCTYPE naming another root
-// than PLACEMENT_POLICY adds a warning.
+// entity reference, or that is larger than kMaxPolicyBytes, is refused with
+// an error. A DOCTYPE naming another root than PLACEMENT_POLICY adds a
+// warning.
 XmlDocument ParseXml(std::string_view xml, std::vector<Diagnostic>* errors,
                      std::vector<Diagnostic>* warnings);
 
@@ -49,6 +53,8 @@ int LineOf(const xmlNode* node);
 std::string_view NameOf(const xmlNode* node);
 // The attribute value as written, or nullopt when absent.
 std::optional<std::string> AttributeOf(const xmlNode* node, const char* name);
+// The attribute value with surrounding whitespace removed; "" when absent.
+std::string TrimmedAttribute(const xmlNode* node, const char* name);
 // The text directly inside `node`, whitespace-trimmed at both ends.
 std::string TextOf(const xmlNode* node);
 // The element children of `node` in document order.

@@ -153,7 +153,7 @@ TEST_F(PolicyEnforceTest, MalformedPolicyIsRejectedWithItsLineAndChangesNothing)
                  "    </RELOCATE>\n  </RULE>\n</PLACEMENT_POLICY>\n");
   CommandResult r = Tool("fsppadm", {"assign", mnt_, bad});
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("line 6"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(bad + ":6:"), std::string::npos) << r.output;  // FILE:LINE: ...
   CommandResult print = Tool("fsppadm", {"print", mnt_});
   ASSERT_EQ(print.exit_code, 0) << print.output;
   EXPECT_NE(print.output.find("pin_hot"), std::string::npos) << print.output;

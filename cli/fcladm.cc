@@ -1,0 +1,169 @@
+#include "cli/fcladm.h"
+
+#include <exception>
+
+#include "cli/control_client.h"
+#include "cli/exit_codes.h"
+#include "cli/json_fields.h"
+#include "cli/option_parser.h"
+#include "cli/text_table.h"
+#include "cli/tool_support.h"
+#include "cli/units.h"
+
+namespace tierfs::cli {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kTool[] = "fcladm";
+
+std::string StateLine(const json& r) {
+  std::string line = "FCL " + JsonString(r, "state", "?") + ": " +
+                     std::to_string(JsonUint(r, "records")) + " records";
+  if (JsonUint(r, "records") > 0) {
+    line += ", seq " + std::to_string(JsonInt(r, "first_seq")) + ".." +
+            std::to_string(JsonInt(r, "last_seq"));
+  }
+  return line + "\n";
+}
+
+std::string RecordsTable(const json& r) {
+  const json& records = JsonArray(r, "records");
+  if (records.empty()) return "No records.\n";
+  TextTable t({"SEQ", "TIME", "EVENT", "INO", "NAME", "DETAIL"});
+  t.AlignRight(0);
+  t.AlignRight(3);
+  for (const json& rec : records) {
+    std::string name = JsonString(rec, "name");
+    std::string detail = JsonString(rec, "detail");
+    t.AddRow({std::to_string(JsonInt(rec, "seq")), FormatLocalTime(JsonInt(rec, "time_ns")),
+              JsonString(rec, "event", "-"), std::to_string(JsonUint(rec, "ino")),
+              name.empty() ? "-" : PrintableField(name),
+              detail.empty() ? "-" : PrintableField(detail)});
+  }
+  return t.Render();
+}
+
+}  // namespace
+
+std::string FcladmUsage() {
+  return "usage: fcladm on|off|state|sync [--json] MOUNT\n"
+         "       fcladm print [-s SEQ] [-t TIME] [-n COUNT] [--json] MOUNT\n"
+         "The File Change Log of a tierfs file system.\n"
+         "  on, off       start or stop recording namespace changes\n"
+         "  state         show whether the log is on and how many records it holds\n"
+         "  sync          write the daemon's in-memory I/O counters and inodes to the database\n"
+         "  print         list records: SEQ TIME EVENT INO NAME DETAIL\n"
+         "  -s SEQ        from sequence number SEQ\n"
+         "  -t TIME       from TIME: epoch seconds or ISO 8601 local time\n"
+         "                (2026-11-22T10:00:00; append Z or +HH:MM for UTC or an offset)\n"
+         "  -n COUNT      at most COUNT records\n"
+         "  --json        the daemon's answer as one JSON document\n"
+         "Exit status: 0 ok, 1 the daemon refused, 2 usage error, 3 daemon unreachable.\n";
+}
+
+Result<FcladmArgs> ParseFcladmArgs(const std::vector<std::string>& args) {
+  FcladmArgs a;
+  if (args.size() < 2) return Status::Invalid("no action given (see fcladm --help)");
+  a.action = args[1];
+  if (a.action == "--help" || a.action == "-h" || a.action == "help") {
+    a.help = true;
+    return a;
+  }
+  const bool print = a.action == "print";
+  if (!print && a.action != "on" && a.action != "off" && a.action != "state" &&
+      a.action != "sync") {
+    return Status::Invalid("unknown action \"" + a.action +
+                           "\" (expected on, off, state, sync or print)");
+  }
+  std::vector<OptionSpec> specs = {{"help", 'h', false, ""}, {"json", 0, false, ""}};
+  if (print) {
+    specs.push_back({nullptr, 's', true, "SEQ"});
+    specs.push_back({nullptr, 't', true, "TIME"});
+    specs.push_back({nullptr, 'n', true, "COUNT"});
+  }
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  Result<std::vector<std::string>> operands =
+      ParseOptions(rest, specs, [&a](const OptionSpec& spec, const char* value) -> Status {
+        switch (spec.short_name) {
+          case 'h':
+            a.help = true;
+            return Status::Ok();
+          case 's': {
+            Result<uint64_t> seq = ParseCount(value);
+            if (!seq.ok()) return Status::Invalid("-s: " + seq.status().message());
+            a.from_seq = static_cast<int64_t>(*seq);
+            return Status::Ok();
+          }
+          case 't': {
+            Result<int64_t> t = ParseTimeArg(value);
+            if (!t.ok()) return Status::Invalid("-t: " + t.status().message());
+            a.from_time_ns = *t;
+            return Status::Ok();
+          }
+          case 'n': {
+            Result<uint64_t> n = ParseCount(value);
+            if (!n.ok()) return Status::Invalid("-n: " + n.status().message());
+            a.limit = *n;
+            return Status::Ok();
+          }
+          default:
+            a.json = true;
+            return Status::Ok();
+        }
+      });
+  if (!operands.ok()) return Status::Invalid(a.action + ": " + operands.status().message());
+  if (a.help) return a;
+  if (operands->size() != 1) return Status::Invalid(a.action + ": expected one MOUNT");
+  a.mount = (*operands)[0];
+  return a;
+}
+
+int FcladmMain(const std::vector<std::string>& args, const CliEnv& env) {
+  try {
+    Result<FcladmArgs> parsed = ParseFcladmArgs(args);
+    if (!parsed.ok()) {
+      PrintError(env, kTool, parsed.status().message());
+      return kExitUsage;
+    }
+    const FcladmArgs& a = *parsed;
+    if (a.help) {
+      *env.out << FcladmUsage();
+      return kExitOk;
+    }
+    int code = kExitOk;
+    Result<LocatedPath> where = LocatePath(env, a.mount, &code);
+    if (!where.ok()) {
+      PrintError(env, kTool, where.status().message());
+      return code;
+    }
+    ControlClient client(where->mount);
+    json request = {{"op", "fcl"}, {"action", a.action}};
+    if (a.action == "print") {
+      request["from_seq"] = a.from_seq;
+      request["from_time_ns"] = a.from_time_ns;
+      request["limit"] = a.limit;
+    }
+    Result<json> result = client.Call(request);
+    if (!result.ok()) {
+      PrintError(env, kTool,
+                 (client.unreachable() ? "" : where->mount.mount_point + ": ") +
+                     result.status().message());
+      return client.ExitCodeFor(result.status());
+    }
+    if (a.json) {
+      *env.out << JsonDump(*result, 2) << "\n";
+    } else if (a.action == "print") {
+      *env.out << RecordsTable(*result);
+    } else {
+      *env.out << StateLine(*result);
+    }
+    env.out->flush();
+    return kExitOk;
+  } catch (const std::exception& e) {
+    PrintError(env, kTool, std::string("internal error: ") + e.what());
+    return kExitFailed;
+  }
+}
+
+}  // namespace tierfs::cli

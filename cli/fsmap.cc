@@ -1,0 +1,151 @@
+#include "cli/fsmap.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <exception>
+#include <map>
+
+#include "cli/control_client.h"
+#include "cli/exit_codes.h"
+#include "cli/json_fields.h"
+#include "cli/option_parser.h"
+#include "cli/text_table.h"
+#include "cli/tool_support.h"
+#include "cli/units.h"
+
+namespace tierfs::cli {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kTool[] = "fsmap";
+
+struct FileQuery {
+  std::string operand;
+  uint64_t ino = 0;
+  json answer;  // the daemon's entry, null until answered
+};
+
+}  // namespace
+
+std::string FsmapUsage() {
+  return "usage: fsmap [-H] [--json] FILE...\n"
+         "Shows the volume and placement class that hold each FILE of a tierfs file system.\n"
+         "  -H            sizes in K, M, G (powers of 1024)\n"
+         "  --json        one JSON document\n"
+         "Exit status: 0 ok, 1 some file could not be mapped, 2 usage error,\n"
+         "3 a file is not on tierfs or its daemon could not be reached.\n";
+}
+
+int FsmapMain(const std::vector<std::string>& args, const CliEnv& env) {
+  try {
+    bool help = false, human = false, as_json = false;
+    std::vector<OptionSpec> specs = {
+        {"help", 'h', false, ""}, {"human-readable", 'H', false, ""}, {"json", 0, false, ""}};
+    Result<std::vector<std::string>> operands =
+        ParseOptions(args, specs, [&](const OptionSpec& spec, const char*) {
+          if (spec.short_name == 'h')
+            help = true;
+          else if (spec.short_name == 'H')
+            human = true;
+          else
+            as_json = true;
+          return Status::Ok();
+        });
+    if (!operands.ok()) {
+      PrintError(env, kTool, operands.status().message());
+      return kExitUsage;
+    }
+    if (help) {
+      *env.out << FsmapUsage();
+      return kExitOk;
+    }
+    if (operands->empty()) {
+      PrintError(env, kTool, "expected FILE... (see fsmap --help)");
+      return kExitUsage;
+    }
+
+    int exit_code = kExitOk;
+    std::vector<FileQuery> files;
+    // Operands grouped by mount point, keeping each mount's details.
+    std::map<std::string, std::pair<TierfsMount, std::vector<size_t>>> by_mount;
+    for (const std::string& operand : *operands) {
+      int code = kExitOk;
+      Result<LocatedPath> where = LocatePath(env, operand, &code);
+      if (!where.ok()) {
+        PrintError(env, kTool, where.status().message());
+        exit_code = std::max(exit_code, code);
+        continue;
+      }
+      struct stat st;
+      if (stat(where->host_path.c_str(), &st) != 0) {
+        int err = errno;
+        PrintError(env, kTool, Status::FromErrno(err, operand).message());
+        // ENOTCONN: the mount's daemon is gone.
+        bool gone = err == ENOTCONN || err == ECONNABORTED;
+        exit_code = std::max(exit_code, gone ? kExitUnreachable : kExitFailed);
+        continue;
+      }
+      files.push_back(FileQuery{operand, static_cast<uint64_t>(st.st_ino), nullptr});
+      auto& group = by_mount[where->mount.mount_point];
+      group.first = where->mount;
+      group.second.push_back(files.size() - 1);
+    }
+
+    for (auto& [mount_point, group] : by_mount) {
+      json inos = json::array();
+      for (size_t i : group.second) inos.push_back(files[i].ino);
+      ControlClient client(group.first);
+      Result<json> result = client.Call(json{{"op", "fsmap"}, {"inos", inos}});
+      if (!result.ok()) {
+        PrintError(env, kTool,
+                   (client.unreachable() ? "" : mount_point + ": ") + result.status().message());
+        exit_code = std::max(exit_code, client.ExitCodeFor(result.status()));
+        continue;
+      }
+      std::map<uint64_t, const json*> by_ino;
+      for (const json& f : JsonArray(*result, "files")) by_ino[JsonUint(f, "ino")] = &f;
+      for (size_t i : group.second) {
+        auto it = by_ino.find(files[i].ino);
+        if (it == by_ino.end()) {
+          PrintError(env, kTool,
+                     files[i].operand + ": the daemon does not know inode " +
+                         std::to_string(files[i].ino));
+          exit_code = std::max(exit_code, kExitFailed);
+          continue;
+        }
+        files[i].answer = *it->second;
+      }
+    }
+
+    if (as_json) {
+      json out = json::array();
+      for (const FileQuery& f : files) {
+        if (f.answer.is_null()) continue;
+        json entry = f.answer;
+        entry["file"] = f.operand;
+        out.push_back(std::move(entry));
+      }
+      *env.out << JsonDump(json{{"files", out}}, 2) << "\n";
+    } else {
+      TextTable table({"VOLUME", "CLASS", "SIZE", "FILE"});
+      table.AlignRight(2);
+      for (const FileQuery& f : files) {
+        if (f.answer.is_null()) continue;
+        std::string volume = JsonString(f.answer, "volume");
+        uint64_t size = JsonUint(f.answer, "size");
+        table.AddRow({volume.empty() ? "-" : volume, JsonString(f.answer, "class", "-"),
+                      human ? HumanBytes(size) : std::to_string(size), PrintableField(f.operand)});
+      }
+      if (table.rows() > 0) *env.out << table.Render();
+    }
+    env.out->flush();
+    return exit_code;
+  } catch (const std::exception& e) {
+    PrintError(env, kTool, std::string("internal error: ") + e.what());
+    return kExitFailed;
+  }
+}
+
+}  // namespace tierfs::cli

@@ -1,0 +1,302 @@
+#include "cli/fsppadm_args.h"
+
+#include <cstring>
+
+#include "cli/option_parser.h"
+#include "cli/units.h"
+
+namespace tierfs::cli {
+namespace {
+
+struct CommandInfo {
+  FsppadmCommand command;
+  const char* name;
+  const char* usage;
+};
+
+constexpr CommandInfo kCommands[] = {
+    {FsppadmCommand::kAssign, "assign",
+     "usage: fsppadm assign [-f] MOUNT... POLICY.xml\n"
+     "Validates POLICY.xml and makes it the active placement policy of each mount.\n"
+     "  -f, --force   accept a policy naming a class no volume carries (warning only)\n"},
+    {FsppadmCommand::kUnassign, "unassign",
+     "usage: fsppadm unassign MOUNT...\n"
+     "Removes the active policy; new files then go to the volume with the most free space.\n"},
+    {FsppadmCommand::kList, "list",
+     "usage: fsppadm list [--json] [MOUNT...]\n"
+     "Shows the policy assigned to each mount (every tierfs mount when none is named).\n"
+     "  --json        one JSON document\n"},
+    {FsppadmCommand::kPrint, "print",
+     "usage: fsppadm print MOUNT\n"
+     "Prints the XML of the policy assigned to MOUNT.\n"},
+    {FsppadmCommand::kValidate, "validate",
+     "usage: fsppadm validate [-f] [MOUNT...] POLICY.xml\n"
+     "Checks POLICY.xml. Alone: syntax and semantics, locally. With mounts: also\n"
+     "against the classes of each mount's volumes (nothing is assigned).\n"
+     "Diagnostics read FILE:LINE: <ELEMENT>: message.\n"
+     "  -f, --force   a class no volume carries is a warning, not an error\n"},
+    {FsppadmCommand::kEnforce, "enforce", nullptr},
+    {FsppadmCommand::kAnalyze, "analyze", nullptr},
+    {FsppadmCommand::kQuery, "query", nullptr},
+    {FsppadmCommand::kStatus, "status",
+     "usage: fsppadm status [-n COUNT] [--json] MOUNT\n"
+     "Shows the assigned policy, the volumes, and the latest scans and relocations.\n"
+     "  -n COUNT      how many scans and relocations to show (default 10)\n"
+     "  --json        one JSON document\n"},
+};
+
+constexpr char kScanOptions[] =
+    "  -C            only files with I/O or namespace activity in the policy's longest PERIOD\n"
+    "  -T CLASS      only files now on volumes of CLASS (repeatable)\n"
+    "  -F POLICY.xml use this policy instead of the assigned one\n"
+    "  -P            tab-separated output: file, summary, class and note records\n"
+    "  --json        the daemon's result as one JSON document\n"
+    "  -r REPORT     write the report to the file REPORT (standard output gets the summary)\n"
+    "  -a            add access and modification times to each file row\n"
+    "  -s BYTES      stop after moving this much data (suffixes K, M, G, T)\n"
+    "  -n FILES      stop after moving this many files\n"
+    "  -t HOURS      stop after running this long (decimals allowed)\n"
+    "  -p IO_NICE    1..100: relocation parallelism and throttle (default 50)\n"
+    "  --no-wait     exit at once if another enforce runs on the mount\n"
+    "The first PATH names the file system; every PATH must be in it. A directory is\n"
+    "swept recursively. Exit status: 0 ok, 1 some files failed, 2 usage or policy\n"
+    "error, 3 the daemon could not be reached.\n";
+
+const CommandInfo* FindCommand(const std::string& name) {
+  for (const CommandInfo& c : kCommands) {
+    if (name == c.name) return &c;
+  }
+  return nullptr;
+}
+
+const CommandInfo* InfoOf(FsppadmCommand command) {
+  for (const CommandInfo& c : kCommands) {
+    if (c.command == command) return &c;
+  }
+  return nullptr;
+}
+
+bool IsScan(FsppadmCommand c) {
+  return c == FsppadmCommand::kEnforce || c == FsppadmCommand::kAnalyze ||
+         c == FsppadmCommand::kQuery;
+}
+
+std::vector<OptionSpec> SpecsFor(FsppadmCommand c) {
+  std::vector<OptionSpec> specs = {{"help", 'h', false, ""}};
+  switch (c) {
+    case FsppadmCommand::kAssign:
+    case FsppadmCommand::kValidate:
+      specs.push_back({"force", 'f', false, ""});
+      break;
+    case FsppadmCommand::kList:
+      specs.push_back({"json", 0, false, ""});
+      break;
+    case FsppadmCommand::kStatus:
+      specs.push_back({nullptr, 'n', true, "COUNT"});
+      specs.push_back({"json", 0, false, ""});
+      break;
+    case FsppadmCommand::kEnforce:
+    case FsppadmCommand::kAnalyze:
+    case FsppadmCommand::kQuery:
+      specs.insert(specs.end(), {{nullptr, 'C', false, ""},
+                                 {nullptr, 'T', true, "CLASS"},
+                                 {nullptr, 'F', true, "POLICY.xml"},
+                                 {nullptr, 'P', false, ""},
+                                 {"json", 0, false, ""},
+                                 {nullptr, 'r', true, "REPORT"},
+                                 {nullptr, 'a', false, ""},
+                                 {nullptr, 's', true, "BYTES"},
+                                 {nullptr, 'n', true, "FILES"},
+                                 {nullptr, 't', true, "HOURS"},
+                                 {nullptr, 'p', true, "IO_NICE"},
+                                 {"no-wait", 0, false, ""}});
+      break;
+    default:
+      break;
+  }
+  return specs;
+}
+
+// Prefixes an option error with the value's option: "-s: not a size...".
+template <typename T>
+Status Take(const OptionSpec& spec, Result<T> parsed, T* out) {
+  if (!parsed.ok()) return Status::Invalid(OptionName(spec) + ": " + parsed.status().message());
+  *out = *parsed;
+  return Status::Ok();
+}
+
+Status OnOption(FsppadmArgs* a, const OptionSpec& spec, const char* value) {
+  const std::string name = spec.long_name != nullptr && spec.short_name == 0 ? spec.long_name : "";
+  switch (spec.short_name) {
+    case 'h':
+      a->help = true;
+      return Status::Ok();
+    case 'f':
+      a->force = true;
+      return Status::Ok();
+    case 'C':
+      a->active_only = true;
+      return Status::Ok();
+    case 'T':
+      if (*value == '\0') return Status::Invalid("-T: empty class name");
+      a->classes.push_back(value);
+      return Status::Ok();
+    case 'F':
+      a->policy_file = value;
+      return Status::Ok();
+    case 'P':
+      a->parsable = true;
+      return Status::Ok();
+    case 'r':
+      a->report_file = value;
+      return Status::Ok();
+    case 'a':
+      a->report_times = true;
+      return Status::Ok();
+    case 's':
+      return Take(spec, ParseBytes(value), &a->limit_bytes);
+    case 'n':
+      return Take(spec, ParseCount(value),
+                  a->command == FsppadmCommand::kStatus ? &a->status_count : &a->limit_files);
+    case 't':
+      return Take(spec, ParseHours(value), &a->limit_hours);
+    case 'p': {
+      uint64_t nice = 0;
+      TIERFS_RETURN_IF_ERROR(Take(spec, ParseCount(value), &nice));
+      if (nice < 1 || nice > 100)
+        return Status::Invalid("-p: IO_NICE must be 1..100, got " + std::string(value));
+      a->io_nice = static_cast<int>(nice);
+      return Status::Ok();
+    }
+    default:
+      break;
+  }
+  if (name == "json") {
+    a->json = true;
+  } else if (name == "no-wait") {
+    a->no_wait = true;
+  }
+  return Status::Ok();
+}
+
+Status CheckOperands(FsppadmArgs* a, std::vector<std::string> ops) {
+  auto need = [](bool ok, const char* syntax) {
+    return ok ? Status::Ok() : Status::Invalid(std::string("expected ") + syntax);
+  };
+  switch (a->command) {
+    case FsppadmCommand::kAssign:
+      TIERFS_RETURN_IF_ERROR(need(ops.size() >= 2, "MOUNT... POLICY.xml"));
+      a->policy_file = ops.back();
+      ops.pop_back();
+      a->mounts = std::move(ops);
+      break;
+    case FsppadmCommand::kValidate:
+      TIERFS_RETURN_IF_ERROR(need(!ops.empty(), "[MOUNT...] POLICY.xml"));
+      a->policy_file = ops.back();
+      ops.pop_back();
+      a->mounts = std::move(ops);
+      break;
+    case FsppadmCommand::kUnassign:
+      TIERFS_RETURN_IF_ERROR(need(!ops.empty(), "MOUNT..."));
+      a->mounts = std::move(ops);
+      break;
+    case FsppadmCommand::kList:
+      a->mounts = std::move(ops);
+      break;
+    case FsppadmCommand::kPrint:
+    case FsppadmCommand::kStatus:
+      TIERFS_RETURN_IF_ERROR(need(ops.size() == 1, "one MOUNT"));
+      a->mounts = std::move(ops);
+      break;
+    case FsppadmCommand::kEnforce:
+    case FsppadmCommand::kAnalyze:
+    case FsppadmCommand::kQuery:
+      TIERFS_RETURN_IF_ERROR(need(!ops.empty(), "at least one PATH (the first names the mount)"));
+      if (a->parsable && a->json) return Status::Invalid("-P and --json exclude each other");
+      if (a->report_times && a->json) return Status::Invalid("-a has no effect with --json");
+      a->paths = std::move(ops);
+      break;
+    case FsppadmCommand::kNone:
+      break;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+const char* FsppadmCommandName(FsppadmCommand command) {
+  const CommandInfo* info = InfoOf(command);
+  return info == nullptr ? "" : info->name;
+}
+
+std::string FsppadmUsage(FsppadmCommand command) {
+  if (IsScan(command)) {
+    std::string name = FsppadmCommandName(command);
+    std::string what =
+        command == FsppadmCommand::kEnforce
+            ? "Evaluates the policy over the named paths and relocates (or deletes) files.\n"
+        : command == FsppadmCommand::kAnalyze
+            ? "Plans like enforce and reports the space each class would have; moves nothing.\n"
+            : "Lists every named file with the rule, statement and class the policy gives it.\n";
+    return "usage: fsppadm " + name +
+           " [-C] [-T CLASS]... [-F POLICY.xml] [-P | --json] [-r REPORT [-a]]\n"
+           "       [-s BYTES] [-n FILES] [-t HOURS] [-p IO_NICE] [--no-wait] PATH...\n" +
+           what + kScanOptions;
+  }
+  if (const CommandInfo* info = InfoOf(command); info != nullptr && info->usage != nullptr) {
+    return info->usage;
+  }
+  return "usage: fsppadm COMMAND [OPTIONS] [OPERANDS]\n"
+         "Placement policy administration for tierfs file systems.\n"
+         "\n"
+         "  assign [-f] MOUNT... POLICY.xml       make POLICY.xml the active policy\n"
+         "  unassign MOUNT...                     remove the active policy\n"
+         "  list [--json] [MOUNT...]              show the assigned policies\n"
+         "  print MOUNT                           print the active policy's XML\n"
+         "  validate [-f] [MOUNT...] POLICY.xml   check a policy (against mounts if named)\n"
+         "  enforce [OPTIONS] PATH...             relocate files as the policy says\n"
+         "  analyze [OPTIONS] PATH...             report what enforce would do to each class\n"
+         "  query [OPTIONS] PATH...               report the policy's decision for each file\n"
+         "  status [-n COUNT] [--json] MOUNT      policy, volumes, recent scans and moves\n"
+         "\n"
+         "`fsppadm COMMAND --help` describes a command. Exit status: 0 ok, 1 some files\n"
+         "failed, 2 usage or validation error, 3 the daemon could not be reached.\n";
+}
+
+Result<FsppadmArgs> ParseFsppadmArgs(const std::vector<std::string>& args) {
+  FsppadmArgs a;
+  if (args.size() < 2) return Status::Invalid("no command given (see fsppadm --help)");
+  const std::string& word = args[1];
+  if (word == "--help" || word == "-h" || word == "help") {
+    a.help = true;
+    if (word == "help" && args.size() > 2) {
+      const CommandInfo* info = FindCommand(args[2]);
+      if (info == nullptr) return Status::Invalid("unknown command \"" + args[2] + "\"");
+      a.command = info->command;
+    }
+    return a;
+  }
+  const CommandInfo* info = FindCommand(word);
+  if (info == nullptr) {
+    if (!word.empty() && word[0] == '-') {
+      return Status::Invalid("the command comes first, before options such as " + word +
+                             " (see fsppadm --help)");
+    }
+    return Status::Invalid("unknown command \"" + word + "\" (see fsppadm --help)");
+  }
+  a.command = info->command;
+  std::vector<std::string> rest(args.begin() + 1, args.end());  // rest[0] = command name
+  std::vector<OptionSpec> specs = SpecsFor(a.command);
+  Result<std::vector<std::string>> operands = ParseOptions(
+      rest, specs,
+      [&a](const OptionSpec& spec, const char* value) { return OnOption(&a, spec, value); });
+  if (!operands.ok()) {
+    return Status::Invalid(std::string(info->name) + ": " + operands.status().message());
+  }
+  if (a.help) return a;
+  Status st = CheckOperands(&a, std::move(*operands));
+  if (!st.ok()) return Status::Invalid(std::string(info->name) + ": " + st.message());
+  return a;
+}
+
+}  // namespace tierfs::cli

@@ -1,0 +1,76 @@
+// Command-line syntax of fsppadm (VxFS syntax, dst-spec.md 5.1 and 10):
+//
+//   fsppadm assign   [-f] MOUNT... POLICY.xml
+//   fsppadm unassign MOUNT...
+//   fsppadm list     [--json] [MOUNT...]
+//   fsppadm print    MOUNT
+//   fsppadm validate [-f] [MOUNT...] POLICY.xml
+//   fsppadm enforce|analyze|query [-C] [-T CLASS]... [-F POLICY.xml] [-P | --json]
+//                    [-r REPORT [-a]] [-s BYTES] [-n FILES] [-t HOURS] [-p IO_NICE]
+//                    [--no-wait] PATH...
+//   fsppadm status   [-n COUNT] [--json] MOUNT
+//   fsppadm help [COMMAND] | --help | COMMAND --help
+//
+// Parsing only: no I/O. Not thread-safe (getopt_long, see option_parser.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace tierfs::cli {
+
+enum class FsppadmCommand {
+  kNone,  // `fsppadm --help` / `fsppadm help`: the overview
+  kAssign,
+  kUnassign,
+  kList,
+  kPrint,
+  kValidate,
+  kEnforce,
+  kAnalyze,
+  kQuery,
+  kStatus,
+};
+
+struct FsppadmArgs {
+  FsppadmCommand command = FsppadmCommand::kNone;
+  bool help = false;  // print the usage of `command` (the overview for kNone) and exit 0
+
+  bool force = false;       // assign/validate -f: a class without volumes only warns
+  std::string policy_file;  // assign/validate POLICY.xml operand; scan -F
+  std::vector<std::string>
+      mounts;  // mount operands (assign, unassign, list, print, validate, status)
+
+  // enforce, analyze, query
+  bool active_only = false;          // -C
+  std::vector<std::string> classes;  // -T, in order given
+  bool parsable = false;             // -P
+  bool json = false;                 // --json (also list, status)
+  std::string report_file;           // -r
+  bool report_times = false;         // -a
+  uint64_t limit_bytes = 0;          // -s (0 = no limit)
+  uint64_t limit_files = 0;          // -n (0 = no limit)
+  double limit_hours = 0;            // -t (0 = no limit)
+  int io_nice = 0;                   // -p 1..100 (0 = not given: the daemon's default)
+  bool no_wait = false;              // --no-wait
+  std::vector<std::string> paths;    // PATH operands
+
+  uint64_t status_count = 10;  // status -n
+};
+
+// Parses `args` = {"fsppadm", COMMAND, ...}. Errors (EINVAL; the tool exits 2)
+// name the offending command, option or operand: "unknown command \"foo\"",
+// "enforce: unknown option -x", "enforce: option -T needs a value (CLASS)",
+// "assign: expected MOUNT... POLICY.xml".
+Result<FsppadmArgs> ParseFsppadmArgs(const std::vector<std::string>& args);
+
+// The overview (kNone) or one command's usage, ending in a newline.
+std::string FsppadmUsage(FsppadmCommand command);
+
+// "enforce", "assign"...; "" for kNone.
+const char* FsppadmCommandName(FsppadmCommand command);
+
+}  // namespace tierfs::cli

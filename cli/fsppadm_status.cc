@@ -1,0 +1,110 @@
+// fsppadm status: the assigned policy, the volumes with their space, and the
+// latest scans and relocations recorded in the database.
+#include <algorithm>
+#include <cstdio>
+
+#include "cli/exit_codes.h"
+#include "cli/fsppadm_commands.h"
+#include "cli/json_fields.h"
+#include "cli/text_table.h"
+#include "cli/units.h"
+
+namespace tierfs::cli::fsppadm {
+namespace {
+
+using nlohmann::json;
+
+std::string Fixed2(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+std::string VolumesTable(const json& volumes) {
+  TextTable t({"Volume", "Class", "Media", "Role", "State", "Size", "Free", "Files", "Path"});
+  for (int c : {5, 6, 7}) t.AlignRight(static_cast<size_t>(c));
+  for (const json& v : JsonArray(volumes, "volumes")) {
+    std::string media = JsonString(v, "media_type", "-");
+    if (JsonString(v, "media_type_source") == "configured") media += " (set)";
+    t.AddRow({JsonString(v, "name", "-"), JsonString(v, "class", "-"), media,
+              JsonString(v, "role", "-"), JsonString(v, "state", "-"),
+              JsonHasNumber(v, "total_bytes") ? HumanBytes(JsonUint(v, "total_bytes")) : "-",
+              JsonHasNumber(v, "free_bytes") ? HumanBytes(JsonUint(v, "free_bytes")) : "-",
+              JsonHasNumber(v, "files") ? std::to_string(JsonUint(v, "files")) : "-",
+              PrintableField(JsonString(v, "path"))});
+  }
+  return t.Render();
+}
+
+std::string ScansTable(const json& status) {
+  TextTable t(
+      {"ID", "Started", "Kind", "Seconds", "Scanned", "Moved", "Bytes Moved", "Errors", "Options"});
+  for (int c : {0, 3, 4, 5, 6, 7}) t.AlignRight(static_cast<size_t>(c));
+  for (const json& s : JsonArray(status, "scans")) {
+    t.AddRow({std::to_string(JsonInt(s, "id")), FormatLocalTime(JsonInt(s, "started_ns")),
+              JsonString(s, "kind", "-"), Fixed2(JsonDouble(s, "seconds")),
+              std::to_string(JsonUint(s, "files_scanned")),
+              std::to_string(JsonUint(s, "files_moved")),
+              std::to_string(JsonUint(s, "bytes_moved")), std::to_string(JsonUint(s, "errors")),
+              PrintableField(JsonString(s, "options"))});
+  }
+  return t.Render();
+}
+
+std::string RelocationsTable(const json& status, const std::string& mount_point) {
+  TextTable t({"Time", "From", "To", "Bytes", "Seconds", "Outcome", "File"});
+  t.AlignRight(3);
+  t.AlignRight(4);
+  for (const json& r : JsonArray(status, "relocations")) {
+    std::string path = JsonString(r, "path");
+    t.AddRow({FormatLocalTime(JsonInt(r, "time_ns")), JsonString(r, "from_volume", "-"),
+              JsonString(r, "to_volume", "-"), std::to_string(JsonUint(r, "bytes")),
+              Fixed2(JsonDouble(r, "seconds")), PrintableField(JsonString(r, "outcome", "-")),
+              path.empty() ? "(ino " + std::to_string(JsonUint(r, "ino")) + ", no name)"
+                           : PrintableField(HostPath(mount_point, path))});
+  }
+  return t.Render();
+}
+
+}  // namespace
+
+int RunStatus(const FsppadmArgs& args, const CliEnv& env) {
+  int exit_code = kExitOk;
+  std::optional<Target> target = Connect(env, args.mounts[0], &exit_code);
+  if (!target) return exit_code;
+  std::optional<json> policy = CallOrReport(env, *target, json{{"op", "get_policy"}}, &exit_code);
+  if (!policy) return exit_code;
+  std::optional<json> volumes = CallOrReport(env, *target, json{{"op", "volumes"}}, &exit_code);
+  if (!volumes) return exit_code;
+  std::optional<json> status =
+      CallOrReport(env, *target, json{{"op", "status"}, {"limit", args.status_count}}, &exit_code);
+  if (!status) return exit_code;
+
+  const std::string& mount_point = target->where.mount.mount_point;
+  if (args.json) {
+    json out = {{"mount_point", mount_point},
+                {"policy", policy->contains("policy") ? (*policy)["policy"] : json(nullptr)},
+                {"volumes", JsonArray(*volumes, "volumes")},
+                {"scans", JsonArray(*status, "scans")},
+                {"relocations", JsonArray(*status, "relocations")}};
+    *env.out << JsonDump(out, 2) << "\n";
+    return exit_code;
+  }
+  std::string out = "Mount point : " + PrintableField(mount_point) + "\n";
+  const json& p = JsonObject(*policy, "policy");
+  out += "Policy      : " +
+         (p.empty() ? std::string("none assigned")
+                    : PrintableField(JsonString(p, "name", "(unnamed)")) + " (assigned " +
+                          FormatLocalTime(JsonInt(p, "assigned_ns")) + ")") +
+         "\n\n";
+  out += VolumesTable(*volumes);
+  out += "\nRecent scans:\n";
+  out += JsonArray(*status, "scans").empty() ? "  none\n" : ScansTable(*status);
+  out += "\nRecent relocations:\n";
+  out += JsonArray(*status, "relocations").empty() ? "  none\n"
+                                                   : RelocationsTable(*status, mount_point);
+  *env.out << out;
+  return exit_code;
+}
+
+}  // namespace tierfs::cli::fsppadm

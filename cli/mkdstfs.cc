@@ -1,0 +1,278 @@
+// mkdstfs: arguments, checks of the directories, and the main function. The
+// creation itself (and its rollback) is in mkdstfs_create.cc.
+#include "cli/mkdstfs.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <exception>
+
+#include "cli/cron_entry.h"
+#include "cli/exit_codes.h"
+#include "cli/mount_table.h"
+#include "cli/option_parser.h"
+#include "cli/text_table.h"
+#include "cli/tool_support.h"
+#include "fs/media_type.h"
+#include "fs/volume_label.h"
+
+namespace tierfs::cli {
+namespace {
+
+constexpr char kTool[] = "mkdstfs";
+
+// `name` next to this executable, else the first executable `name` on PATH; ""
+// when there is none.
+std::string FindBinary(const std::string& name) {
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    std::string dir(self, static_cast<size_t>(n));
+    dir.resize(dir.find_last_of('/') + 1);
+    std::string candidate = dir + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  const char* path = getenv("PATH");
+  std::string dirs = path != nullptr ? path : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    std::string dir = dirs.substr(start, end - start);
+    if (dir.empty()) dir = ".";
+    std::string candidate = dir + "/" + name;
+    struct stat st;
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        access(candidate.c_str(), X_OK) == 0) {
+      return candidate;
+    }
+    start = end + 1;
+  }
+  return "";
+}
+
+bool IsUnderOrSame(const std::string& dir, const std::string& path) {
+  if (dir == "/") return true;
+  return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
+                         path[dir.size()] == '/');
+}
+
+// The mount point, absolute and (as far as it exists) without symlinks.
+std::string ResolveMountPoint(const std::string& mount_point) {
+  Result<std::string> real = ResolvePath(mount_point);
+  return real.ok() ? *real : NormalizePath(mount_point);
+}
+
+}  // namespace
+
+std::string MkdstfsUsage() {
+  return "usage: mkdstfs [-f] [-v] [-h] [-m MOUNTOPTS] [--cron SCHEDULE] [--no-mount]\n"
+         "               MOUNTPOINT FSNAME DIR[:CLASS]...\n"
+         "Creates a tierfs file system over the directories DIR (one per device) and mounts\n"
+         "it on MOUNTPOINT. Each DIR's placement class is its detected media type (ssd, hdd,\n"
+         "mixed) unless CLASS is given. The first ssd DIR (else the first mixed one) holds\n"
+         "the metadata and is tagged class ssdmetadata; the default policy IOTEMP_Policy\n"
+         "places new files on hdd, and on ssdmetadata only when hdd is full.\n"
+         "  -f               proceed without any ssd or mixed DIR (the first DIR holds the\n"
+         "                   metadata); never makes mkdstfs reuse a tierfs volume\n"
+         "  -v               print every step as a command line\n"
+         "  -h, --help       this text\n"
+         "  -m MOUNTOPTS     mount options, passed to tierfs as -o MOUNTOPTS\n"
+         "  --cron SCHEDULE  install /etc/cron.d/tierfs-FSNAME running `fsppadm enforce\n"
+         "                   MOUNTPOINT` on SCHEDULE (\"0 * * * *\", @daily...)\n"
+         "  --no-mount       create the file system but do not mount it\n"
+         "Exit status: 0 ok, 1 the creation failed (and was undone), 2 usage error or a\n"
+         "directory that cannot be used.\n";
+}
+
+Result<MkdstfsArgs> ParseMkdstfsArgs(const std::vector<std::string>& args) {
+  MkdstfsArgs a;
+  std::vector<OptionSpec> specs = {{"force", 'f', false, ""},     {"verbose", 'v', false, ""},
+                                   {"help", 'h', false, ""},      {nullptr, 'm', true, "MOUNTOPTS"},
+                                   {"cron", 0, true, "SCHEDULE"}, {"no-mount", 0, false, ""}};
+  Result<std::vector<std::string>> operands =
+      ParseOptions(args, specs, [&a](const OptionSpec& spec, const char* value) -> Status {
+        switch (spec.short_name) {
+          case 'f':
+            a.force = true;
+            return Status::Ok();
+          case 'v':
+            a.verbose = true;
+            return Status::Ok();
+          case 'h':
+            a.help = true;
+            return Status::Ok();
+          case 'm':
+            a.mount_options = value;
+            return Status::Ok();
+          default:
+            break;
+        }
+        if (std::string(spec.long_name) == "cron") {
+          Status st = CheckCronSchedule(value);
+          if (!st.ok()) return Status::Invalid("--cron: " + st.message());
+          a.cron_schedule = value;
+        } else {
+          a.mount = false;
+        }
+        return Status::Ok();
+      });
+  if (!operands.ok()) return operands.status();
+  if (a.help) return a;
+  if (operands->size() < 3) return Status::Invalid("expected MOUNTPOINT FSNAME DIR[:CLASS]...");
+  a.mount_point = (*operands)[0];
+  a.fs_name = (*operands)[1];
+  a.volumes.assign(operands->begin() + 2, operands->end());
+  TIERFS_RETURN_IF_ERROR(CheckFsName(a.fs_name));
+  if (a.mount_point.find_first_of("\n\r") != std::string::npos) {
+    return Status::Invalid("MOUNTPOINT may not contain a line break");
+  }
+  if (!a.mount && !a.mount_options.empty()) {
+    return Status::Invalid("-m has no effect with --no-mount");
+  }
+  return a;
+}
+
+Result<std::vector<VolumeProbe>> ProbeVolumes(const std::vector<std::string>& operands,
+                                              const std::string& sysfs_root) {
+  std::vector<VolumeProbe> probes;
+  for (const std::string& operand : operands) {
+    Result<VolumeSpec> spec = ParseVolumeSpec(operand);
+    if (!spec.ok()) return spec.status();
+    struct stat st;
+    if (stat(spec->dir.c_str(), &st) != 0) {
+      int err = errno;
+      if (err == ENOENT) return Status::NotFound(spec->dir + " does not exist");
+      return Status::FromErrno(err, spec->dir);
+    }
+    if (!S_ISDIR(st.st_mode)) return Status::Error(ENOTDIR, spec->dir + " is not a directory");
+    Result<std::string> real = ResolvePath(spec->dir);
+    if (!real.ok()) return real.status();
+    spec->dir = *real;
+    struct stat label_st;
+    if (lstat(VolumeLabelPath(spec->dir).c_str(), &label_st) == 0) {
+      Result<VolumeLabel> label = ReadVolumeLabel(spec->dir);
+      std::string whose = label.ok()
+                              ? " (volume " + label->volume_name + " of file system " +
+                                    (label->fs_name.empty() ? label->fs_uuid : label->fs_name) + ")"
+                              : "";
+      return Status::Exists(spec->dir + " is already a tierfs volume" + whose +
+                            "; mkdstfs never reuses one. Remove its .tierfs directory yourself "
+                            "if that file system is gone.");
+    }
+    if (lstat(MetadataDbPath(spec->dir).c_str(), &label_st) == 0) {
+      return Status::Exists(spec->dir + " holds a tierfs metadata database (" +
+                            MetadataDbPath(spec->dir) + ") but no label; refusing to reuse it");
+    }
+    VolumeProbe probe;
+    probe.spec = std::move(*spec);
+    probe.device = static_cast<uint64_t>(st.st_dev);
+    probe.identity = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
+    Result<std::string> media = DetectMediaType(probe.spec.dir, sysfs_root);
+    if (media.ok()) {
+      probe.media_type = *media;
+    } else {
+      probe.detect_error = media.status().message();
+    }
+    probes.push_back(std::move(probe));
+  }
+  return probes;
+}
+
+int MkdstfsMain(const std::vector<std::string>& args, const CliEnv& env) {
+  try {
+    Result<MkdstfsArgs> parsed = ParseMkdstfsArgs(args);
+    if (!parsed.ok()) {
+      PrintError(env, kTool, parsed.status().message() + " (see mkdstfs --help)");
+      return kExitUsage;
+    }
+    const MkdstfsArgs& a = *parsed;
+    if (a.help) {
+      *env.out << MkdstfsUsage();
+      return kExitOk;
+    }
+    std::ostream* verbose = a.verbose ? env.out : nullptr;
+
+    Result<std::vector<VolumeProbe>> probes = ProbeVolumes(a.volumes);
+    if (!probes.ok()) {
+      PrintError(env, kTool, probes.status().message());
+      return kExitUsage;
+    }
+    if (verbose != nullptr) {
+      for (const VolumeProbe& p : *probes) {
+        *verbose << "mediatype " << p.spec.dir << "    # "
+                 << (p.media_type.empty() ? "unknown: " + p.detect_error : p.media_type) << "\n";
+      }
+    }
+    Result<MkdstfsPlan> plan = PlanVolumes(*probes, a.force);
+    if (!plan.ok()) {
+      PrintError(env, kTool, plan.status().message());
+      return kExitUsage;
+    }
+    for (const std::string& w : plan->warnings) PrintError(env, kTool, "warning: " + w);
+
+    CreateRequest request;
+    request.plan = std::move(*plan);
+    request.fs_name = a.fs_name;
+    request.mount_point = ResolveMountPoint(a.mount_point);
+    request.mount_options = a.mount_options;
+    request.cron_schedule = a.cron_schedule;
+    request.mount = a.mount;
+    request.root_uid = getuid();
+    request.root_gid = getgid();
+    for (const meta::Volume& v : request.plan.volumes) {
+      if (IsUnderOrSame(v.path, request.mount_point) ||
+          IsUnderOrSame(request.mount_point, v.path)) {
+        PrintError(env, kTool,
+                   "the mount point " + request.mount_point + " and the volume " + v.path +
+                       " may not contain one another");
+        return kExitUsage;
+      }
+    }
+    if (a.mount) {
+      request.tierfs_binary = FindBinary("tierfs");
+      if (request.tierfs_binary.empty()) {
+        PrintError(env, kTool,
+                   "cannot find the tierfs program next to mkdstfs or in PATH (use --no-mount "
+                   "and mount later with tierfs)");
+        return kExitUsage;
+      }
+    }
+    if (!a.cron_schedule.empty()) {
+      request.fsppadm_binary = FindBinary("fsppadm");
+      if (request.fsppadm_binary.empty()) request.fsppadm_binary = "fsppadm";
+      std::string cron_file = CronFilePath(a.fs_name);
+      struct stat st;
+      if (lstat(cron_file.c_str(), &st) == 0) {
+        PrintError(env, kTool, cron_file + " already exists; remove it or choose another FSNAME");
+        return kExitUsage;
+      }
+    }
+
+    Result<std::string> uuid = CreateFileSystem(request, verbose);
+    if (!uuid.ok()) {
+      PrintError(env, kTool, uuid.status().message());
+      return kExitFailed;
+    }
+    if (verbose == nullptr) {
+      *env.out << "tierfs file system " << a.fs_name << " (" << *uuid << ") "
+               << (a.mount ? "mounted on " : "created for ") << request.mount_point << "\n";
+      TextTable table({"VOLUME", "CLASS", "MEDIA", "ROLE", "DIRECTORY"});
+      for (const meta::Volume& v : request.plan.volumes) {
+        table.AddRow({v.name, v.placement_class,
+                      v.media_type + (v.media_type_source == "configured" ? " (given)" : ""),
+                      v.role, v.path});
+      }
+      *env.out << table.Render();
+    }
+    env.out->flush();
+    return kExitOk;
+  } catch (const std::exception& e) {
+    PrintError(env, kTool, std::string("internal error: ") + e.what());
+    return kExitFailed;
+  }
+}
+
+}  // namespace tierfs::cli

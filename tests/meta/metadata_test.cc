@@ -1,0 +1,321 @@
+// Metadata: Format, Open (and migrations), file-system facts, volumes, counts,
+// persistence across close and reopen.
+#include "meta/metadata.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <fstream>
+
+#include "meta/schema.h"
+#include "tests/meta/meta_test_util.h"
+
+namespace tierfs::meta {
+namespace {
+
+using testing::kStartNs;
+using testing::MetaTest;
+using testing::RawExec;
+using testing::TempDir;
+using testing::TestFsInfo;
+using testing::TwoVolumes;
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+MetadataOptions Options(const Clock* clock) {
+  MetadataOptions options;
+  options.clock = clock;
+  return options;
+}
+
+TEST_F(MetaTest, FormatMakesTheRootDirectory) {
+  Inode root = Get(kRootIno);
+  EXPECT_EQ(root.ino, kRootIno);
+  EXPECT_EQ(root.mode, S_IFDIR | 0755u);
+  EXPECT_EQ(root.nlink, 2u);
+  EXPECT_EQ(root.uid, 0u);
+  EXPECT_EQ(root.gid, 0u);
+  EXPECT_EQ(root.volume_id, 0u);
+  EXPECT_NE(root.generation, 0u);
+  EXPECT_EQ(root.atime_ns, kStartNs);
+  EXPECT_EQ(root.mtime_ns, kStartNs);
+  EXPECT_EQ(root.ctime_ns, kStartNs);
+  EXPECT_TRUE(Names(kRootIno).empty());
+  EXPECT_EQ(Count(), 1u);
+  EXPECT_TRUE(*meta_->FclEnabled());  // the FCL starts on
+  EXPECT_TRUE(Fcl().empty());
+}
+
+TEST_F(MetaTest, FormatGivesTheRootItsOwner) {
+  TempDir dir;
+  std::string path = dir.path() + "/meta.db";
+  ASSERT_TRUE(Metadata::Format(path, TestFsInfo(), TwoVolumes(dir.path()), 1000, 100, clock_).ok());
+  auto meta = Metadata::Open(path, Options(&clock_));
+  ASSERT_TRUE(meta.ok());
+  auto root = (*meta)->GetInode(kRootIno);
+  EXPECT_EQ(root->uid, 1000u);
+  EXPECT_EQ(root->gid, 100u);
+}
+
+TEST_F(MetaTest, FormatRecordsFsInfo) {
+  auto info = meta_->GetFsInfo();
+  ASSERT_TRUE(info.ok()) << info.status().ToString();
+  EXPECT_EQ(info->uuid, TestFsInfo().uuid);
+  EXPECT_EQ(info->name, "testfs");
+  EXPECT_EQ(info->created_ns, kStartNs);  // 0 in FsInfo: taken from the clock
+  EXPECT_EQ(info->iostat_bucket_seconds, 3600);
+}
+
+TEST_F(MetaTest, FormatKeepsAGivenCreationTime) {
+  TempDir dir;
+  std::string path = dir.path() + "/meta.db";
+  FsInfo info = TestFsInfo();
+  info.created_ns = 42;
+  info.iostat_bucket_seconds = 600;
+  ASSERT_TRUE(Metadata::Format(path, info, TwoVolumes(dir.path()), 0, 0, clock_).ok());
+  auto meta = Metadata::Open(path, Options(&clock_));
+  ASSERT_TRUE(meta.ok());
+  EXPECT_EQ((*meta)->GetFsInfo()->created_ns, 42);
+  EXPECT_EQ((*meta)->GetFsInfo()->iostat_bucket_seconds, 600);
+}
+
+TEST_F(MetaTest, FormatNumbersVolumesInOrder) {
+  auto volumes = meta_->ListVolumes();
+  ASSERT_TRUE(volumes.ok());
+  ASSERT_EQ(volumes->size(), 2u);
+  EXPECT_EQ((*volumes)[0].id, 1u);
+  EXPECT_EQ((*volumes)[0].name, "vol1");
+  EXPECT_EQ((*volumes)[0].placement_class, "ssd");
+  EXPECT_EQ((*volumes)[0].media_type, "ssd");
+  EXPECT_EQ((*volumes)[0].media_type_source, "detected");
+  EXPECT_EQ((*volumes)[0].role, "metadataok");
+  EXPECT_EQ((*volumes)[0].state, "online");
+  EXPECT_EQ((*volumes)[0].path, dir_.path() + "/ssd");
+  EXPECT_EQ((*volumes)[1].id, 2u);
+  EXPECT_EQ((*volumes)[1].name, "vol2");
+  EXPECT_EQ((*volumes)[1].role, "dataonly");
+}
+
+TEST_F(MetaTest, FormatRefusesAnExistingFile) {
+  Status st = Metadata::Format(db_path_, TestFsInfo(), TwoVolumes(dir_.path()), 0, 0, clock_);
+  EXPECT_EQ(st.code(), EEXIST);
+  Reopen();  // untouched
+  EXPECT_EQ(Count(), 1u);
+}
+
+TEST(MetadataFormatTest, BadArgumentsAreEinvalAndLeaveNoFile) {
+  TempDir dir;
+  FakeClock clock(kStartNs);
+  std::string path = dir.path() + "/meta.db";
+  EXPECT_EQ(Metadata::Format(path, TestFsInfo(), {}, 0, 0, clock).code(), EINVAL);
+  FsInfo bad = TestFsInfo();
+  bad.iostat_bucket_seconds = 0;
+  EXPECT_EQ(Metadata::Format(path, bad, TwoVolumes(dir.path()), 0, 0, clock).code(), EINVAL);
+  EXPECT_FALSE(Exists(path));
+}
+
+TEST(MetadataFormatTest, FailedFormatRemovesTheFile) {
+  TempDir dir;
+  FakeClock clock(kStartNs);
+  std::string path = dir.path() + "/meta.db";
+  std::vector<Volume> volumes = TwoVolumes(dir.path());
+  volumes[1].name = volumes[0].name;  // duplicate names
+  EXPECT_EQ(Metadata::Format(path, TestFsInfo(), volumes, 0, 0, clock).code(), EEXIST);
+  EXPECT_FALSE(Exists(path));
+  EXPECT_FALSE(Exists(path + "-wal"));
+  EXPECT_TRUE(Metadata::Format(path, TestFsInfo(), TwoVolumes(dir.path()), 0, 0, clock).ok());
+}
+
+TEST(MetadataOpenTest, MissingFileIsEnoent) {
+  TempDir dir;
+  FakeClock clock(kStartNs);
+  auto meta = Metadata::Open(dir.path() + "/none.db", Options(&clock));
+  EXPECT_EQ(meta.status().code(), ENOENT);
+}
+
+TEST(MetadataOpenTest, NotADatabaseIsEinval) {
+  TempDir dir;
+  FakeClock clock(kStartNs);
+  std::string path = dir.path() + "/junk.db";
+  std::ofstream(path) << std::string(4096, 'j');
+  EXPECT_EQ(Metadata::Open(path, Options(&clock)).status().code(), EINVAL);
+}
+
+TEST(MetadataOpenTest, ForeignSqliteDatabaseIsEinval) {
+  TempDir dir;
+  FakeClock clock(kStartNs);
+  std::string path = dir.path() + "/other.db";
+  RawExec(path, "CREATE TABLE something(x)");
+  EXPECT_EQ(Metadata::Open(path, Options(&clock)).status().code(), EINVAL);
+}
+
+TEST(MetadataOpenTest, NullClockIsEinval) {
+  TempDir dir;
+  EXPECT_EQ(Metadata::Open(dir.path() + "/x.db", MetadataOptions{false, nullptr}).status().code(),
+            EINVAL);
+}
+
+TEST_F(MetaTest, IsMarkedWithTheApplicationIdAndSchemaVersion) {
+  meta_.reset();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path_.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &st, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int64(st, 0), kApplicationId);
+  sqlite3_finalize(st);
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT value FROM fs_info WHERE key = 'schema_version'", -1,
+                               &st, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int64(st, 0), kSchemaVersion);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+}
+
+TEST_F(MetaTest, NewerSchemaIsEinval) {
+  meta_.reset();
+  RawExec(db_path_, "UPDATE fs_info SET value = 999 WHERE key = 'schema_version'");
+  auto meta = Metadata::Open(db_path_, Options(&clock_));
+  EXPECT_EQ(meta.status().code(), EINVAL);
+  EXPECT_NE(meta.status().message().find("newer"), std::string::npos);
+}
+
+TEST_F(MetaTest, MissingSchemaVersionIsEinval) {
+  meta_.reset();
+  RawExec(db_path_, "DELETE FROM fs_info WHERE key = 'schema_version'");
+  EXPECT_EQ(Metadata::Open(db_path_, Options(&clock_)).status().code(), EINVAL);
+}
+
+TEST_F(MetaTest, OpensWithSyncFull) {
+  meta_.reset();
+  MetadataOptions options = Options(&clock_);
+  options.sync_full = true;
+  auto meta = Metadata::Open(db_path_, options);
+  ASSERT_TRUE(meta.ok());
+  EXPECT_TRUE((*meta)->GetInode(kRootIno).ok());
+}
+
+TEST_F(MetaTest, AddVolumeAssignsTheNextId) {
+  Volume v = TwoVolumes(dir_.path())[1];
+  v.name = "vol3";
+  v.id = 77;  // ignored
+  ASSERT_TRUE(meta_->AddVolume(&v).ok());
+  EXPECT_EQ(v.id, 3u);
+  auto volumes = meta_->ListVolumes();
+  ASSERT_EQ(volumes->size(), 3u);
+  EXPECT_EQ((*volumes)[2].name, "vol3");
+}
+
+TEST_F(MetaTest, AddVolumeWithATakenNameIsEexist) {
+  Volume v = TwoVolumes(dir_.path())[1];
+  EXPECT_EQ(meta_->AddVolume(&v).code(), EEXIST);
+  EXPECT_EQ(meta_->ListVolumes()->size(), 2u);
+}
+
+TEST_F(MetaTest, UpdateVolumeReplacesMutableFields) {
+  Volume v = (*meta_->ListVolumes())[1];
+  v.path = "/mnt/new";
+  v.placement_class = "tier1";
+  v.media_type = "mixed";
+  v.media_type_source = "configured";
+  v.role = "dataonly";
+  v.state = "removing";
+  v.name = "renamed";  // not mutable
+  ASSERT_TRUE(meta_->UpdateVolume(v).ok());
+  Volume got = (*meta_->ListVolumes())[1];
+  EXPECT_EQ(got.path, "/mnt/new");
+  EXPECT_EQ(got.placement_class, "tier1");
+  EXPECT_EQ(got.media_type, "mixed");
+  EXPECT_EQ(got.media_type_source, "configured");
+  EXPECT_EQ(got.state, "removing");
+  EXPECT_EQ(got.name, "vol2");
+}
+
+TEST_F(MetaTest, UpdateUnknownVolumeIsEnoent) {
+  Volume v;
+  v.id = 9;
+  EXPECT_EQ(meta_->UpdateVolume(v).code(), ENOENT);
+}
+
+TEST_F(MetaTest, CountsInodesAndUsagePerVolume) {
+  Inode a = MakeFile(kRootIno, "a", 1);
+  Inode b = MakeFile(kRootIno, "b", 2);
+  MakeDir(kRootIno, "d");
+  a.size = 100;
+  b.size = 5;
+  ASSERT_TRUE(meta_->WriteInode(a).ok());
+  ASSERT_TRUE(meta_->WriteInode(b).ok());
+  Inode c = MakeFile(kRootIno, "c", 2);
+  c.size = 7;
+  ASSERT_TRUE(meta_->WriteInode(c).ok());
+  EXPECT_EQ(Count(), 5u);
+  auto usage = meta_->UsageByVolume();
+  ASSERT_TRUE(usage.ok()) << usage.status().ToString();
+  ASSERT_EQ(usage->size(), 2u);
+  EXPECT_EQ((*usage)[0].volume_id, 1u);
+  EXPECT_EQ((*usage)[0].files, 1u);
+  EXPECT_EQ((*usage)[0].bytes, 100u);
+  EXPECT_EQ((*usage)[1].volume_id, 2u);
+  EXPECT_EQ((*usage)[1].files, 2u);
+  EXPECT_EQ((*usage)[1].bytes, 12u);
+}
+
+TEST_F(MetaTest, UsageListsEmptyVolumes) {
+  auto usage = meta_->UsageByVolume();
+  ASSERT_EQ(usage->size(), 2u);
+  EXPECT_EQ((*usage)[1].files, 0u);
+  EXPECT_EQ((*usage)[1].bytes, 0u);
+}
+
+TEST_F(MetaTest, EverythingPersistsAcrossReopen) {
+  Inode dir = MakeDir(kRootIno, "dir");
+  Inode file = MakeFile(dir.ino, "file", 2);
+  ASSERT_TRUE(meta_->Link(file.ino, kRootIno, "hard").ok());
+  Inode link = MakeSymlink(kRootIno, "sym", "dir/file");
+  ASSERT_TRUE(meta_->SetXattr(file.ino, "user.k", "v", 0).ok());
+  ASSERT_TRUE(meta_->SetFclEnabled(false).ok());
+  ASSERT_TRUE(meta_->AddIoStats({{file.ino, testing::kStartS - 3600 * 10, 1, 2, 3, 4}}).ok());
+  ASSERT_TRUE(meta_->SetPolicy({"p", "<xml/>", 5}).ok());
+  const int64_t cookie_probe = [&] {
+    int64_t cookie = 0;
+    EXPECT_TRUE(meta_->ReadDir(kRootIno, 0, [&](const Dirent& d) {
+      if (d.name == "sym") cookie = d.cookie;
+      return true;
+    }).ok());
+    return cookie;
+  }();
+
+  Reopen();
+  EXPECT_EQ(*meta_->Lookup(kRootIno, "dir"), dir.ino);
+  EXPECT_EQ(*meta_->Lookup(dir.ino, "file"), file.ino);
+  EXPECT_EQ(*meta_->Lookup(kRootIno, "hard"), file.ino);
+  Inode got = Get(file.ino);
+  EXPECT_EQ(got.nlink, 2u);
+  EXPECT_EQ(got.volume_id, 2u);
+  EXPECT_EQ(got.generation, file.generation);
+  EXPECT_EQ(Get(link.ino).symlink, "dir/file");
+  EXPECT_EQ(*meta_->GetXattr(file.ino, "user.k"), "v");
+  EXPECT_FALSE(*meta_->FclEnabled());
+  EXPECT_EQ(Get(kRootIno).nlink, 3u);
+  EXPECT_EQ((*meta_->GetPolicy())->name, "p");
+  int buckets = 0;
+  ASSERT_TRUE(meta_->ForEachIoBucket(0, [&](const IoBucket&) { ++buckets; }).ok());
+  EXPECT_EQ(buckets, 1);
+  std::vector<std::string> names = Names(kRootIno);
+  EXPECT_EQ(names, (std::vector<std::string>{"dir", "hard", "sym"}));
+  int64_t cookie_after = 0;
+  ASSERT_TRUE(meta_->ReadDir(kRootIno, 0, [&](const Dirent& d) {
+    if (d.name == "sym") cookie_after = d.cookie;
+    return true;
+  }).ok());
+  EXPECT_EQ(cookie_after, cookie_probe);
+  // Inode numbers continue after the old ones.
+  EXPECT_GT(MakeFile(kRootIno, "new").ino, link.ino);
+}
+
+}  // namespace
+}  // namespace tierfs::meta

@@ -1,0 +1,133 @@
+// Warnings (the policy still loads) and CheckClasses.
+#include <gtest/gtest.h>
+
+#include "policy/loader.h"
+#include "tests/policy/test_util.h"
+
+namespace tierfs::policy {
+namespace {
+
+using testing::Dump;
+using testing::Has;
+using testing::PolicyXml;
+
+TEST(LoadPolicyWarnings, UnimplementedGrammarIsAcceptedWithWarnings) {
+  LoadResult r = LoadPolicy(PolicyXml(R"(<RULE Flags="data" Name="r">
+  <SELECT/>
+  <CREATE><ON>
+    <DESTINATION Flags="disallow"><CLASS>a</CLASS><PERCENT>50</PERCENT></DESTINATION>
+  </ON></CREATE>
+  <RELOCATE>
+    <FROM><SOURCE><CLASS>a</CLASS><PERCENT>10</PERCENT></SOURCE></FROM>
+    <TO><DESTINATION Flags="any"><CLASS>b</CLASS></DESTINATION></TO>
+  </RELOCATE>
+</RULE>)"));
+  ASSERT_TRUE(r.ok()) << Dump(r);
+  EXPECT_TRUE(Has(r.warnings, 6, "DESTINATION", "Flags=\"disallow\" is not implemented"))
+      << Dump(r);
+  EXPECT_TRUE(Has(r.warnings, 6, "PERCENT", "PERCENT is not implemented"));
+  EXPECT_TRUE(Has(r.warnings, 9, "PERCENT", "PERCENT is not implemented"));
+  EXPECT_TRUE(Has(r.warnings, 10, "DESTINATION", "ignored in TO"));
+  EXPECT_FALSE(r.policy->rules[0].create->any);  // disallow is not any
+}
+
+TEST(LoadPolicyWarnings, UnreachableStatementsAndRules) {
+  LoadResult r = LoadPolicy(PolicyXml(R"(<RULE Flags="data" Name="r">
+  <SELECT/>
+  <RELOCATE><FROM><SOURCE><CLASS>a</CLASS></SOURCE><SOURCE><CLASS>b</CLASS></SOURCE></FROM>
+    <TO><DESTINATION><CLASS>c</CLASS></DESTINATION></TO></RELOCATE>
+  <DELETE><FROM><SOURCE><CLASS>a</CLASS></SOURCE></FROM></DELETE>
+  <DELETE><FROM><SOURCE><CLASS>c</CLASS></SOURCE></FROM></DELETE>
+  <DELETE/>
+  <RELOCATE><TO><DESTINATION><CLASS>c</CLASS></DESTINATION></TO></RELOCATE>
+</RULE>
+<RULE Flags="data" Name="later"><SELECT><PATTERN>*.log</PATTERN></SELECT></RULE>
+<RULE Flags="data" Name="r"><SELECT/></RULE>)"));
+  ASSERT_TRUE(r.ok()) << Dump(r);
+  EXPECT_TRUE(Has(r.warnings, 7, "DELETE", "DELETE 1 of rule \"r\" is never reached: RELOCATE 1"))
+      << Dump(r);
+  EXPECT_FALSE(Has(r.warnings, 8, "DELETE", "never reached"));   // FROM c is not covered
+  EXPECT_FALSE(Has(r.warnings, 9, "DELETE", "never reached"));   // no FROM: not covered by a,b
+  EXPECT_TRUE(
+      Has(r.warnings, 10, "RELOCATE", "RELOCATE 2 of rule \"r\" is never reached: DELETE 3"));
+  EXPECT_TRUE(Has(r.warnings, 12, "RULE", "rule \"later\" is never used: rule \"r\" (line 3)"));
+  EXPECT_TRUE(Has(r.warnings, 13, "RULE", "another rule is also named \"r\""));
+}
+
+TEST(LoadPolicyWarnings, CriteriaThatAlwaysOrNeverHoldAndPreferMisuse) {
+  LoadResult r = LoadPolicy(PolicyXml(R"(<RULE Flags="data" Name="r">
+  <SELECT/>
+  <DELETE><WHEN>
+    <IOTEMP Type="nrbytes" Prefer="high"><MAX Flags="lt">1</MAX><PERIOD>1</PERIOD></IOTEMP>
+  </WHEN></DELETE>
+  <RELOCATE><TO><DESTINATION><CLASS>c</CLASS></DESTINATION></TO><WHEN>
+    <SIZE Units="MB"><MIN Flags="gt">10</MIN><MAX Flags="lt">5</MAX></SIZE>
+    <ACCAGE Units="days"><MIN Flags="gteq">1</MIN><MAX Flags="lt">1</MAX></ACCAGE>
+    <IOTEMP Type="nrbytes"><PERIOD>1</PERIOD></IOTEMP>
+    <IOTEMP Type="nrbytes" Prefer="high"><MIN Flags="gt">1</MIN><PERIOD>30</PERIOD></IOTEMP>
+    <ACCESSTEMP Type="nrws" Prefer="low"><MIN Flags="gt">1</MIN><PERIOD>1</PERIOD></ACCESSTEMP>
+  </WHEN></RELOCATE>
+</RULE>)"));
+  ASSERT_TRUE(r.ok()) << Dump(r);
+  EXPECT_TRUE(Has(r.warnings, 6, "IOTEMP", "Prefer has no effect in DELETE")) << Dump(r);
+  EXPECT_TRUE(Has(r.warnings, 9, "SIZE", "MIN 10 and MAX 5 leave no value: it never holds"));
+  EXPECT_TRUE(Has(r.warnings, 10, "ACCAGE", "it never holds"));
+  EXPECT_TRUE(Has(r.warnings, 11, "IOTEMP", "neither MIN nor MAX nor Prefer: it always holds"));
+  EXPECT_TRUE(Has(r.warnings, 12, "PERIOD", "a PERIOD of 720 hours needs I/O statistics"));
+  EXPECT_TRUE(Has(r.warnings, 13, "ACCESSTEMP", "only the first Prefer"));
+}
+
+TEST(LoadPolicyWarnings, DoctypeWithAnotherName) {
+  LoadResult r = LoadPolicy(
+      "<?xml version=\"1.0\"?>\n<!DOCTYPE FILE_PLACEMENT_POLICY SYSTEM \"placement.dtd\">\n"
+      "<PLACEMENT_POLICY Name=\"p\" Version=\"5.1\"><RULE Flags=\"data\" Name=\"r\"><SELECT/>"
+      "</RULE></PLACEMENT_POLICY>");
+  ASSERT_TRUE(r.ok()) << Dump(r);
+  EXPECT_TRUE(Has(r.warnings, 2, "", "the DOCTYPE names FILE_PLACEMENT_POLICY")) << Dump(r);
+}
+
+const char* kClassesPolicy = R"(<RULE Flags="data" Name="r">
+  <SELECT/>
+  <CREATE><ON Flags="any"><DESTINATION><CLASS>ssd</CLASS></DESTINATION><DESTINATION/></ON></CREATE>
+  <RELOCATE>
+    <FROM><SOURCE><CLASS>tape</CLASS></SOURCE></FROM>
+    <TO><DESTINATION><CLASS>hdd</CLASS></DESTINATION><DESTINATION><CLASS>cloud</CLASS></DESTINATION></TO>
+  </RELOCATE>
+</RULE>
+<RULE Flags="checkpoint" Name="c"><SELECT/>
+  <CREATE><ON><DESTINATION><CLASS>nowhere</CLASS></DESTINATION></ON></CREATE></RULE>)";
+
+TEST(CheckClasses, UnknownClassIsAnErrorNamingTheLine) {
+  LoadResult r = LoadPolicy(PolicyXml(kClassesPolicy));
+  ASSERT_TRUE(r.ok()) << Dump(r);
+  size_t warnings = r.warnings.size();
+  CheckClasses(*r.policy, {"ssd", "hdd"}, /*force=*/false, &r);
+  EXPECT_FALSE(r.ok());
+  EXPECT_FALSE(r.policy.has_value());
+  ASSERT_EQ(r.errors.size(), 2u) << Dump(r);  // checkpoint rules are not checked
+  EXPECT_EQ(r.errors[0].ToString(),
+            "line 7: <CLASS>: class \"tape\" has no volume in this file system (use -f to assign "
+            "anyway)");
+  EXPECT_TRUE(Has(r.errors, 8, "CLASS", "class \"cloud\""));
+  EXPECT_EQ(r.warnings.size(), warnings);
+}
+
+TEST(CheckClasses, ForceTurnsErrorsIntoWarnings) {
+  LoadResult r = LoadPolicy(PolicyXml(kClassesPolicy));
+  ASSERT_TRUE(r.ok()) << Dump(r);
+  CheckClasses(*r.policy, {"ssd", "hdd"}, /*force=*/true, &r);
+  EXPECT_TRUE(r.ok()) << Dump(r);
+  EXPECT_TRUE(Has(r.warnings, 7, "CLASS", "forced")) << Dump(r);
+  EXPECT_TRUE(Has(r.warnings, 8, "CLASS", "class \"cloud\""));
+}
+
+TEST(CheckClasses, AllKnownAddsNothing) {
+  LoadResult r = LoadPolicy(PolicyXml(kClassesPolicy));
+  ASSERT_TRUE(r.ok()) << Dump(r);
+  CheckClasses(*r.policy, {"ssd", "hdd", "tape", "cloud"}, false, &r);
+  EXPECT_TRUE(r.ok());
+  EXPECT_TRUE(r.errors.empty());
+}
+
+}  // namespace
+}  // namespace tierfs::policy
