@@ -28,4 +28,17 @@ const char kDefaultPolicyXml[] = R"(<?xml version="1.0"?>
 </PLACEMENT_POLICY>
 )";
 
+std::string DefaultPolicyXml(const std::vector<std::string>& create_classes) {
+  if (create_classes == std::vector<std::string>{"hdd", "ssdmetadata"}) return kDefaultPolicyXml;
+  std::string xml = kDefaultPolicyXml;
+  const std::string open = "        <DESTINATION>\n";
+  const size_t first = xml.find(open);
+  const size_t end = xml.find("      </ON>");
+  std::string destinations;
+  for (const std::string& c : create_classes) {
+    destinations += open + "          <CLASS> " + c + " </CLASS>\n        </DESTINATION>\n";
+  }
+  return xml.replace(first, end - first, destinations);
+}
+
 }  // namespace tierfs::cli

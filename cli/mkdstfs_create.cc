@@ -102,8 +102,13 @@ Status CreateDatabase(const CreateRequest& r, const std::string& uuid, Undo& und
   const std::string& metadata_dir = r.plan.volumes.front().path;
   const std::string db = MetadataDbPath(metadata_dir);
   if (Exists(db)) return Status::Exists(db + " appeared while mkdstfs ran; not touching it");
-  undo.Push("rm " + db, [db] {
+  undo.Push("rm " + db, [db, metadata_dir] {
     for (const char* suffix : {"", "-wal", "-shm", "-journal"}) unlink((db + suffix).c_str());
+    // What a tierfs daemon that failed to mount leaves in the new .tierfs.
+    for (const std::string& path : {DaemonLockPath(metadata_dir), ControlSocketPath(metadata_dir),
+                                    TierfsDir(metadata_dir) + "/tierfs.log"}) {
+      unlink(path.c_str());
+    }
   });
   std::string volume_list;
   for (const meta::Volume& v : r.plan.volumes) {
@@ -120,9 +125,8 @@ Status CreateDatabase(const CreateRequest& r, const std::string& uuid, Undo& und
   // Format creates the file as the invoking user; mode 0600 keeps the namespace
   // (names, owners) from being read around tierfs's permission checks.
   chmod(db.c_str(), 0600);
-  if (!r.plan.assign_default_policy) return Status::Ok();
-
-  policy::LoadResult loaded = policy::LoadPolicy(kDefaultPolicyXml);
+  const std::string policy_xml = DefaultPolicyXml(r.plan.default_create_classes);
+  policy::LoadResult loaded = policy::LoadPolicy(policy_xml);
   if (!loaded.ok()) {
     std::string why = loaded.errors.empty() ? "" : ": " + loaded.errors.front().ToString();
     return Status::Invalid("internal error: the default policy does not validate" + why);
@@ -133,7 +137,7 @@ Status CreateDatabase(const CreateRequest& r, const std::string& uuid, Undo& und
   if (!meta.ok()) return meta.status();
   meta::PolicyRecord record;
   record.name = kDefaultPolicyName;
-  record.xml = kDefaultPolicyXml;
+  record.xml = policy_xml;
   record.assigned_ns = clock.NowNanos();
   return (*meta)->SetPolicy(record);
 }

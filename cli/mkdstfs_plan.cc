@@ -120,22 +120,22 @@ Result<MkdstfsPlan> PlanVolumes(const std::vector<VolumeProbe>& probes, bool for
       v.media_type_source = "configured";
     }
     v.placement_class = p.spec.placement_class.empty() ? p.media_type : p.spec.placement_class;
-    if (k == 0 && Kind(p) == "ssd" &&
-        (p.spec.placement_class.empty() || p.spec.placement_class == "ssd")) {
+    if (k == 0 && Kind(p) == "ssd" && p.spec.placement_class.empty()) {
       v.placement_class = "ssdmetadata";
     }
     v.role = k == 0 ? "metadataok" : "dataonly";
     v.state = "online";
-    if (v.placement_class == "hdd" || v.placement_class == "ssdmetadata") {
-      plan.assign_default_policy = true;
-    }
     plan.volumes.push_back(std::move(v));
   }
-  if (!plan.assign_default_policy) {
-    plan.warnings.push_back(
-        "no volume of class hdd or ssdmetadata: the default policy would place nothing, so none "
-        "is assigned (new files go to the volume with the most free space; see fsppadm assign)");
+  // "All files on hdd, the SSD metadata volume only when hdd is full."
+  const std::string& metadata_class = plan.volumes.front().placement_class;
+  for (const meta::Volume& v : plan.volumes) {
+    if (v.placement_class == "hdd") {
+      plan.default_create_classes.push_back("hdd");
+      break;
+    }
   }
+  if (metadata_class != "hdd") plan.default_create_classes.push_back(metadata_class);
   return plan;
 }
 

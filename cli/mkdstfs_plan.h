@@ -9,11 +9,12 @@
 //     first volume;
 //   - the volume set lists the metadata volume first (vol1, metadataok), then
 //     the others in command-line order (vol2.., dataonly);
-//   - an ssd metadata volume is tagged class "ssdmetadata" (as the paper's
-//     mkdstfs tags SSD volume 0), also when the user wrote DIR:ssd; any other
-//     explicit class is kept;
-//   - the default policy (cli/default_policy.h) is assigned only when some
-//     volume is of class hdd or ssdmetadata (else it could place nothing).
+//   - an ssd metadata volume whose class was discovered is tagged class
+//     "ssdmetadata" (as the paper's mkdstfs tags SSD volume 0); a class the
+//     administrator gave (DIR:CLASS) is always kept as given;
+//   - the default policy (cli/default_policy.h) creates files on the hdd class
+//     (when a volume has it), then on the metadata volume's class: the paper's
+//     "hdd, ssdmetadata only when hdd is full", in the classes this set has.
 //
 // Thread-safe (pure functions).
 #pragma once
@@ -57,8 +58,9 @@ struct MkdstfsPlan {
   // media_type, media_type_source ("detected" | "configured"), role filled in.
   // media_type is "unknown" when it was neither detected nor implied by the class.
   std::vector<meta::Volume> volumes;
-  std::vector<std::string> warnings;  // mismatches, shared devices, no default policy
-  bool assign_default_policy = false;
+  std::vector<std::string> warnings;  // mismatches, shared devices
+  // CREATE destinations of the default policy, in order (DefaultPolicyXml()).
+  std::vector<std::string> default_create_classes;
 };
 
 // Plans the volume set. Errors (EINVAL, naming the directory):

@@ -97,14 +97,22 @@ Result<ScanRequest> ScanRequest::FromJson(const json& request) {
     const json& l = request["limits"];
     r.max_bytes = l.value("bytes", uint64_t{0});
     r.max_files = l.value("files", uint64_t{0});
-    r.max_hours = l.value("hours", 0.0);
+    r.max_seconds = l.value("seconds", 0.0);
   }
+  r.no_wait = request.value("no_wait", false);
   return r;
 }
 
 Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& progress) {
   std::unique_lock enforce_lock(enforce_mu_, std::defer_lock);
-  if (request.mode == ScanRequest::Mode::kEnforce) enforce_lock.lock();
+  if (request.mode == ScanRequest::Mode::kEnforce) {
+    if (!request.no_wait) {
+      enforce_lock.lock();
+    } else if (!enforce_lock.try_lock()) {
+      return Status::Error(EBUSY, "another fsppadm enforce is running on " +
+                                      fs_.options().mountpoint);
+    }
+  }
   const auto wall_start = std::chrono::steady_clock::now();
   const int64_t started_ns = fs_.clock().NowNanos();
   auto elapsed = [&] {
@@ -160,6 +168,8 @@ Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& pr
 
   json rows = json::array();
   uint64_t files_moved = 0, bytes_moved = 0, busy = 0, errors = 0, nospace = 0, stopped = 0;
+  uint64_t files_planned = plan.moves.size(), bytes_planned = 0;
+  for (const policy::PlannedMove& m : plan.moves) bytes_planned += m.bytes;
   const bool enforce = request.mode == ScanRequest::Mode::kEnforce;
   for (size_t i = 0; i < plan.moves.size(); ++i) {
     const policy::PlannedMove& m = plan.moves[i];
@@ -167,7 +177,7 @@ Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& pr
     if (enforce) {
       const bool over = (request.max_files && files_moved >= request.max_files) ||
                         (request.max_bytes && bytes_moved >= request.max_bytes) ||
-                        (request.max_hours > 0 && elapsed() >= request.max_hours * 3600);
+                        (request.max_seconds > 0 && elapsed() >= request.max_seconds);
       if (over) {
         outcome = "stopped";
         stopped++;
@@ -265,6 +275,8 @@ Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& pr
       {"summary",
        {{"sweep_paths", sweep},
         {"files_scanned", plan.files_scanned},
+        {"files_planned", files_planned},
+        {"bytes_planned", bytes_planned},
         {"files_moved", files_moved},
         {"bytes_moved", bytes_moved},
         {"files_skipped", {{"nospace", nospace}, {"busy", busy}, {"error", errors},

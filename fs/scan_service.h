@@ -35,7 +35,9 @@ struct ScanRequest {
   std::optional<std::string> policy_xml;  // -F: this policy instead of the assigned one
   uint64_t max_bytes = 0;                 // -s: stop after moving this many bytes (0 = no limit)
   uint64_t max_files = 0;                 // -n: stop after this many files
-  double max_hours = 0;                   // -t: stop after this many hours
+  double max_seconds = 0;                 // -t: stop after this long (the tool sends hours x 3600)
+  bool no_wait = false;                   // --no-wait: fail with EBUSY instead of waiting
+                                          // for another enforce to finish
 
   // Parses a "scan" request object; EINVAL naming the bad field.
   static Result<ScanRequest> FromJson(const nlohmann::json& request);
@@ -49,7 +51,9 @@ class ScanService {
   ScanService(FileSystem& fs, Relocator& relocator) : fs_(fs), relocator_(relocator) {}
 
   // Runs one scan. EINVAL when there is no policy (none assigned and no -F) or the
-  // -F policy does not validate; ENOENT for a path that does not exist.
+  // -F policy does not validate; ENOENT for a path that does not exist; EBUSY with
+  // no_wait while another enforce runs. Relocations run one at a time (io_nice,
+  // the VxFS parallelism knob, is accepted by fsppadm and not used yet).
   Result<nlohmann::json> Run(const ScanRequest& request, const ScanProgress& progress);
 
  private:

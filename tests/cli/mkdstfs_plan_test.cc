@@ -1,3 +1,4 @@
+#include "cli/default_policy.h"
 #include "cli/mkdstfs_plan.h"
 
 #include <gtest/gtest.h>
@@ -37,7 +38,7 @@ TEST(MkdstfsPlan, PapersExampleHddThenSsd) {
                                       "vol2:hdd:hdd:detected:dataonly:/hdd"}));
   EXPECT_EQ(plan->volumes[0].id, 1u);
   EXPECT_EQ(plan->volumes[1].id, 2u);
-  EXPECT_TRUE(plan->assign_default_policy);
+  EXPECT_EQ(plan->default_create_classes, (std::vector<std::string>{"hdd", "ssdmetadata"}));
   EXPECT_TRUE(plan->warnings.empty());
 }
 
@@ -75,26 +76,45 @@ TEST(MkdstfsPlan, NoSsdNeedsForce) {
 }
 
 TEST(MkdstfsPlan, ExplicitClassesWin) {
-  // DIR:ssd on the metadata volume still becomes ssdmetadata (the paper's tagging);
-  // another explicit class is kept; an explicit media class overrides detection.
+  // A class the administrator gives is kept as given, also DIR:ssd on the metadata
+  // volume; an explicit media class overrides detection.
   Result<MkdstfsPlan> plan = PlanVolumes(
       {Probe("/a", "hdd", "ssd"), Probe("/b", "ssd", "tier0"), Probe("/c", "hdd", "archive")},
       false);
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(Describe(*plan),
-            (std::vector<std::string>{"vol1:ssdmetadata:hdd:detected:metadataok:/a",
+            (std::vector<std::string>{"vol1:ssd:hdd:detected:metadataok:/a",
                                       "vol2:tier0:ssd:detected:dataonly:/b",
                                       "vol3:archive:hdd:detected:dataonly:/c"}));
   // The override is reported as a mismatch.
   ASSERT_EQ(plan->warnings.size(), 1u);
   EXPECT_NE(plan->warnings[0].find("/a: class ssd given"), std::string::npos);
-  EXPECT_TRUE(plan->assign_default_policy);  // ssdmetadata exists
+  // No hdd class: the default policy creates on the metadata volume's class.
+  EXPECT_EQ(plan->default_create_classes, (std::vector<std::string>{"ssd"}));
 
   plan = PlanVolumes({Probe("/fast", "ssd", "tier0"), Probe("/slow", "hdd", "tier1")}, false);
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(plan->volumes[0].path, "/fast");  // detected ssd: metadata volume
   EXPECT_EQ(plan->volumes[0].placement_class, "tier0");
-  EXPECT_FALSE(plan->assign_default_policy);  // neither hdd nor ssdmetadata
+  EXPECT_EQ(plan->default_create_classes, (std::vector<std::string>{"tier0"}));
+}
+
+TEST(MkdstfsPlan, DemoVolumesKeepTheirGivenClasses) {
+  // The README's demo: both directories on one disk, classes given.
+  Result<MkdstfsPlan> plan = PlanVolumes({Probe("/d/ssd", "hdd", "ssd"), Probe("/d/hdd", "hdd", "hdd")}, false);
+  ASSERT_TRUE(plan.ok()) << plan.status().message();
+  EXPECT_EQ(plan->volumes[0].placement_class, "ssd");
+  EXPECT_EQ(plan->volumes[1].placement_class, "hdd");
+  EXPECT_EQ(plan->default_create_classes, (std::vector<std::string>{"hdd", "ssd"}));
+}
+
+TEST(DefaultPolicy, PapersTextForThePapersClassesElseTheSetsOwn) {
+  EXPECT_EQ(DefaultPolicyXml({"hdd", "ssdmetadata"}), kDefaultPolicyXml);
+  const std::string xml = DefaultPolicyXml({"hdd", "ssd"});
+  EXPECT_NE(xml.find("<CLASS> hdd </CLASS>"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<CLASS> ssd </CLASS>"), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("ssdmetadata"), std::string::npos) << xml;
+  EXPECT_LT(xml.find("hdd"), xml.find("<CLASS> ssd"));
 }
 
 TEST(MkdstfsPlan, UndetectableNeedsAClass) {
@@ -108,7 +128,7 @@ TEST(MkdstfsPlan, UndetectableNeedsAClass) {
   plan = PlanVolumes({Probe("/t", "", "ssd"), Probe("/u", "", "cold")}, false);
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(Describe(*plan),
-            (std::vector<std::string>{"vol1:ssdmetadata:ssd:configured:metadataok:/t",
+            (std::vector<std::string>{"vol1:ssd:ssd:configured:metadataok:/t",
                                       "vol2:cold:unknown:configured:dataonly:/u"}));
 }
 

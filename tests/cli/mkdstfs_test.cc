@@ -245,7 +245,7 @@ TEST_F(CreateTest, MainCreatesThenRefusesToReuse) {
   std::vector<std::string> args = {"mkdstfs", "--no-mount",  tmp_ / "mnt",
                                    "data",    hdd_ + ":hdd", ssd_ + ":ssd"};
   ASSERT_EQ(MkdstfsMain(args, env), kExitOk) << err.str();
-  EXPECT_NE(out.str().find("vol1    ssdmetadata"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("vol1    ssd"), std::string::npos) << out.str();  // the given class
   EXPECT_TRUE(Exists(MetadataDbPath(ssd_)));
   err.str("");
   EXPECT_EQ(MkdstfsMain(args, env), kExitUsage);

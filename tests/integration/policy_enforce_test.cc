@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
@@ -44,11 +46,12 @@ constexpr char kHotReadPolicy[] = R"(<?xml version="1.0"?>
 </PLACEMENT_POLICY>
 )";
 
-// Moves every *.hot file to ssd unconditionally (the dblog template's shape).
+// Creates *.hot files on hdd and moves them to ssd unconditionally at the next enforce.
 constexpr char kPinHotPolicy[] = R"(<?xml version="1.0"?>
 <PLACEMENT_POLICY Version="5.1" Name="pin_hot">
   <RULE Flags="data" Name="hot_files">
     <SELECT><PATTERN>*.hot</PATTERN></SELECT>
+    <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION></ON></CREATE>
     <RELOCATE><TO><DESTINATION><CLASS>ssd</CLASS></DESTINATION></TO></RELOCATE>
   </RULE>
   <RULE Flags="data" Name="rest">
@@ -93,45 +96,71 @@ TEST_F(PolicyEnforceTest, HotFilesMoveToSsdAndColdFilesStay) {
 
 TEST_F(PolicyEnforceTest, OpenFileKeepsWorkingAcrossRelocation) {
   AssignPolicy(kPinHotPolicy);
-  std::string expected = RandomBytes(4 * 1024 * 1024, 5);
+  constexpr size_t kSize = 4 * 1024 * 1024, kChunk = 65536;
+  std::string expected = RandomBytes(kSize, 5);
   WriteFile(Path("data.hot"), expected);
   ASSERT_EQ(ClassOf("data.hot"), "hdd");
-  int fd = open(Path("data.hot").c_str(), O_RDWR);
-  ASSERT_GE(fd, 0);
+  // O_DIRECT so every read and write reaches tierfs instead of the page cache.
+  int fd = open(Path("data.hot").c_str(), O_RDWR | O_DIRECT);
+  ASSERT_GE(fd, 0) << strerror(errno);
 
-  // A reader keeps reading through the open fd while enforce moves the file.
+  // A reader keeps reading the first part, a writer keeps rewriting the last chunk,
+  // both through the open fd, while enforce moves the file.
   std::atomic<bool> stop{false};
-  std::atomic<int> mismatches{0}, reads{0};
+  std::atomic<int> mismatches{0}, reads{0}, writes{0}, io_errors{0};
+  std::atomic<int> last_value{-1};
   std::thread reader([&] {
-    std::string buf(65536, '\0');
-    for (int i = 0; i < 100000 && !stop; ++i) {
-      off_t off = static_cast<off_t>((i * 65536) % expected.size());
-      ssize_t n = pread(fd, buf.data(), buf.size(), off);
-      if (n != 65536 || buf.compare(0, n, expected, off, n) != 0) mismatches++;
+    void* buf = nullptr;
+    ASSERT_EQ(posix_memalign(&buf, 4096, kChunk), 0);
+    for (int i = 0; i < 200000 && !stop; ++i) {
+      const off_t off = static_cast<off_t>((i * kChunk) % (kSize - kChunk));
+      ssize_t n = pread(fd, buf, kChunk, off);
+      if (n != static_cast<ssize_t>(kChunk)) io_errors++;
+      else if (expected.compare(off, kChunk, static_cast<char*>(buf), kChunk) != 0) mismatches++;
       reads++;
     }
+    free(buf);
   });
+  std::thread writer([&] {
+    void* buf = nullptr;
+    ASSERT_EQ(posix_memalign(&buf, 4096, kChunk), 0);
+    for (int v = 0; v < 2000 && !stop; ++v) {
+      std::memset(buf, 'a' + v % 26, kChunk);
+      if (pwrite(fd, buf, kChunk, kSize - kChunk) != static_cast<ssize_t>(kChunk)) io_errors++;
+      last_value = v;
+      writes++;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    free(buf);
+  });
+  // A write during the copy makes a move "busy"; enforce retries at its next run.
   std::string moved;
-  for (int attempt = 0; attempt < 10 && moved != "ssd"; ++attempt) {
+  for (int attempt = 0; attempt < 30 && moved != "ssd"; ++attempt) {
     CommandResult r = Tool("fsppadm", {"enforce", mnt_});
     ASSERT_NE(r.exit_code, 2) << r.output;
     moved = ClassOf("data.hot");
   }
+  // Keep using the file for a while after the move.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
   stop = true;
   reader.join();
+  writer.join();
   EXPECT_EQ(moved, "ssd");
   EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_EQ(io_errors.load(), 0);
   EXPECT_GT(reads.load(), 0);
-
-  // The same fd now writes into the relocated object.
-  ASSERT_EQ(pwrite(fd, "AFTER", 5, 1000), 5);
-  expected.replace(1000, 5, "AFTER");
-  ASSERT_EQ(pwrite(fd, "END", 3, expected.size()), 3);
-  expected += "END";
-  std::string back(expected.size(), '\0');
-  ASSERT_EQ(pread(fd, back.data(), back.size(), 0), static_cast<ssize_t>(back.size()));
-  EXPECT_EQ(back, expected);
+  EXPECT_GT(writes.load(), 0);
+  ASSERT_GE(last_value.load(), 0);
+  expected.replace(kSize - kChunk, kChunk, std::string(kChunk, 'a' + last_value % 26));
   close(fd);
+
+  // A buffered fd: append after the move, then everything reads back.
+  fd = open(Path("data.hot").c_str(), O_RDWR | O_APPEND);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(write(fd, "END", 3), 3);
+  expected += "END";
+  close(fd);
+  EXPECT_EQ(ReadFile(Path("data.hot")), expected);
   // The source object is gone from hdd, the data lives on ssd only.
   size_t hdd_objects = 0;
   for (auto& e : std::filesystem::recursive_directory_iterator(hdd_ + "/.tierfs/objects")) {
@@ -141,6 +170,9 @@ TEST_F(PolicyEnforceTest, OpenFileKeepsWorkingAcrossRelocation) {
   Remount();
   EXPECT_EQ(ReadFile(Path("data.hot")), expected);
   EXPECT_EQ(ClassOf("data.hot"), "ssd");
+  CommandResult status = Tool("fsppadm", {"status", mnt_});
+  EXPECT_EQ(status.exit_code, 0) << status.output;
+  EXPECT_NE(status.output.find("moved"), std::string::npos) << status.output;
 }
 
 TEST_F(PolicyEnforceTest, MalformedPolicyIsRejectedWithItsLineAndChangesNothing) {

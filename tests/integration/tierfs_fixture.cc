@@ -16,6 +16,8 @@
 #include <sstream>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 namespace tierfs::testing {
 namespace {
 
@@ -177,11 +179,12 @@ void TierfsFixture::AssignPolicy(const std::string& xml) {
 std::string TierfsFixture::ClassOf(const std::string& relative) {
   CommandResult r = Tool("fsmap", {"--json", Path(relative)});
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  const std::string key = "\"class\":\"";
-  size_t pos = r.output.find(key);
-  if (pos == std::string::npos) return "";
-  pos += key.size();
-  return r.output.substr(pos, r.output.find('"', pos) - pos);
+  nlohmann::json doc = nlohmann::json::parse(r.output, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object() || !doc.contains("files") || doc["files"].empty()) {
+    ADD_FAILURE() << "fsmap --json: " << r.output;
+    return "";
+  }
+  return doc["files"][0].value("class", "");
 }
 
 }  // namespace tierfs::testing
