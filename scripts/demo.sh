@@ -50,21 +50,22 @@ step "fsppadm assign: docs/examples/hot_reads.xml"
 "$bin/fsppadm" assign "$demo/mnt" docs/examples/hot_reads.xml
 
 step "fsppadm analyze (what enforce would do; moves nothing)"
-"$bin/fsppadm" analyze "$demo/mnt" | tail -n 12
+"$bin/fsppadm" analyze "$demo/mnt" > "$demo/analyze.txt"
+head -n 4 "$demo/analyze.txt"; echo "   ..."; tail -n 12 "$demo/analyze.txt"
 
 step "fsppadm enforce"
 "$bin/fsppadm" enforce "$demo/mnt" | tail -n 12
 
 step "fsmap: where the files are now"
 find "$demo/mnt/tree" -type f -print0 | xargs -0 "$bin/fsmap" > "$demo/fsmap.txt"
-echo "files per class:"; awk 'NR>1 {print $2}' "$demo/fsmap.txt" | sort | uniq -c
+echo "files per class:"; awk '$2 != "CLASS" {print $2}' "$demo/fsmap.txt" | sort | uniq -c
 echo "a few of the hot files:"; grep -E "/($(IFS='|'; echo "${hot_dirs[*]##*/}"))/" "$demo/fsmap.txt" | head -5
-on_ssd=$(awk 'NR>1 && $2=="ssd"' "$demo/fsmap.txt" | wc -l)
+on_ssd=$(awk '$2=="ssd"' "$demo/fsmap.txt" | wc -l)
 hot_on_ssd=$(grep -E "/($(IFS='|'; echo "${hot_dirs[*]##*/}"))/" "$demo/fsmap.txt" | awk '$2=="ssd"' | wc -l)
 echo "on ssd: $on_ssd files, of which $hot_on_ssd from the workload's $hot_files"
 
 step "every file reads back identical to its source (sha256)"
 (cd "$source_tree" && find . -type f -print0 | sort -z | xargs -0 sha256sum) > "$demo/source.sha256"
 (cd "$demo/mnt/tree" && sha256sum --quiet -c "$demo/source.sha256") && echo "all $files files identical"
-[ "$hot_on_ssd" -gt 0 ] && [ "$on_ssd" -eq "$hot_on_ssd" ] || { echo "demo FAILED: unexpected placement"; exit 1; }
+[ "$hot_on_ssd" -eq "$hot_files" ] && [ "$on_ssd" -eq "$hot_on_ssd" ] || { echo "demo FAILED: unexpected placement"; exit 1; }
 echo; echo "demo OK"
