@@ -19,6 +19,11 @@ DEFINE_double(entry_timeout, 60, "seconds the kernel may cache directory entries
 DEFINE_double(attr_timeout, 60, "seconds the kernel may cache attributes");
 DEFINE_int32(writeback_seconds, 5, "period of the I/O counter and inode writeback, seconds");
 DEFINE_int32(threads, 16, "maximum FUSE worker threads");
+DEFINE_double(fcl_keep_hours, 14 * 24,
+              "File Change Log retention: drop records older than this many hours (0 = keep)");
+DEFINE_uint64(fcl_max_records, 1000000,
+              "File Change Log retention: keep at most this many records (0 = no limit)");
+DEFINE_double(iostat_keep_days, 31, "keep I/O statistics buckets this many days");
 
 static bool ValidatePositive(const char* flag, int32_t value) {
   if (value > 0) return true;
@@ -47,5 +52,8 @@ int main(int argc, char** argv) {
   options.attr_timeout = FLAGS_attr_timeout;
   options.writeback_seconds = FLAGS_writeback_seconds;
   options.max_threads = FLAGS_threads;
+  options.fcl_keep_seconds = static_cast<int64_t>(FLAGS_fcl_keep_hours * 3600);
+  options.fcl_max_records = FLAGS_fcl_max_records;
+  options.iostat_keep_seconds = static_cast<int64_t>(FLAGS_iostat_keep_days * 86400);
   return tierfs::RunSession(options);
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <map>
 
 #include "fs/volume_label.h"
 #include "policy/loader.h"
@@ -193,9 +194,39 @@ Status FileSystem::FlushAll() {
     if (!st.ok()) {
       io_.Restore(deltas);
       if (first.ok()) first = st;
+    } else {
+      LogFileStats(deltas);
     }
   }
   return first;
+}
+
+Status FileSystem::ApplyRetention() {
+  TIERFS_RETURN_IF_ERROR(meta_->PruneFcl(options_.fcl_keep_seconds, options_.fcl_max_records));
+  if (options_.iostat_keep_seconds <= 0) return Status::Ok();
+  return meta_->PruneIoStats(clock().NowSeconds() - options_.iostat_keep_seconds);
+}
+
+void FileSystem::LogFileStats(const std::vector<meta::IoDelta>& deltas) {
+  // One "filestats" FCL record per file and flush (VxFS's VX_FCL_FILESTATS): the
+  // I/O since the previous record. Temperatures come from the iostat buckets; the
+  // FCL copy is for administrators and FCL consumers.
+  std::map<uint64_t, meta::IoDelta> per_file;
+  for (const meta::IoDelta& d : deltas) {
+    meta::IoDelta& sum = per_file[d.ino];
+    sum.rbytes += d.rbytes;
+    sum.wbytes += d.wbytes;
+    sum.rops += d.rops;
+    sum.wops += d.wops;
+  }
+  for (const auto& [ino, d] : per_file) {
+    meta::FclRecord record;
+    record.event = "filestats";
+    record.ino = ino;
+    record.detail = "rbytes=" + std::to_string(d.rbytes) + " wbytes=" + std::to_string(d.wbytes) +
+                    " reads=" + std::to_string(d.rops) + " writes=" + std::to_string(d.wops);
+    if (!meta_->AppendFcl(&record).ok()) return;  // the counters are safe in iostat
+  }
 }
 
 Result<struct statvfs> FileSystem::StatFs() {

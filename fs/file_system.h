@@ -43,6 +43,11 @@ struct FileSystemOptions {
   std::string mountpoint;        // absolute; for reports and the control channel
   bool sync_full = false;        // SQLite synchronous=FULL
   const Clock* clock = &SystemClock::Get();
+  // Retention (ApplyRetention): FCL records older than this or beyond this count,
+  // iostat buckets older than this. 0 = no bound.
+  int64_t fcl_keep_seconds = 14 * 24 * 3600;
+  uint64_t fcl_max_records = 1'000'000;
+  int64_t iostat_keep_seconds = 31 * 24 * 3600;
 };
 
 class FileSystem {
@@ -119,6 +124,8 @@ class FileSystem {
   // Writes every dirty inode's attributes and the in-memory I/O counters to the
   // database (the periodic writeback, and the first step of every scan).
   Status FlushAll();
+  // Drops FCL records and iostat buckets beyond the retention bounds of the options.
+  Status ApplyRetention();
   // (Re)loads the assigned policy from the database; called after assign/unassign.
   Status ReloadPolicy();
   // The assigned policy, or nullptr when none (placement by free space).
@@ -159,6 +166,8 @@ class FileSystem {
   // Releases a pin or an open and reclaims if that was the last reference.
   void DropOpen(const InodeRef& inode);
   void UpdateAtimeOnRead(InodeState& inode);
+  // Appends one FCL "filestats" record per file of a flushed batch.
+  void LogFileStats(const std::vector<meta::IoDelta>& deltas);
 
   std::unique_ptr<meta::Metadata> meta_;
   std::unique_ptr<VolumeSet> volumes_;

@@ -24,7 +24,8 @@
 namespace tierfs {
 namespace {
 
-// Periodic writeback of I/O counters and dirty inodes, plus retention pruning.
+// Periodic writeback of I/O counters and dirty inodes, plus retention pruning
+// (at start and then every minute).
 class WritebackThread {
  public:
   WritebackThread(FileSystem& fs, const SessionOptions& options)
@@ -49,10 +50,10 @@ class WritebackThread {
       Status st = fs_.FlushAll();
       if (!st.ok()) std::fprintf(stderr, "tierfs: writeback: %s\n", st.ToString().c_str());
       auto now = std::chrono::steady_clock::now();
-      if (now - last_prune > std::chrono::hours(1)) {
+      if (now - last_prune > std::chrono::minutes(1)) {
         last_prune = now;
-        fs_.metadata().PruneFcl(options_.fcl_keep_seconds, options_.fcl_max_records);
-        fs_.metadata().PruneIoStats(fs_.clock().NowSeconds() - options_.iostat_keep_seconds);
+        st = fs_.ApplyRetention();
+        if (!st.ok()) std::fprintf(stderr, "tierfs: retention: %s\n", st.ToString().c_str());
       }
       lock.lock();
     }
@@ -161,6 +162,9 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   FileSystemOptions fs_options;
   fs_options.mountpoint = mountpoint;
   fs_options.sync_full = options.sync_full;
+  fs_options.fcl_keep_seconds = options.fcl_keep_seconds;
+  fs_options.fcl_max_records = options.fcl_max_records;
+  fs_options.iostat_keep_seconds = options.iostat_keep_seconds;
   auto fs = FileSystem::Open(metadata_dir, fs_options);
   if (!fs.ok()) return fail("tierfs: " + fs.status().message());
 
