@@ -100,30 +100,42 @@ Result<meta::Inode> FileSystem::CurrentAttr(uint64_t ino) {
   return meta_->GetInode(ino);
 }
 
+void FileSystem::ApplyRowLocked(InodeState& inode, const meta::Inode& row) {
+  meta::Inode& a = inode.attr;
+  if (inode.dirty) {
+    // Size and times of a file being written live in memory until writeback.
+    const meta::Inode keep = a;
+    a = row;
+    a.size = keep.size;
+    a.atime_ns = keep.atime_ns;
+    a.mtime_ns = keep.mtime_ns;
+    a.ctime_ns = std::max(keep.ctime_ns, row.ctime_ns);
+  } else {
+    a = row;
+  }
+}
+
 void FileSystem::RefreshCached(uint64_t ino) {
   InodeRef inode = inodes_.Find(ino);
   if (!inode) return;
+  // Reading the row under sync_mu orders this refresh after every commit that a
+  // concurrent refresh already applied: the entry never goes back to an older row.
+  std::lock_guard sync(inode->sync_mu);
   auto fresh = meta_->GetInode(ino);
-  if (!fresh.ok()) return;
+  if (!fresh.ok()) return;  // deleted: nothing left to show
   std::lock_guard lock(inode->mu);
-  if (inode->dirty) {
-    // Size and times of a file being written live in memory until writeback.
-    fresh->size = inode->attr.size;
-    fresh->mtime_ns = inode->attr.mtime_ns;
-    fresh->atime_ns = inode->attr.atime_ns;
-    fresh->ctime_ns = std::max(fresh->ctime_ns, inode->attr.ctime_ns);
-  }
-  inode->attr = *fresh;
+  ApplyRowLocked(*inode, *fresh);
 }
 
 void FileSystem::AfterNameRemoved(const meta::Inode& after) {
   if (InodeRef inode = inodes_.Find(after.ino)) {
+    RefreshCached(after.ino);
+    bool unlinked;
     {
       std::lock_guard lock(inode->mu);
-      inode->attr.nlink = after.nlink;
-      inode->attr.ctime_ns = after.ctime_ns;
+      unlinked = inode->attr.nlink == 0;
     }
-    if (after.nlink == 0 && inodes_.MaybeErase(inode)) Reclaim(inode->attr);
+    if (unlinked && inodes_.MaybeErase(inode)) Reclaim(inode->attr);
     return;
   }
   if (after.nlink == 0) Reclaim(after);
@@ -146,7 +158,8 @@ void FileSystem::Reclaim(const meta::Inode& attr) {
     }
   }
   Status st = meta_->DeleteInode(attr.ino);
-  if (!st.ok()) {
+  // ENOENT: another path already finished this reclaim (reclaim is idempotent).
+  if (!st.ok() && st.code() != ENOENT) {
     std::fprintf(stderr, "tierfs: delete inode %llu: %s\n",
                  static_cast<unsigned long long>(attr.ino), st.ToString().c_str());
   }
@@ -154,32 +167,51 @@ void FileSystem::Reclaim(const meta::Inode& attr) {
 
 Result<meta::Inode> FileSystem::GetAttr(uint64_t ino) { return CurrentAttr(ino); }
 
+
 uint64_t FileSystem::AllocatedBlocks(const meta::Inode& attr) {
-  if (S_ISREG(attr.mode) && attr.volume_id != 0) {
-    struct stat st;
-    if (stat(volumes_->ObjectPath(attr.volume_id, attr.ino, attr.generation).c_str(), &st) == 0) {
-      return static_cast<uint64_t>(st.st_blocks);
-    }
+  switch (attr.mode & S_IFMT) {
+    case S_IFREG:
+      if (attr.volume_id != 0) {
+        struct stat st;
+        const std::string path = volumes_->ObjectPath(attr.volume_id, attr.ino, attr.generation);
+        if (stat(path.c_str(), &st) == 0) return static_cast<uint64_t>(st.st_blocks);
+      }
+      return 0;  // no object yet: nothing allocated
+    case S_IFDIR:
+      return kDirectorySize / 512;
+    case S_IFLNK:
+      // ext4 keeps a target shorter than 60 bytes in the inode ("fast" symlink).
+      return attr.size < 60 ? 0 : (attr.size + 4095) / 4096 * 8;
+    default:
+      return 0;  // devices, FIFOs and sockets have no data
   }
-  return (attr.size + 511) / 512;
 }
 
 Status FileSystem::Writeback(const InodeRef& inode, std::string_view event) {
+  std::lock_guard sync(inode->sync_mu);
   meta::Inode snapshot;
+  uint64_t seq;
+  bool data_written;
   {
     std::lock_guard lock(inode->mu);
     if (!inode->dirty) return Status::Ok();
     snapshot = inode->attr;
-    inode->dirty = false;
-    if (event.empty() && inode->data_written) event = "write";
+    seq = inode->change_seq;
+    data_written = inode->data_written;
+    if (event.empty() && data_written) event = "write";
     inode->data_written = false;
   }
-  Status st = meta_->WriteInode(snapshot, event);
-  if (!st.ok()) {
-    std::lock_guard lock(inode->mu);
-    inode->dirty = true;  // try again at the next writeback
+  auto row = meta_->UpdateAttributes(
+      snapshot, meta::kAttrSize | meta::kAttrAtime | meta::kAttrMtime | meta::kAttrCtime, event);
+  std::lock_guard lock(inode->mu);
+  if (!row.ok()) {
+    inode->data_written = inode->data_written || data_written;  // log it next time
+    return row.status();
   }
-  return st;
+  // Still dirty if the data path changed the entry while the row was written.
+  if (inode->change_seq == seq) inode->dirty = false;
+  ApplyRowLocked(*inode, *row);
+  return Status::Ok();
 }
 
 Status FileSystem::FlushAll() {

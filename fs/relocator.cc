@@ -139,7 +139,11 @@ Result<int> Relocator::CopyAndVerify(const meta::Inode& attr, uint32_t to_volume
 Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume) {
   const auto start = std::chrono::steady_clock::now();
   auto attr = fs_.CurrentAttr(ino);
-  if (!attr.ok()) return attr.status();
+  if (!attr.ok() && attr.status().code() != ENOENT) return attr.status();
+  if (!attr.ok() || attr->nlink == 0) {
+    // Unlinked between the scan and now: nothing to move (its reclaim is pending).
+    return RelocationOutcome{"gone", 0, 0};
+  }
   if (!S_ISREG(attr->mode)) return Status::Invalid("inode " + std::to_string(ino) +
                                                    " is not a regular file");
   if (fs_.volumes().Find(to_volume) == nullptr) {

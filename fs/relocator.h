@@ -37,8 +37,9 @@ class Relocator {
   explicit Relocator(FileSystem& fs) : fs_(fs) {}
 
   // Moves inode `ino` to volume `to_volume`. Returns the outcome (also recorded in
-  // the database's relocation history). Errors only for bad arguments: ENOENT (no
-  // such inode), EINVAL (not a regular file, unknown volume, already there).
+  // the database's relocation history); a file unlinked since the scan is "gone".
+  // Errors only for bad arguments: EINVAL (not a regular file, unknown volume,
+  // already there).
   Result<RelocationOutcome> Relocate(uint64_t ino, uint32_t to_volume);
 
  private:
