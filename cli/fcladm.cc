@@ -1,5 +1,6 @@
 #include "cli/fcladm.h"
 
+#include <algorithm>
 #include <exception>
 
 #include "cli/control_client.h"
@@ -42,6 +43,31 @@ std::string RecordsTable(const json& r) {
               detail.empty() ? "-" : PrintableField(detail)});
   }
   return t.Render();
+}
+
+// Records asked for per request: the daemon never builds one huge answer for a
+// long log.
+constexpr uint64_t kPrintBatch = 10000;
+
+// `fcladm print`: asks for the records batch by batch (each from the sequence
+// number after the last one received) and returns them as one answer.
+Result<json> PrintInBatches(ControlClient& client, const FcladmArgs& a) {
+  json all = json::array();
+  int64_t from_seq = a.from_seq;
+  for (;;) {
+    const uint64_t want =
+        a.limit == 0 ? kPrintBatch : std::min<uint64_t>(kPrintBatch, a.limit - all.size());
+    json request = {{"op", "fcl"},          {"action", "print"}, {"from_seq", from_seq},
+                    {"from_time_ns", a.from_time_ns}, {"limit", want}};
+    Result<json> batch = client.Call(request);
+    if (!batch.ok()) return batch.status();
+    const json& records = JsonArray(*batch, "records");
+    for (const json& r : records) all.push_back(r);
+    if (records.size() < want || records.empty()) break;
+    if (a.limit != 0 && all.size() >= a.limit) break;
+    from_seq = JsonInt(records.back(), "seq") + 1;
+  }
+  return json{{"records", std::move(all)}};
 }
 
 }  // namespace
@@ -144,7 +170,7 @@ int FcladmMain(const std::vector<std::string>& args, const CliEnv& env) {
       request["from_time_ns"] = a.from_time_ns;
       request["limit"] = a.limit;
     }
-    Result<json> result = client.Call(request);
+    Result<json> result = a.action == "print" ? PrintInBatches(client, a) : client.Call(request);
     if (!result.ok()) {
       PrintError(env, kTool,
                  (client.unreachable() ? "" : where->mount.mount_point + ": ") +

@@ -54,7 +54,7 @@ constexpr char kScanOptions[] =
     "  -r REPORT     write the report to the file REPORT (standard output gets the summary)\n"
     "  -a            add access and modification times to each file row\n"
     "  -s BYTES      stop after moving this much data (suffixes K, M, G, T)\n"
-    "  -n FILES      stop after moving this many files\n"
+    "  -n FILES      stop after moving or deleting this many files\n"
     "  -t HOURS      stop after running this long (decimals allowed)\n"
     "  -p IO_NICE    1..100: relocation parallelism and throttle (default 50)\n"
     "  --no-wait     exit at once if another enforce runs on the mount\n"
@@ -237,7 +237,8 @@ std::string FsppadmUsage(FsppadmCommand command) {
             ? "Evaluates the policy over the named paths and relocates (or deletes) files.\n"
         : command == FsppadmCommand::kAnalyze
             ? "Plans like enforce and reports the space each class would have; moves nothing.\n"
-            : "Lists every named file with the rule, statement and class the policy gives it.\n";
+            : "Lists every named file with the rule and statement that govern it, the\n"
+              "temperatures its rule measures, and what enforce would do; moves nothing.\n";
     return "usage: fsppadm " + name +
            " [-C] [-T CLASS]... [-F POLICY.xml] [-P | --json] [-r REPORT [-a]]\n"
            "       [-s BYTES] [-n FILES] [-t HOURS] [-p IO_NICE] [--no-wait] PATH...\n" +

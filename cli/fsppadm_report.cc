@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <vector>
 
 #include "cli/json_fields.h"
@@ -58,12 +59,41 @@ bool HasTemperature(const json& row) {
   return JsonHasNumber(row, "temperature") && !JsonString(row, "temperature_kind").empty();
 }
 
+// query rows also carry every temperature the governing rule measures
+// ("temperatures"); a row whose deciding statement measured none shows those.
+const json& RuleTemperatures(const json& row) {
+  static const json kNone = json::array();
+  if (HasTemperature(row)) return kNone;
+  return JsonArray(row, "temperatures");
+}
+
+std::string Joined(const json& temperatures, bool value, bool parsable) {
+  std::string out;
+  for (const json& t : temperatures) {
+    if (!out.empty()) out += ",";
+    if (!value) {
+      out += JsonString(t, "kind") + " (" + JsonString(t, "statement") + ")";
+    } else if (parsable) {
+      out += JsonHasNumber(t, "value") ? JsonDump(t["value"]) : "";
+    } else {
+      out += FormatTemperature(JsonDouble(t, "value"));
+    }
+  }
+  return out;
+}
+
 std::string Temperature(const json& row) {
-  return HasTemperature(row) ? FormatTemperature(JsonDouble(row, "temperature")) : "";
+  if (HasTemperature(row)) return FormatTemperature(JsonDouble(row, "temperature"));
+  return Joined(RuleTemperatures(row), true, false);
+}
+
+std::string TemperatureKind(const json& row) {
+  if (HasTemperature(row)) return JsonString(row, "temperature_kind");
+  return Joined(RuleTemperatures(row), false, false);
 }
 
 // Files and bytes a scan moved (enforce) or plans to move (analyze, query: the
-// rows whose outcome is "planned").
+// rows whose outcome is "planned", deletions apart).
 void MovedTotals(const json& result, uint64_t* files, uint64_t* bytes) {
   const json& summary = JsonObject(result, "summary");
   *files = JsonUint(summary, "files_moved");
@@ -71,7 +101,7 @@ void MovedTotals(const json& result, uint64_t* files, uint64_t* bytes) {
   if (IsEnforce(result)) return;
   uint64_t planned_files = 0, planned_bytes = 0;
   for (const json& row : JsonArray(result, "rows")) {
-    if (JsonString(row, "outcome") != "planned") continue;
+    if (JsonString(row, "outcome") != "planned" || JsonString(row, "action") == "delete") continue;
     ++planned_files;
     planned_bytes += JsonUint(row, "bytes");
   }
@@ -79,6 +109,21 @@ void MovedTotals(const json& result, uint64_t* files, uint64_t* bytes) {
     *files = planned_files;
     *bytes = planned_bytes;
   }
+}
+
+// Files a scan deleted (enforce: the daemon's count, nullopt from a daemon that
+// does not send one) or plans to delete (analyze, query).
+std::optional<uint64_t> DeletedTotal(const json& result) {
+  const json& summary = JsonObject(result, "summary");
+  if (IsEnforce(result)) {
+    if (!JsonHasNumber(summary, "files_deleted")) return std::nullopt;
+    return JsonUint(summary, "files_deleted");
+  }
+  uint64_t planned = 0;
+  for (const json& row : JsonArray(result, "rows")) {
+    planned += JsonString(row, "outcome") == "planned" && JsonString(row, "action") == "delete";
+  }
+  return planned;
 }
 
 std::string KiB(uint64_t bytes) { return std::to_string(bytes / 1024); }
@@ -120,8 +165,10 @@ std::string FormatScanRows(const json& result, const ScanReportOptions& options)
                                     to_volume,
                                     JsonString(row, "rule"),
                                     JsonString(row, "statement"),
-                                    HasTemperature(row) ? JsonDump(row["temperature"]) : "",
-                                    JsonString(row, "temperature_kind"),
+                                    HasTemperature(row)
+                                        ? JsonDump(row["temperature"])
+                                        : Joined(RuleTemperatures(row), true, true),
+                                    TemperatureKind(row),
                                     std::to_string(JsonUint(row, "bytes")),
                                     Outcome(row)};
       if (options.times) {
@@ -155,7 +202,7 @@ std::string FormatScanRows(const json& result, const ScanReportOptions& options)
                                       OrDash(PrintableField(JsonString(row, "rule"))),
                                       OrDash(JsonString(row, "statement")),
                                       OrDash(Temperature(row)),
-                                      OrDash(JsonString(row, "temperature_kind")),
+                                      OrDash(TemperatureKind(row)),
                                       std::to_string(JsonUint(row, "bytes")),
                                       OrDash(PrintableField(Outcome(row)))};
     if (options.times) {
@@ -189,6 +236,10 @@ std::string FormatScanSummary(const json& result, const ScanReportOptions& optio
     MovedTotals(result, &files, &bytes);
     out += TsvLine({"summary", enforce ? "files_moved" : "files_to_move", std::to_string(files)});
     out += TsvLine({"summary", enforce ? "bytes_moved" : "bytes_to_move", std::to_string(bytes)});
+    if (std::optional<uint64_t> deleted = DeletedTotal(result)) {
+      out += TsvLine(
+          {"summary", enforce ? "files_deleted" : "files_to_delete", std::to_string(*deleted)});
+    }
     for (auto it = skipped.begin(); it != skipped.end(); ++it) {
       out += TsvLine(
           {"summary", "skipped_" + it.key(), std::to_string(JsonUint(skipped, it.key().c_str()))});
@@ -224,6 +275,9 @@ std::string FormatScanSummary(const json& result, const ScanReportOptions& optio
   line(enforce ? "Files moved" : "Files to move", std::to_string(files));
   line(enforce ? "Bytes moved" : "Bytes to move",
        std::to_string(bytes) + (bytes >= 1024 ? " (" + HumanBytes(bytes) + ")" : ""));
+  if (std::optional<uint64_t> deleted = DeletedTotal(result)) {
+    line(enforce ? "Files deleted" : "To delete", std::to_string(*deleted));
+  }
   std::string skipped_text;
   for (auto it = skipped.begin(); it != skipped.end(); ++it) {
     if (!skipped_text.empty()) skipped_text += ", ";

@@ -63,6 +63,28 @@ Status BadTime(std::string_view text) {
                          "\" (use epoch seconds or ISO 8601 such as 2026-11-22T10:00:00)");
 }
 
+// Times travel as int64 nanoseconds since the epoch: 1677-09-21 .. 2262-04-11.
+constexpr int64_t kMaxTimeSeconds = INT64_MAX / 1'000'000'000 - 1;
+
+Status TimeOutOfRange(std::string_view text) {
+  return Status::Invalid("time out of range: \"" + std::string(text) +
+                         "\" (tierfs keeps times from 1970 to 2262)");
+}
+
+// Nanoseconds of a fraction's digits ("5" -> 500000000), exactly: digits past
+// the ninth are dropped. False when there are no digits or a non-digit.
+bool FractionNanos(std::string_view digits, int64_t* nanos) {
+  if (digits.empty()) return false;
+  int64_t scale = 100'000'000;
+  *nanos = 0;
+  for (char c : digits) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+    *nanos += (c - '0') * scale;
+    scale /= 10;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string HumanBytes(uint64_t bytes) {
@@ -170,17 +192,29 @@ std::string FormatLocalTime(int64_t time_ns) {
 }
 
 Result<int64_t> ParseTimeArg(std::string_view text) {
-  // Epoch seconds.
+  // Epoch seconds, with an optional fraction parsed exactly to the nanosecond
+  // (a double would round "1795311343.631174498" by a few hundred nanoseconds).
   if (!text.empty() && text.find('-') == std::string_view::npos &&
       text.find(':') == std::string_view::npos) {
     double secs = 0;
-    if (!ParseDecimal(text, &secs) || secs > 9.2e9) return BadTime(text);
-    size_t dot = text.find('.');
+    if (!ParseDecimal(text, &secs)) return BadTime(text);
+    const size_t dot = text.find('.');
+    const std::string_view whole_text = text.substr(0, dot);
     uint64_t whole = 0;
-    std::from_chars(text.data(), text.data() + (dot == std::string_view::npos ? text.size() : dot),
-                    whole);
-    double frac = secs - std::floor(secs);
-    return static_cast<int64_t>(whole) * 1'000'000'000 + static_cast<int64_t>(frac * 1e9 + 0.5);
+    if (!whole_text.empty()) {
+      auto [end, ec] =
+          std::from_chars(whole_text.data(), whole_text.data() + whole_text.size(), whole);
+      if (ec != std::errc() || end != whole_text.data() + whole_text.size()) {
+        return ec == std::errc::result_out_of_range ? TimeOutOfRange(text) : BadTime(text);
+      }
+    }
+    if (whole > static_cast<uint64_t>(kMaxTimeSeconds)) return TimeOutOfRange(text);
+    int64_t frac_ns = 0;
+    if (dot != std::string_view::npos && dot + 1 < text.size() &&
+        !FractionNanos(text.substr(dot + 1), &frac_ns)) {
+      return BadTime(text);
+    }
+    return static_cast<int64_t>(whole) * 1'000'000'000 + frac_ns;
   }
   // ISO 8601.
   size_t pos = 0;
@@ -243,6 +277,7 @@ Result<int64_t> ParseTimeArg(std::string_view text) {
   t.tm_sec = second;
   t.tm_isdst = -1;
   time_t secs = utc ? timegm(&t) - offset_s : mktime(&t);
+  if (secs < 0 || secs > kMaxTimeSeconds) return TimeOutOfRange(text);
   return static_cast<int64_t>(secs) * 1'000'000'000 + frac_ns;
 }
 

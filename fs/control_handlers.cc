@@ -27,6 +27,18 @@ json DiagnosticsJson(const std::vector<policy::Diagnostic>& diags) {
 
 Result<json> ControlHandlers::Handle(const json& request, const ControlPeer& peer,
                                      ControlReply& reply) {
+  try {
+    return Dispatch(request, peer, reply);
+  } catch (const json::type_error& e) {
+    // A member of the wrong type ("limit": "x"): the request's fault, not ours.
+    return Status::Invalid(std::string("malformed request: ") + e.what());
+  } catch (const json::out_of_range& e) {
+    return Status::Invalid(std::string("malformed request: ") + e.what());
+  }
+}
+
+Result<json> ControlHandlers::Dispatch(const json& request, const ControlPeer& peer,
+                                       ControlReply& reply) {
   if (!request.is_object() || !request.contains("op") || !request["op"].is_string()) {
     return Status::Invalid("request must be an object with a string \"op\"");
   }

@@ -20,11 +20,14 @@ class ControlHandlers {
  public:
   explicit ControlHandlers(FileSystem& fs) : fs_(fs), relocator_(fs), scans_(fs, relocator_) {}
 
-  // Dispatches on request["op"]; EINVAL for an unknown op or a malformed request.
+  // Dispatches on request["op"]; EINVAL for an unknown op or a malformed request
+  // (including a member of the wrong type).
   Result<nlohmann::json> Handle(const nlohmann::json& request, const ControlPeer& peer,
                                 ControlReply& reply);
 
  private:
+  Result<nlohmann::json> Dispatch(const nlohmann::json& request, const ControlPeer& peer,
+                                  ControlReply& reply);
   Result<nlohmann::json> Volumes();
   Result<nlohmann::json> Assign(const nlohmann::json& request, bool validate_only);
   Result<nlohmann::json> Unassign();

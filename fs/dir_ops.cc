@@ -41,16 +41,41 @@ void FileSystem::ReleaseDir(DirHandle* dh) {
   if (inodes_.Unpin(inode)) Reclaim(inode->attr);
 }
 
+void FileSystem::TouchDirAtime(const InodeRef& dir) {
+  std::lock_guard sync(dir->sync_mu);
+  meta::Inode values;
+  {
+    std::lock_guard lock(dir->mu);
+    if (!AtimeIsStale(dir->attr)) return;
+    values = dir->attr;
+  }
+  values.atime_ns = clock().NowNanos();
+  // Straight to the database: a directory's times are the database's (inode_table.h).
+  auto row = meta_->UpdateAttributes(values, meta::kAttrAtime);
+  if (!row.ok()) return;  // atime is advisory; the listing goes on
+  std::lock_guard lock(dir->mu);
+  ApplyRowLocked(*dir, *row);
+}
+
 Status FileSystem::ReadDir(
     DirHandle* dh, off_t offset, bool plus,
     const std::function<bool(const std::string&, const meta::Inode&, off_t)>& emit) {
+  // Every getdents(2) on ext4 is an access of the directory (relatime applies).
+  TouchDirAtime(dh->inode);
   meta::Inode self;
   {
     std::lock_guard lock(dh->inode->mu);
     self = dh->inode->attr;
   }
   if (offset < 1 && !emit(".", self, 1)) return Status::Ok();
-  if (offset < 2 && !emit("..", self, 2)) return Status::Ok();
+  if (offset < 2) {
+    // ".." names the parent (d_ino as on ext4); readdirplus ignores its attributes.
+    meta::Inode parent = self;
+    if (auto up = meta_->ParentOf(self.ino); up.ok() && *up != self.ino) {
+      parent.ino = *up;
+    }
+    if (!emit("..", parent, 2)) return Status::Ok();
+  }
   int64_t cookie = std::max<int64_t>(0, offset - kFirstEntryOffset);
   while (true) {
     std::vector<meta::Dirent> batch;
@@ -64,7 +89,10 @@ Status FileSystem::ReadDir(
       meta::Inode attr;
       if (plus) {
         auto current = CurrentAttr(d.ino);
-        if (!current.ok()) continue;  // removed since the batch was read
+        if (!current.ok()) {
+          cookie = d.cookie;  // removed since the batch was read: skip it for good
+          continue;
+        }
         attr = *current;
       } else {
         attr.ino = d.ino;
@@ -90,8 +118,16 @@ Result<std::string> FileSystem::GetXattr(uint64_t ino, std::string_view name) {
   return meta_->GetXattr(ino, name);
 }
 
-Result<std::vector<std::string>> FileSystem::ListXattr(uint64_t ino) {
-  return meta_->ListXattr(ino);
+Result<std::vector<std::string>> FileSystem::ListXattr(uint64_t ino, bool privileged) {
+  auto names = meta_->ListXattr(ino);
+  if (!names.ok() || privileged) return names;
+  // listxattr(2) on ext4 lists trusted.* only to CAP_SYS_ADMIN; the kernel leaves
+  // that filtering to FUSE file systems.
+  std::vector<std::string> visible;
+  for (std::string& name : *names) {
+    if (name.rfind("trusted.", 0) != 0) visible.push_back(std::move(name));
+  }
+  return visible;
 }
 
 Status FileSystem::RemoveXattr(uint64_t ino, std::string_view name) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 
 #include "fs/file_system.h"
 #include "policy/create_placement.h"
@@ -21,6 +22,17 @@ Status CheckName(std::string_view name) {
 }
 
 int64_t TimespecNanos(const timespec& ts) { return int64_t{ts.tv_sec} * kNanosPerSecond + ts.tv_nsec; }
+
+// Floor division, so that times before 1970 keep 0 <= tv_nsec < 1e9.
+timespec NanosTimespec(int64_t ns) {
+  int64_t sec = ns / kNanosPerSecond;
+  int64_t rem = ns % kNanosPerSecond;
+  if (rem < 0) {
+    sec -= 1;
+    rem += kNanosPerSecond;
+  }
+  return timespec{static_cast<time_t>(sec), static_cast<long>(rem)};
+}
 
 std::string UserName(uid_t uid) {
   char buf[1024];
@@ -46,7 +58,7 @@ Result<meta::Inode> FileSystem::Lookup(uint64_t parent, std::string_view name) {
 }
 
 Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int to_set,
-                                        FileHandle* fh) {
+                                        FileHandle* fh, const Caller* caller) {
   InodeRef inode = fh != nullptr ? fh->inode : inodes_.Find(ino);
   bool pinned = false;
   if (!inode) {
@@ -55,41 +67,105 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
     inode = inodes_.Pin(*attr);
     pinned = true;
   }
+  const bool truncate = (to_set & FUSE_SET_ATTR_SIZE) != 0;
+  // A truncate changes data: like a write it holds the io_lock shared, so a
+  // relocation never switches the object under it.
+  std::shared_lock io(inode->io_lock, std::defer_lock);
+  if (truncate) io.lock();
+  std::unique_lock sync(inode->sync_mu);
   const int64_t now = clock().NowNanos();
-  std::string event = "setattr";
+  meta::Inode values;
+  uint32_t fields = 0;
+  uint64_t seq = 0;
   Status st;
-  if (to_set & FUSE_SET_ATTR_SIZE) {
-    std::shared_lock io(inode->io_lock);
-    std::lock_guard lock(inode->mu);
-    if (S_ISDIR(inode->attr.mode)) {
-      st = Status::Error(EISDIR, "truncate of a directory");
-    } else if (!S_ISREG(inode->attr.mode)) {
-      st = Status::Invalid("truncate of a special file");
-    } else {
-      st = TruncateLocked(*inode, static_cast<uint64_t>(in.st_size));
-      event = "truncate";
-    }
-  }
-  if (st.ok()) {
+  {
     std::lock_guard lock(inode->mu);
     meta::Inode& a = inode->attr;
-    if (to_set & FUSE_SET_ATTR_MODE) a.mode = (a.mode & S_IFMT) | (in.st_mode & 07777);
-    if (to_set & FUSE_SET_ATTR_UID) a.uid = in.st_uid;
-    if (to_set & FUSE_SET_ATTR_GID) a.gid = in.st_gid;
-    if (to_set & FUSE_SET_ATTR_ATIME_NOW) {
-      a.atime_ns = now;
-    } else if (to_set & FUSE_SET_ATTR_ATIME) {
-      a.atime_ns = TimespecNanos(in.st_atim);
+    values = a;
+    if (truncate) {
+      const uint64_t size = static_cast<uint64_t>(in.st_size);
+      if (S_ISDIR(a.mode)) {
+        st = Status::Error(EISDIR, "truncate of a directory");
+      } else if (!S_ISREG(a.mode)) {
+        st = Status::Invalid("truncate of a special file");
+      } else {
+        st = TruncateLocked(*inode, size);
+      }
+      if (st.ok()) {
+        // The object already has its new size: the entry follows at once, so a
+        // failed commit below still leaves memory true to the data (and dirty).
+        // truncate(2), ftruncate(2) and O_TRUNC all arrive as a bare size change,
+        // and ext4 stamps mtime and ctime on each, even when the size stays.
+        a.size = size;
+        a.mtime_ns = now;
+        a.ctime_ns = now;
+        MarkDirty(*inode);
+        values = a;
+      }
     }
-    if (to_set & FUSE_SET_ATTR_MTIME_NOW) {
-      a.mtime_ns = now;
-    } else if (to_set & FUSE_SET_ATTR_MTIME) {
-      a.mtime_ns = TimespecNanos(in.st_mtim);
+    if (st.ok()) {
+      if (to_set & FUSE_SET_ATTR_MODE) {
+        values.mode = (a.mode & S_IFMT) | (in.st_mode & 07777);
+        fields |= meta::kAttrMode;
+      }
+      if (to_set & FUSE_SET_ATTR_UID) {
+        values.uid = in.st_uid;
+        fields |= meta::kAttrUid;
+      }
+      if (to_set & FUSE_SET_ATTR_GID) {
+        values.gid = in.st_gid;
+        fields |= meta::kAttrGid;
+      }
+      if (to_set & FUSE_SET_ATTR_ATIME_NOW) {
+        values.atime_ns = now;
+        fields |= meta::kAttrAtime;
+      } else if (to_set & FUSE_SET_ATTR_ATIME) {
+        values.atime_ns = TimespecNanos(in.st_atim);
+        fields |= meta::kAttrAtime;
+      }
+      if (to_set & FUSE_SET_ATTR_MTIME_NOW) {
+        values.mtime_ns = now;
+        fields |= meta::kAttrMtime;
+      } else if (to_set & FUSE_SET_ATTR_MTIME) {
+        values.mtime_ns = TimespecNanos(in.st_mtim);
+        fields |= meta::kAttrMtime;
+      }
+      // ctime moves with every change the kernel asks for (chmod, chown, utimes,
+      // truncate, and a chown(-1, -1), which arrives with no bits at all).
+      values.ctime_ns = (to_set & FUSE_SET_ATTR_CTIME) ? TimespecNanos(in.st_ctim) : now;
+      fields |= meta::kAttrCtime;
+      if (caller != nullptr &&
+          (to_set & (FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) != 0 &&
+          DropsSetgidWithoutGroupExec(*caller, values.mode, a.gid)) {
+        values.mode &= ~S_ISGID;
+        fields |= meta::kAttrMode;
+      }
+      // A dirty entry's size and times go with this commit.
+      if (inode->dirty) {
+        fields |= meta::kAttrSize | meta::kAttrAtime | meta::kAttrMtime | meta::kAttrCtime;
+      }
+      seq = inode->change_seq;
     }
-    a.ctime_ns = (to_set & FUSE_SET_ATTR_CTIME) ? TimespecNanos(in.st_ctim) : now;
-    inode->dirty = true;
   }
-  if (st.ok()) st = Writeback(inode, event);
+  if (st.ok() && fields != 0) {
+    auto row = meta_->UpdateAttributes(values, fields, truncate ? "truncate" : "setattr");
+    if (!row.ok()) {
+      st = row.status();
+    } else {
+      std::lock_guard lock(inode->mu);
+      if (inode->change_seq == seq) {
+        inode->dirty = false;
+      } else {
+        // The data path moved on meanwhile (mmap writeback): keep its size, but
+        // the times this call set explicitly are the newest word on them.
+        if (fields & meta::kAttrAtime) inode->attr.atime_ns = values.atime_ns;
+        if (fields & meta::kAttrMtime) inode->attr.mtime_ns = values.mtime_ns;
+      }
+      ApplyRowLocked(*inode, *row);
+    }
+  }
+  sync.unlock();
+  if (io.owns_lock()) io.unlock();
   meta::Inode out;
   {
     std::lock_guard lock(inode->mu);
@@ -115,14 +191,23 @@ Status FileSystem::TruncateLocked(InodeState& inode, uint64_t size) {
   int err = errno;
   if (temporary) close(fd);
   if (rc != 0) return Status::FromErrno(err, "truncate");
-  if (size != inode.attr.size) {
-    const int64_t now = clock().NowNanos();
-    inode.attr.mtime_ns = now;
-    inode.attr.ctime_ns = now;
-  }
-  inode.attr.size = size;
-  inode.dirty = true;
   return Status::Ok();
+}
+
+void FileSystem::FillStat(const meta::Inode& a, struct stat* st) {
+  std::memset(st, 0, sizeof *st);
+  st->st_ino = a.ino;
+  st->st_mode = a.mode;
+  st->st_nlink = a.nlink;
+  st->st_uid = a.uid;
+  st->st_gid = a.gid;
+  st->st_rdev = a.rdev;
+  st->st_size = static_cast<off_t>(S_ISDIR(a.mode) ? kDirectorySize : a.size);
+  st->st_blksize = 4096;
+  st->st_blocks = static_cast<blkcnt_t>(AllocatedBlocks(a));
+  st->st_atim = NanosTimespec(a.atime_ns);
+  st->st_mtim = NanosTimespec(a.mtime_ns);
+  st->st_ctim = NanosTimespec(a.ctime_ns);
 }
 
 Result<meta::Inode> FileSystem::MakeNode(const Caller& caller, uint64_t parent,
@@ -168,6 +253,16 @@ Status FileSystem::Unlink(uint64_t parent, std::string_view name) {
   if (!after.ok()) return after.status();
   RefreshCached(parent);
   AfterNameRemoved(*after);
+  return Status::Ok();
+}
+
+Status FileSystem::UnlinkForPolicy(uint64_t parent, std::string_view name, uint64_t ino) {
+  TIERFS_RETURN_IF_ERROR(CheckName(name));
+  auto after = meta_->Unlink(parent, name, ino);
+  if (!after.ok()) return after.status();
+  RefreshCached(parent);
+  AfterNameRemoved(*after);
+  if (entry_removed_hook_) entry_removed_hook_(parent, ino, name);
   return Status::Ok();
 }
 

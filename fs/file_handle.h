@@ -15,6 +15,11 @@ struct FileHandle {
   InodeRef inode;
   int flags = 0;                      // open(2) flags as the kernel passed them
   std::atomic<bool> wrote{false};     // a write went through this handle
+  // Whether the kernel may keep the file's page cache at this open. False when a
+  // read would update atime (relatime): the reads must then reach the daemon, as
+  // they reach the disk on ext4, or atime would never move (design.md keeps the
+  // cache otherwise: tierfs is the only writer of its files).
+  bool keep_cache = true;
 };
 
 // Directory stream state for opendir/readdir/releasedir (fuse_file_info::fh).

@@ -8,6 +8,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "fs/file_system.h"
 
 namespace tierfs {
@@ -57,16 +60,25 @@ Result<FileHandle*> FileSystem::Open(uint64_t ino, int flags) {
   auto* fh = new FileHandle;
   fh->inode = inode;
   fh->flags = flags;
+  // The kernel drops the cached pages when keep_cache is off, so the next read
+  // reaches Read() and moves atime as a read on ext4 does (relatime). Once atime is
+  // current the cache is kept again.
+  fh->keep_cache =
+      (flags & O_ACCMODE) == O_WRONLY || (flags & O_NOATIME) != 0 || !AtimeIsStale(inode->attr);
   return fh;
 }
 
+bool FileSystem::AtimeIsStale(const meta::Inode& a) const {
+  // relatime (the default mount option of ext4): update when atime is not after
+  // mtime or ctime, or is more than a day old.
+  return a.atime_ns <= a.mtime_ns || a.atime_ns <= a.ctime_ns ||
+         clock().NowNanos() - a.atime_ns > kRelatimeNanos;
+}
+
 void FileSystem::UpdateAtimeOnRead(InodeState& inode) {
-  // relatime: update when atime is behind mtime/ctime or a day old.
-  const int64_t now = clock().NowNanos();
-  meta::Inode& a = inode.attr;
-  if (a.atime_ns <= a.mtime_ns || a.atime_ns <= a.ctime_ns || now - a.atime_ns > kRelatimeNanos) {
-    a.atime_ns = now;
-    inode.dirty = true;
+  if (AtimeIsStale(inode.attr)) {
+    inode.attr.atime_ns = clock().NowNanos();
+    MarkDirty(inode);
   }
 }
 
@@ -81,12 +93,14 @@ Result<size_t> FileSystem::Read(FileHandle* fh, char* buf, size_t size, off_t of
   ssize_t n = pread(fd, buf, size, offset);
   if (n < 0) return Status::FromErrno("read");
   io_.RecordRead(inode.attr.ino, static_cast<uint64_t>(n));
+  if (fh->flags & O_NOATIME) return static_cast<size_t>(n);
   std::lock_guard lock(inode.mu);
   UpdateAtimeOnRead(inode);
   return static_cast<size_t>(n);
 }
 
-Result<size_t> FileSystem::Write(FileHandle* fh, const char* buf, size_t size, off_t offset) {
+Result<size_t> FileSystem::Write(FileHandle* fh, const char* buf, size_t size, off_t offset,
+                                 bool* setgid_check) {
   InodeState& inode = *fh->inode;
   std::shared_lock io(inode.io_lock);
   inode.write_gen.fetch_add(1);
@@ -104,9 +118,28 @@ Result<size_t> FileSystem::Write(FileHandle* fh, const char* buf, size_t size, o
   inode.attr.size = std::max<uint64_t>(inode.attr.size, static_cast<uint64_t>(offset + n));
   inode.attr.mtime_ns = now;
   inode.attr.ctime_ns = now;
-  inode.dirty = true;
+  MarkDirty(inode);
   inode.data_written = true;
+  if (setgid_check != nullptr) {
+    *setgid_check = (inode.attr.mode & (S_ISGID | S_IXGRP)) == S_ISGID;
+  }
   return static_cast<size_t>(n);
+}
+
+void FileSystem::DropSetgidAfterWrite(FileHandle* fh, const Caller& caller) {
+  InodeState& inode = *fh->inode;
+  std::lock_guard sync(inode.sync_mu);
+  meta::Inode values;
+  {
+    std::lock_guard lock(inode.mu);
+    if (!DropsSetgidWithoutGroupExec(caller, inode.attr.mode, inode.attr.gid)) return;
+    values = inode.attr;
+  }
+  values.mode &= ~S_ISGID;
+  auto row = meta_->UpdateAttributes(values, meta::kAttrMode, "setattr");
+  if (!row.ok()) return;  // the write itself succeeded; the bit stays, as logged
+  std::lock_guard lock(inode.mu);
+  ApplyRowLocked(inode, *row);
 }
 
 Status FileSystem::Flush(FileHandle* fh) { return Writeback(fh->inode, {}); }
@@ -154,11 +187,39 @@ Status FileSystem::Fallocate(FileHandle* fh, int mode, off_t offset, off_t lengt
   const int64_t now = clock().NowNanos();
   std::lock_guard lock(inode.mu);
   inode.attr.size = static_cast<uint64_t>(st.st_size);
+  // ext4 stamps mtime and ctime on every fallocate, even a preallocation that
+  // leaves size and contents as they were.
   inode.attr.mtime_ns = now;
   inode.attr.ctime_ns = now;
-  inode.dirty = true;
+  MarkDirty(inode);
   inode.data_written = true;
   return Status::Ok();
+}
+
+Result<size_t> FileSystem::CopyByHand(int src_fd, off_t in_offset, int dst_fd, off_t out_offset,
+                                      size_t length) {
+  // Bounded per call: copy_file_range(2) may copy less than asked, and the kernel
+  // calls again for the rest.
+  constexpr size_t kChunk = 1 << 20;
+  constexpr size_t kMaxPerCall = 64 << 20;
+  std::vector<char> buf(std::min(kChunk, std::max<size_t>(length, 1)));
+  size_t done = 0;
+  length = std::min(length, kMaxPerCall);
+  while (done < length) {
+    ssize_t n = pread(src_fd, buf.data(), std::min(buf.size(), length - done),
+                      in_offset + static_cast<off_t>(done));
+    if (n < 0) return Status::FromErrno("copy read");
+    if (n == 0) break;  // end of the source
+    ssize_t w =
+        pwrite(dst_fd, buf.data(), static_cast<size_t>(n), out_offset + static_cast<off_t>(done));
+    if (w < 0) {
+      if (done > 0) break;  // report what was copied; the next call gets the error
+      return Status::FromErrno("copy write");
+    }
+    done += static_cast<size_t>(w);
+    if (w < n) break;
+  }
+  return done;
 }
 
 Result<size_t> FileSystem::CopyFileRange(FileHandle* in, off_t in_offset, FileHandle* out,
@@ -180,19 +241,36 @@ Result<size_t> FileSystem::CopyFileRange(FileHandle* in, off_t in_offset, FileHa
     dst_fd = dst.fd;
   }
   loff_t in_pos = in_offset, out_pos = out_offset;
-  ssize_t n = copy_file_range(src_fd, &in_pos, dst_fd, &out_pos, length, flags);
-  if (n < 0) return Status::FromErrno("copy_file_range");
-  io_.RecordRead(src.attr.ino, static_cast<uint64_t>(n));
-  io_.RecordWrite(dst.attr.ino, static_cast<uint64_t>(n));
+  ssize_t copied = copy_file_range(src_fd, &in_pos, dst_fd, &out_pos, length, flags);
+  size_t n;
+  if (copied < 0 && (errno == EXDEV || errno == EOPNOTSUPP || errno == ENOSYS)) {
+    // The two objects are on volumes that cannot copy between them (different file
+    // system types): copy here, so the application never sees EXDEV inside one mount.
+    auto by_hand = CopyByHand(src_fd, in_offset, dst_fd, out_offset, length);
+    if (!by_hand.ok()) return by_hand.status();
+    n = *by_hand;
+  } else if (copied < 0) {
+    return Status::FromErrno("copy_file_range");
+  } else {
+    n = static_cast<size_t>(copied);
+  }
+  io_.RecordRead(src.attr.ino, n);
+  io_.RecordWrite(dst.attr.ino, n);
+  if ((in->flags & O_NOATIME) == 0) {
+    // The source was read, as by splice on ext4: relatime applies to it.
+    std::lock_guard lock(src.mu);
+    UpdateAtimeOnRead(src);
+  }
+  if (n == 0) return n;
   out->wrote = true;
   const int64_t now = clock().NowNanos();
   std::lock_guard lock(dst.mu);
-  dst.attr.size = std::max<uint64_t>(dst.attr.size, static_cast<uint64_t>(out_offset + n));
+  dst.attr.size = std::max<uint64_t>(dst.attr.size, static_cast<uint64_t>(out_offset) + n);
   dst.attr.mtime_ns = now;
   dst.attr.ctime_ns = now;
-  dst.dirty = true;
+  MarkDirty(dst);
   dst.data_written = true;
-  return static_cast<size_t>(n);
+  return n;
 }
 
 Result<off_t> FileSystem::Lseek(FileHandle* fh, off_t offset, int whence) {

@@ -167,7 +167,6 @@ void FileSystem::Reclaim(const meta::Inode& attr) {
 
 Result<meta::Inode> FileSystem::GetAttr(uint64_t ino) { return CurrentAttr(ino); }
 
-
 uint64_t FileSystem::AllocatedBlocks(const meta::Inode& attr) {
   switch (attr.mode & S_IFMT) {
     case S_IFREG:

@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/status.h"
@@ -32,12 +33,38 @@
 
 namespace tierfs {
 
-// Who is asking (from fuse_req_ctx), for ownership of new inodes.
+// What stat(2) shows as a directory's size: one ext4 block. Directories keep
+// no bytes of their own in tierfs; applications (and tests comparing with ext4)
+// expect a non-zero size.
+inline constexpr uint64_t kDirectorySize = 4096;
+
+// Who is asking (from fuse_req_ctx), for ownership of new inodes and for the few
+// permission rules the kernel leaves to a FUSE file system.
 struct Caller {
   uid_t uid = 0;
   gid_t gid = 0;
   pid_t pid = 0;
+  std::vector<gid_t> groups;  // supplementary groups, filled only where needed
+
+  // Whether the caller is in group `g` (its fsgid or a supplementary group).
+  bool InGroup(gid_t g) const {
+    if (g == gid) return true;
+    for (gid_t x : groups) {
+      if (x == g) return true;
+    }
+    return false;
+  }
 };
+
+// Whether a change by `caller` to a file of mode `mode` and group `gid` drops its
+// setgid bit the way the VFS does for ext4 (setattr_should_drop_sgid): the kernel
+// already clears it when group-execute is set, but FUSE's own rule skips the case
+// of setgid without group-execute written, truncated or chowned by someone who is
+// neither privileged (root stands for CAP_FSETID) nor in the file's group.
+inline bool DropsSetgidWithoutGroupExec(const Caller& caller, uint32_t mode, gid_t gid) {
+  return S_ISREG(mode) && (mode & (S_ISGID | S_IXGRP)) == S_ISGID && caller.uid != 0 &&
+         !caller.InGroup(gid);
+}
 
 struct FileSystemOptions {
   std::string mountpoint;        // absolute; for reports and the control channel
@@ -67,11 +94,17 @@ class FileSystem {
   void Forget(uint64_t ino, uint64_t n);
   Result<meta::Inode> GetAttr(uint64_t ino);
   // 512-byte blocks really allocated to the inode: the object's st_blocks for a
-  // regular file (sparse files and relocated copies report what they use), the
-  // size rounded up for everything else.
+  // regular file (sparse files and relocated copies report what they use), and for
+  // other types what ext4 reports (a directory block, a slow symlink's block).
   uint64_t AllocatedBlocks(const meta::Inode& attr);
+  // The stat(2) view of `attr` as ext4 would show it (a directory is one 4096-byte
+  // block; st_blksize 4096).
+  void FillStat(const meta::Inode& attr, struct stat* st);
   // `to_set` is a FUSE_SET_ATTR_* mask; `fh` may be null (truncate(2) by path).
-  Result<meta::Inode> SetAttr(uint64_t ino, const struct stat& attr, int to_set, FileHandle* fh);
+  // `caller` (with its groups) for a size or owner change by an unprivileged user:
+  // see DropsSetgidWithoutGroupExec.
+  Result<meta::Inode> SetAttr(uint64_t ino, const struct stat& attr, int to_set, FileHandle* fh,
+                              const Caller* caller = nullptr);
   // mknod/mkdir/symlink: `mode` carries the file type. `target` only for symlinks.
   Result<meta::Inode> MakeNode(const Caller& caller, uint64_t parent, std::string_view name,
                                mode_t mode, dev_t rdev, std::string_view target);
@@ -81,6 +114,10 @@ class FileSystem {
   Status Rename(uint64_t parent, std::string_view name, uint64_t new_parent,
                 std::string_view new_name, unsigned int flags);
   Result<meta::Inode> Link(uint64_t ino, uint64_t new_parent, std::string_view new_name);
+  // Removes `name` from `parent` for a policy DELETE, only while it still names
+  // inode `ino` (ESTALE otherwise: renamed or replaced since the scan), then tells
+  // the kernel to drop its cached entry (the kernel did not ask for this unlink).
+  Status UnlinkForPolicy(uint64_t parent, std::string_view name, uint64_t ino);
 
   // ---- Regular files
   // Creates and opens a regular file placed by the policy's CREATE rules (dst-spec
@@ -91,7 +128,12 @@ class FileSystem {
   Result<FileHandle*> Open(uint64_t ino, int flags);
   // Reads up to `size` bytes at `offset` into `buf`; returns bytes read (0 at EOF).
   Result<size_t> Read(FileHandle* fh, char* buf, size_t size, off_t offset);
-  Result<size_t> Write(FileHandle* fh, const char* buf, size_t size, off_t offset);
+  // Sets *setgid_check when the file has setgid without group-execute: the caller
+  // then asks DropSetgidAfterWrite with the writer's credentials.
+  Result<size_t> Write(FileHandle* fh, const char* buf, size_t size, off_t offset,
+                       bool* setgid_check = nullptr);
+  // Clears setgid (no group-execute) after a write by `caller` when the VFS would.
+  void DropSetgidAfterWrite(FileHandle* fh, const Caller& caller);
   Status Flush(FileHandle* fh);
   Status Fsync(FileHandle* fh, bool datasync);
   // Closes the handle (deletes it); reclaims an unlinked inode at its last close.
@@ -116,7 +158,9 @@ class FileSystem {
   // ---- Extended attributes and statfs
   Status SetXattr(uint64_t ino, std::string_view name, std::string_view value, int flags);
   Result<std::string> GetXattr(uint64_t ino, std::string_view name);
-  Result<std::vector<std::string>> ListXattr(uint64_t ino);
+  // `privileged`: the caller may see trusted.* names (CAP_SYS_ADMIN; ext4 hides
+  // them from everyone else).
+  Result<std::vector<std::string>> ListXattr(uint64_t ino, bool privileged);
   Status RemoveXattr(uint64_t ino, std::string_view name);
   Result<struct statvfs> StatFs();
 
@@ -126,6 +170,12 @@ class FileSystem {
   Status FlushAll();
   // Drops FCL records and iostat buckets beyond the retention bounds of the options.
   Status ApplyRetention();
+  // Called after the daemon removed a name on its own initiative, so the kernel can
+  // forget the dentry; the session sets it to fuse_lowlevel_notify_delete. Set once
+  // before the file system serves requests.
+  using EntryRemovedHook =
+      std::function<void(uint64_t parent, uint64_t ino, std::string_view name)>;
+  void SetEntryRemovedHook(EntryRemovedHook hook) { entry_removed_hook_ = std::move(hook); }
   // (Re)loads the assigned policy from the database; called after assign/unassign.
   Status ReloadPolicy();
   // The assigned policy, or nullptr when none (placement by free space).
@@ -151,20 +201,32 @@ class FileSystem {
 
   // Registers a kernel lookup for `attr` and returns the cached attributes.
   meta::Inode Remember(const meta::Inode& attr);
-  // Re-reads an inode's row into its table entry (keeping dirty size and times).
+  // Re-reads an inode's row into its table entry (keeping dirty size and times),
+  // after a namespace change committed. No-op when the kernel does not know it.
   void RefreshCached(uint64_t ino);
+  // Copies a row just read under inode.sync_mu into the entry (inode.mu held):
+  // everything from the row, except size/atime/mtime while the entry is dirty.
+  static void ApplyRowLocked(InodeState& inode, const meta::Inode& row);
   // Applies an nlink change the database reported (unlink, rename over a target) and
   // reclaims the inode now if no one holds it.
   void AfterNameRemoved(const meta::Inode& after);
   // Writes back one inode's attributes if dirty.
   Status Writeback(const InodeRef& inode, std::string_view event);
+  // relatime for a directory being listed: updates its atime (synchronously, a
+  // directory is never dirty) when ext4 would.
+  void TouchDirAtime(const InodeRef& dir);
+  // Copies up to `length` bytes with pread/pwrite when the backing file systems
+  // cannot copy_file_range between the two objects.
+  Result<size_t> CopyByHand(int src_fd, off_t in_offset, int dst_fd, off_t out_offset,
+                            size_t length);
   // Opens the inode's shared backing fd if it is not open yet (inode->mu held).
   Status EnsureFdLocked(InodeState& inode);
   // Picks the volume for a new regular file under `parent`/`name`.
   Result<uint32_t> ChooseVolume(const Caller& caller, uint64_t parent, std::string_view name);
+  // ftruncate(2) of the inode's object (inode.mu held); attributes are the caller's.
   Status TruncateLocked(InodeState& inode, uint64_t size);
-  // Releases a pin or an open and reclaims if that was the last reference.
-  void DropOpen(const InodeRef& inode);
+  // relatime: whether reading now would update atime (inode.mu held).
+  bool AtimeIsStale(const meta::Inode& attr) const;
   void UpdateAtimeOnRead(InodeState& inode);
   // Appends one FCL "filestats" record per file of a flushed batch.
   void LogFileStats(const std::vector<meta::IoDelta>& deltas);
@@ -176,6 +238,7 @@ class FileSystem {
   InodeTable inodes_;
   IoAccounting io_;
 
+  EntryRemovedHook entry_removed_hook_;  // set once at mount, then read-only
   mutable std::mutex policy_mu_;  // guards policy_
   std::shared_ptr<const policy::PlacementPolicy> policy_;
 };

@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
+#include <algorithm>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "fs/file_system.h"
@@ -17,27 +19,30 @@ FileSystem& Fs(fuse_req_t req) { return *Ctx(req).fs; }
 
 Caller CallerOf(fuse_req_t req) {
   const fuse_ctx* c = fuse_req_ctx(req);
-  return Caller{c->uid, c->gid, c->pid};
+  return Caller{c->uid, c->gid, c->pid, {}};
+}
+
+// The caller with its supplementary groups (read from /proc by libfuse: only
+// where a rule needs them).
+Caller CallerWithGroups(fuse_req_t req) {
+  Caller caller = CallerOf(req);
+  std::vector<gid_t> groups(64);
+  int n = fuse_req_getgroups(req, static_cast<int>(groups.size()), groups.data());
+  if (n > static_cast<int>(groups.size())) {
+    groups.resize(static_cast<size_t>(n));
+    n = fuse_req_getgroups(req, n, groups.data());
+  }
+  if (n > 0) {
+    groups.resize(std::min(static_cast<size_t>(n), groups.size()));
+    caller.groups = std::move(groups);
+  }
+  return caller;
 }
 
 FileHandle* Handle(fuse_file_info* fi) { return reinterpret_cast<FileHandle*>(fi->fh); }
 DirHandle* Dir(fuse_file_info* fi) { return reinterpret_cast<DirHandle*>(fi->fh); }
 
-void ToStat(fuse_req_t req, const meta::Inode& a, struct stat* st) {
-  std::memset(st, 0, sizeof *st);
-  st->st_ino = a.ino;
-  st->st_mode = a.mode;
-  st->st_nlink = a.nlink;
-  st->st_uid = a.uid;
-  st->st_gid = a.gid;
-  st->st_rdev = a.rdev;
-  st->st_size = static_cast<off_t>(a.size);
-  st->st_blksize = 4096;
-  st->st_blocks = static_cast<blkcnt_t>(Fs(req).AllocatedBlocks(a));
-  st->st_atim = {a.atime_ns / kNanosPerSecond, a.atime_ns % kNanosPerSecond};
-  st->st_mtim = {a.mtime_ns / kNanosPerSecond, a.mtime_ns % kNanosPerSecond};
-  st->st_ctim = {a.ctime_ns / kNanosPerSecond, a.ctime_ns % kNanosPerSecond};
-}
+void ToStat(fuse_req_t req, const meta::Inode& a, struct stat* st) { Fs(req).FillStat(a, st); }
 
 void FillEntry(fuse_req_t req, const meta::Inode& a, fuse_entry_param* e) {
   std::memset(e, 0, sizeof *e);
@@ -48,6 +53,9 @@ void FillEntry(fuse_req_t req, const meta::Inode& a, fuse_entry_param* e) {
   e->entry_timeout = Ctx(req).entry_timeout;
 }
 
+// Replies with an entry the FileSystem call counted as a kernel lookup. If the
+// reply cannot be delivered (the request was interrupted), the kernel never learns
+// of it and will never forget it: the lookup is dropped here instead.
 void ReplyEntry(fuse_req_t req, const Result<meta::Inode>& r) {
   if (!r.ok()) {
     fuse_reply_err(req, r.status().code());
@@ -55,7 +63,8 @@ void ReplyEntry(fuse_req_t req, const Result<meta::Inode>& r) {
   }
   fuse_entry_param e;
   FillEntry(req, *r, &e);
-  fuse_reply_entry(req, &e);
+  FileSystem& fs = Fs(req);  // req is gone once replied
+  if (fuse_reply_entry(req, &e) != 0) fs.Forget(r->ino, 1);
 }
 
 void ReplyAttr(fuse_req_t req, const Result<meta::Inode>& r) {
@@ -74,10 +83,24 @@ void OpInit(void* userdata, fuse_conn_info* conn) {
   // Ask only for what the running kernel offers (Debian's libfuse 3.14).
   if (conn->capable & FUSE_CAP_READDIRPLUS) conn->want |= FUSE_CAP_READDIRPLUS;
   if (conn->capable & FUSE_CAP_ASYNC_READ) conn->want |= FUSE_CAP_ASYNC_READ;
+  // A symlink never changes once made: the kernel may cache its target.
+  if (conn->capable & FUSE_CAP_CACHE_SYMLINKS) conn->want |= FUSE_CAP_CACHE_SYMLINKS;
   // No writeback cache: the daemon sees every write, which keeps sizes exact and
-  // I/O accounting honest. Locks are left to the kernel (single host).
+  // I/O accounting honest. Locks are left to the kernel (single host): fcntl and
+  // flock locks conflict between processes exactly as on a local file system.
   conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
   conn->want &= ~(FUSE_CAP_POSIX_LOCKS | FUSE_CAP_FLOCK_LOCKS);
+  // The kernel, not the daemon, clears setuid/setgid on write, truncate and chown:
+  // only it knows whether the caller has CAP_FSETID, and it applies the same VFS
+  // rules as ext4 (libfuse turns HANDLE_KILLPRIV on by default).
+  conn->want &= ~FUSE_CAP_HANDLE_KILLPRIV;
+  // open(O_TRUNC) becomes open + setattr(size 0, mtime now) from the kernel's
+  // do_truncate, which also clears setuid/setgid for an unprivileged caller; with
+  // atomic O_TRUNC the kernel skips that setattr and the kill of the bits with it.
+  conn->want &= ~FUSE_CAP_ATOMIC_O_TRUNC;
+  // tierfs is the only writer of its files and relocation never changes bytes, so
+  // a new mtime (our own write) is no reason to drop the page cache.
+  conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
 }
 
 void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
@@ -109,7 +132,13 @@ void OpGetattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
 
 void OpSetattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set,
                fuse_file_info* fi) {
-  ReplyAttr(req, Fs(req).SetAttr(ino, *attr, to_set, fi != nullptr ? Handle(fi) : nullptr));
+  std::optional<Caller> caller;
+  if ((to_set & (FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) != 0 &&
+      fuse_req_ctx(req)->uid != 0) {
+    caller = CallerWithGroups(req);
+  }
+  ReplyAttr(req, Fs(req).SetAttr(ino, *attr, to_set, fi != nullptr ? Handle(fi) : nullptr,
+                                 caller ? &*caller : nullptr));
 }
 
 void OpReadlink(fuse_req_t req, fuse_ino_t ino) {
@@ -150,8 +179,11 @@ void OpLink(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char* ne
 void SetOpenFlags(fuse_file_info* fi, FileHandle* fh) {
   fi->fh = reinterpret_cast<uint64_t>(fh);
   // Relocation never changes a file's bytes, so the page cache stays valid across
-  // opens; a read served from it costs no device time and earns no heat.
-  fi->keep_cache = 1;
+  // opens; a read served from it costs no device time and earns no heat. Off only
+  // for an open whose reads must move atime (file_handle.h).
+  fi->keep_cache = fh->keep_cache ? 1 : 0;
+  // O_DIRECT passes through: the kernel sends such reads and writes to the daemon
+  // without the page cache, and they reach the object at once.
 }
 
 void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
@@ -161,9 +193,12 @@ void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
   fuse_entry_param e;
   FillEntry(req, r->first, &e);
   SetOpenFlags(fi, r->second);
+  FileSystem& fs = Fs(req);  // req is gone once replied
   if (fuse_reply_create(req, &e, fi) != 0) {
-    // The kernel is gone (interrupted): undo the open; it will forget the entry.
-    Fs(req).Release(r->second);
+    // Interrupted: the kernel never saw the entry nor the open, so it will neither
+    // forget nor release them. Undo both (the file itself stays, as after a crash).
+    fs.Release(r->second);
+    fs.Forget(r->first.ino, 1);
   }
 }
 
@@ -171,7 +206,8 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   auto r = Fs(req).Open(ino, fi->flags);
   if (!r.ok()) return ReplyStatus(req, r.status());
   SetOpenFlags(fi, *r);
-  if (fuse_reply_open(req, fi) != 0) Fs(req).Release(*r);
+  FileSystem& fs = Fs(req);
+  if (fuse_reply_open(req, fi) != 0) fs.Release(*r);
 }
 
 void OpRead(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
@@ -183,8 +219,12 @@ void OpRead(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* 
 
 void OpWrite(fuse_req_t req, fuse_ino_t, const char* buf, size_t size, off_t off,
              fuse_file_info* fi) {
-  auto r = Fs(req).Write(Handle(fi), buf, size, off);
+  bool setgid_check = false;
+  auto r = Fs(req).Write(Handle(fi), buf, size, off, &setgid_check);
   if (!r.ok()) return ReplyStatus(req, r.status());
+  if (setgid_check && fuse_req_ctx(req)->uid != 0) {
+    Fs(req).DropSetgidAfterWrite(Handle(fi), CallerWithGroups(req));
+  }
   fuse_reply_write(req, *r);
 }
 
@@ -211,11 +251,15 @@ void OpLseek(fuse_req_t req, fuse_ino_t, off_t off, int whence, fuse_file_info* 
   fuse_reply_lseek(req, *r);
 }
 
-void OpCopyFileRange(fuse_req_t req, fuse_ino_t, off_t off_in, fuse_file_info* fi_in, fuse_ino_t,
-                     off_t off_out, fuse_file_info* fi_out, size_t len, int flags) {
+void OpCopyFileRange(fuse_req_t req, fuse_ino_t ino_in, off_t off_in, fuse_file_info* fi_in,
+                     fuse_ino_t, off_t off_out, fuse_file_info* fi_out, size_t len, int flags) {
   auto r = Fs(req).CopyFileRange(Handle(fi_in), off_in, Handle(fi_out), off_out, len,
                                  static_cast<unsigned int>(flags));
   if (!r.ok()) return ReplyStatus(req, r.status());
+  // The kernel refreshes the destination's attributes itself but not the source's,
+  // whose atime the copy may have moved (relatime): tell it, before the caller can
+  // stat (an offset < 0 invalidates the attributes only, never cached pages).
+  if (fuse_session* se = Ctx(req).session) fuse_lowlevel_notify_inval_inode(se, ino_in, -1, 0);
   fuse_reply_write(req, *r);
 }
 
@@ -224,13 +268,16 @@ void OpOpendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   if (!r.ok()) return ReplyStatus(req, r.status());
   fi->fh = reinterpret_cast<uint64_t>(*r);
   fi->cache_readdir = 0;
-  if (fuse_reply_open(req, fi) != 0) Fs(req).ReleaseDir(*r);
+  FileSystem& fs = Fs(req);
+  if (fuse_reply_open(req, fi) != 0) fs.ReleaseDir(*r);
 }
 
 void ReadDirCommon(fuse_req_t req, size_t size, off_t off, fuse_file_info* fi, bool plus) {
   std::vector<char> buf(size);
   size_t used = 0;
-  Status st = Fs(req).ReadDir(
+  std::vector<uint64_t> looked_up;  // readdirplus entries counted as kernel lookups
+  FileSystem& fs = Fs(req);
+  Status st = fs.ReadDir(
       Dir(fi), off, plus, [&](const std::string& name, const meta::Inode& a, off_t next) {
         size_t n;
         if (plus) {
@@ -246,10 +293,14 @@ void ReadDirCommon(fuse_req_t req, size_t size, off_t off, fuse_file_info* fi, b
         }
         if (n > size - used) return false;  // did not fit: stop before counting it
         used += n;
+        // The kernel takes no lookup for "." and ".." (fuse_direntplus_link).
+        if (plus && name != "." && name != "..") looked_up.push_back(a.ino);
         return true;
       });
   if (!st.ok() && used == 0) return ReplyStatus(req, st);
-  fuse_reply_buf(req, buf.data(), used);
+  if (fuse_reply_buf(req, buf.data(), used) != 0) {
+    for (uint64_t ino : looked_up) fs.Forget(ino, 1);  // never delivered (see ReplyEntry)
+  }
 }
 
 void OpReaddir(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
@@ -290,7 +341,7 @@ void OpGetxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
 }
 
 void OpListxattr(fuse_req_t req, fuse_ino_t ino, size_t size) {
-  auto r = Fs(req).ListXattr(ino);
+  auto r = Fs(req).ListXattr(ino, /*privileged=*/fuse_req_ctx(req)->uid == 0);
   if (!r.ok()) return ReplyStatus(req, r.status());
   std::string names;
   for (const std::string& n : *r) names.append(n).push_back('\0');

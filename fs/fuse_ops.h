@@ -13,6 +13,9 @@ class FileSystem;
 
 struct FuseContext {
   FileSystem* fs = nullptr;
+  // The session, for notifications to the kernel (set by the session once created;
+  // handlers skip notifying while it is null).
+  fuse_session* session = nullptr;
   double entry_timeout = 60;     // seconds the kernel may cache a dirent (also negative ones)
   double attr_timeout = 60;      // seconds the kernel may cache attributes
 };

@@ -6,9 +6,18 @@
 // here ("dirty") and are written back on flush, fsync, release and periodically
 // (design.md: data writes never touch the database on their path).
 //
-// Lock order (outer to inner): InodeTable::mu_ -> InodeState::mu. The io_lock of
-// an inode is taken without either of them held. Never run SQL or copy bytes while
-// holding InodeTable::mu_, and never hold any of these across a fuse_reply_*.
+// Lock order (outer to inner): InodeState::io_lock -> InodeState::sync_mu ->
+// InodeState::mu, and InodeTable::mu_ -> InodeState::mu. Never run SQL or copy bytes
+// while holding InodeTable::mu_ or InodeState::mu; SQL about one inode's row runs
+// under its sync_mu. Never hold any of these across a fuse_reply_*.
+//
+// Who is authoritative for which attribute (and why the cache stays true):
+//   - size, atime, mtime of a regular file: memory while `dirty` (the data path
+//     changes them without SQL), the database otherwise;
+//   - everything else (mode, owner, nlink, a directory's times, ctime): the
+//     database. Every change of those is committed first and then copied into the
+//     entry by a refresh that reads the row under sync_mu, so two refreshes cannot
+//     apply rows out of order and a setattr or writeback never races a refresh.
 //
 // Reclaim rule (conventions.md 5): an inode's object is removed only when nlink,
 // open count and lookup count are all zero; the caller that drops the last of them
@@ -30,14 +39,18 @@ namespace tierfs {
 struct InodeState {
   explicit InodeState(const meta::Inode& a) : attr(a) {}
 
-  std::mutex mu;          // guards every field below except io_lock and write_gen
-  meta::Inode attr;       // current attributes (authoritative while dirty)
-  bool dirty = false;     // attr differs from the database (size/times of an open file)
+  // Serializes the database reads and writes fs/ makes for this inode (writeback,
+  // setattr, refresh after a namespace change). Held across SQL, taken before `mu`.
+  std::mutex sync_mu;
+  std::mutex mu;              // guards every field below except io_lock and write_gen
+  meta::Inode attr;           // current attributes (size/atime/mtime authoritative while dirty)
+  bool dirty = false;         // size/atime/mtime/ctime differ from the database (data path)
+  uint64_t change_seq = 0;    // bumped with every data-path change (see MarkDirty)
   bool data_written = false;  // a write since the last writeback: logged as FCL "write"
-  uint64_t nlookup = 0;   // kernel lookup count
-  uint32_t nopen = 0;     // open file handles
-  uint32_t pins = 0;      // internal users (relocation) keeping the entry alive
-  int fd = -1;            // backing object fd shared by all open handles; -1 when closed
+  uint64_t nlookup = 0;       // kernel lookup count
+  uint32_t nopen = 0;         // open file handles
+  uint32_t pins = 0;          // internal users (relocation) keeping the entry alive
+  int fd = -1;                // backing object fd shared by all open handles; -1 when closed
 
   // Shared by reads and writes, exclusive while the relocator switches the object
   // under the open fd (dup2) so no I/O straddles the switch.
@@ -48,6 +61,13 @@ struct InodeState {
 };
 
 using InodeRef = std::shared_ptr<InodeState>;
+
+// Records a data-path change of size or times in `inode` (its mu held): the entry is
+// now ahead of the database until a writeback commits it.
+inline void MarkDirty(InodeState& inode) {
+  inode.dirty = true;
+  inode.change_seq++;
+}
 
 class InodeTable {
  public:
@@ -71,7 +91,7 @@ class InodeTable {
 
  private:
   bool EraseIfUnusedLocked(const InodeRef& inode);  // requires mu_ and inode->mu
-  mutable std::mutex mu_;  // guards map_
+  mutable std::mutex mu_;                           // guards map_
   std::unordered_map<uint64_t, InodeRef> map_;
 };
 

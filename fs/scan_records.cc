@@ -89,7 +89,11 @@ std::vector<std::string> SplitTags(const std::string& value) {
 
 using Candidate = std::pair<std::string, meta::Inode>;
 
-Status CollectCandidates(FileSystem& fs, const ScanSelection& sel, std::vector<Candidate>* out) {
+// How often (in files found) the gathering reports progress.
+constexpr size_t kProgressEvery = 1000;
+
+Status CollectCandidates(FileSystem& fs, const ScanSelection& sel, std::vector<Candidate>* out,
+                         const GatherProgress& progress) {
   std::vector<std::string> roots;
   for (const std::string& p : sel.paths) roots.push_back(NormalizePath(p));
   if (roots.empty()) roots.push_back("");
@@ -97,6 +101,7 @@ Status CollectCandidates(FileSystem& fs, const ScanSelection& sel, std::vector<C
   auto add = [&](const std::string& path, const meta::Inode& inode) {
     if (S_ISREG(inode.mode) && inode.nlink > 0 && seen.insert(inode.ino).second) {
       out->emplace_back(path, inode);
+      if (progress && out->size() % kProgressEvery == 0) progress(out->size());
     }
   };
 
@@ -164,9 +169,10 @@ Result<meta::Inode> ResolvePath(FileSystem& fs, const std::string& path) {
 }
 
 Result<ScanInputs> GatherScanInputs(FileSystem& fs, const policy::PlacementPolicy& policy,
-                                    const ScanSelection& selection, int64_t now_s) {
+                                    const ScanSelection& selection, int64_t now_s,
+                                    const GatherProgress& progress) {
   std::vector<Candidate> candidates;
-  TIERFS_RETURN_IF_ERROR(CollectCandidates(fs, selection, &candidates));
+  TIERFS_RETURN_IF_ERROR(CollectCandidates(fs, selection, &candidates, progress));
 
   const std::vector<double> windows = policy.WindowHours();
   const bool uses_tags = UsesTags(policy);
@@ -199,20 +205,26 @@ Result<ScanInputs> GatherScanInputs(FileSystem& fs, const policy::PlacementPolic
 
   // One pass over the buckets of the longest window: per-file windows for the
   // candidates, and per-file activity over the AveragePeriod for the average.
+  //
+  // Buckets are keyed by whole seconds while the scan starts somewhere inside
+  // second `now_s`: the windows end at now_s + 1, so I/O done in the scan's own
+  // second (in a bucket that starts then, at an hour boundary) is not lost.
+  const int64_t end_s = now_s + 1;
   const std::vector<double> average_window = {policy.average_period_hours};
   std::unordered_map<uint64_t, std::vector<policy::IoCounters>> averaged;
-  const int64_t since = now_s - static_cast<int64_t>(windows.back() * kSecondsPerHour);
+  const int64_t since = end_s - static_cast<int64_t>(windows.back() * kSecondsPerHour);
   Status st = fs.metadata().ForEachIoBucket(since, [&](const meta::IoBucket& b) {
     policy::IoCounters c{static_cast<double>(b.rbytes), static_cast<double>(b.wbytes),
                          static_cast<double>(b.rops), static_cast<double>(b.wops)};
     if (auto it = index.find(b.ino); it != index.end()) {
-      policy::AccumulateBucket(windows, now_s, b.bucket_start_s, b.bucket_seconds, c,
+      policy::AccumulateBucket(windows, end_s, b.bucket_start_s, b.bucket_seconds, c,
                                &inputs.files[it->second].windows);
     }
     if (policy.UsesAverage()) {
       auto& acc = averaged[b.ino];
       if (acc.empty()) acc.resize(1);
-      policy::AccumulateBucket(average_window, now_s, b.bucket_start_s, b.bucket_seconds, c, &acc);
+      policy::AccumulateBucket(average_window, end_s, b.bucket_start_s, b.bucket_seconds, c,
+                               &acc);
     }
   });
   if (!st.ok()) return st;

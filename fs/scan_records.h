@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,17 @@ struct ScanInputs {
 // without following symlinks. ENOENT naming the path.
 Result<meta::Inode> ResolvePath(FileSystem& fs, const std::string& path);
 
-// Builds the records the policy needs. `now_s` is the scan's start (windows end there).
+// Called now and then while files are gathered, with the number found so far.
+using GatherProgress = std::function<void(uint64_t files_found)>;
+
+// Builds the records the policy needs. `now_s` is the second the scan started in;
+// the I/O windows end at the end of that second (now_s + 1), so nothing done
+// before the scan is left out. An iostat bucket still open then (the current
+// hour) counts as ending there: all of its I/O happened before the scan, so a
+// window that covers [bucket start, now] holds all of it, not a share in
+// proportion to the bucket's full length.
 Result<ScanInputs> GatherScanInputs(FileSystem& fs, const policy::PlacementPolicy& policy,
-                                    const ScanSelection& selection, int64_t now_s);
+                                    const ScanSelection& selection, int64_t now_s,
+                                    const GatherProgress& progress = nullptr);
 
 }  // namespace tierfs

@@ -1,13 +1,18 @@
 #include "fs/scan_service.h"
 
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
+#include <cstring>
 #include <unordered_map>
 
 #include "fs/scan_records.h"
 #include "policy/evaluator.h"
 #include "policy/loader.h"
 #include "policy/planner.h"
+#include "policy/temperature.h"
 
 namespace tierfs {
 namespace {
@@ -44,6 +49,56 @@ double LongestPeriodHours(const policy::PlacementPolicy& policy) {
     }
   }
   return longest > 0 ? longest : 24;  // no temperature: the last day's activity
+}
+
+
+// "2", "0.5": hours as the -C note prints them.
+std::string FormatHours(double hours) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", hours);
+  return buf;
+}
+
+// Deletes the file a DELETE statement chose (enforce): the name the scan found it
+// by, only while that name still refers to the scanned inode (a file renamed or
+// replaced since the scan is "gone" and left alone). The kernel is told to drop
+// its cached entry.
+std::string DeleteForPolicy(FileSystem& fs, const policy::PlannedMove& m) {
+  const size_t slash = m.path.rfind('/');
+  auto parent = ResolvePath(fs, m.path.substr(0, slash));
+  if (!parent.ok()) return "gone";
+  Status st = fs.UnlinkForPolicy(parent->ino, m.path.substr(slash + 1), m.ino);
+  if (st.ok()) return "deleted";
+  if (st.code() == ENOENT || st.code() == ESTALE) return "gone";
+  return "error: " + st.message();
+}
+
+// Every temperature the statements of the file's governing rule measure, for
+// query: [{"statement":"RELOCATE 1","kind":"IOTEMP nrbytes 6h","value":0.5,
+// "average":0.2 (Average="*" only)}]. Empty when no rule governs the file.
+json Temperatures(const policy::PlacementPolicy& pol, const policy::Evaluator& evaluator,
+                  const policy::FileRecord& file, int rule_index) {
+  json out = json::array();
+  if (rule_index < 0 || static_cast<size_t>(rule_index) >= pol.rules.size()) return out;
+  const std::vector<double>& windows = evaluator.window_hours();
+  for (const policy::Statement& st : pol.rules[static_cast<size_t>(rule_index)].statements) {
+    for (const policy::Criterion& c : st.criteria) {
+      if (!c.IsTemperature()) continue;
+      policy::IoCounters io;
+      auto it = std::lower_bound(windows.begin(), windows.end(), c.period_hours);
+      if (!file.windows.empty() && it != windows.end()) {
+        io = file.windows[static_cast<size_t>(it - windows.begin())];
+      }
+      json entry = {{"statement", st.Label()},
+                    {"kind", std::string(policy::CriterionKindName(c.kind)) + " " +
+                                 policy::TempTypeName(c.type) + " " +
+                                 FormatHours(c.period_hours) + "h"},
+                    {"value", policy::FileTemperature(c, io, file.size)}};
+      if (c.average) entry["average"] = evaluator.Average(c.type);
+      out.push_back(std::move(entry));
+    }
+  }
+  return out;
 }
 
 json Row(const FileSystem& fs, const policy::PlannedMove& m, const policy::FileRecord* record,
@@ -157,7 +212,9 @@ Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& pr
     selection.use_volumes = true;
   }
 
-  auto inputs = GatherScanInputs(fs_, *pol, selection, now_s);
+  auto inputs = GatherScanInputs(fs_, *pol, selection, now_s, [&](uint64_t found) {
+    if (progress) progress("scan", found, 0);  // the total is not known during the walk
+  });
   if (!inputs.ok()) return inputs.status();
   if (progress) progress("scan", inputs->files.size(), inputs->files.size());
   std::unordered_map<uint64_t, const policy::FileRecord*> by_ino;
@@ -167,7 +224,8 @@ Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& pr
   policy::ScanPlan plan = policy::PlanScan(*pol, inputs->files, space, inputs->totals, now_s);
 
   json rows = json::array();
-  uint64_t files_moved = 0, bytes_moved = 0, busy = 0, errors = 0, nospace = 0, stopped = 0;
+  uint64_t files_moved = 0, bytes_moved = 0, files_deleted = 0, busy = 0, errors = 0,
+           nospace = 0, stopped = 0, gone = 0;
   uint64_t files_planned = plan.moves.size(), bytes_planned = 0;
   for (const policy::PlannedMove& m : plan.moves) bytes_planned += m.bytes;
   const bool enforce = request.mode == ScanRequest::Mode::kEnforce;
@@ -175,19 +233,18 @@ Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& pr
     const policy::PlannedMove& m = plan.moves[i];
     std::string outcome = "planned";
     if (enforce) {
-      const bool over = (request.max_files && files_moved >= request.max_files) ||
-                        (request.max_bytes && bytes_moved >= request.max_bytes) ||
-                        (request.max_seconds > 0 && elapsed() >= request.max_seconds);
+      // -n counts every file acted on (moved or deleted), -s the bytes moved.
+      const bool over =
+          (request.max_files && files_moved + files_deleted >= request.max_files) ||
+          (request.max_bytes && bytes_moved >= request.max_bytes) ||
+          (request.max_seconds > 0 && elapsed() >= request.max_seconds);
       if (over) {
         outcome = "stopped";
         stopped++;
       } else if (m.action == policy::FileVerdict::kDelete) {
-        size_t slash = m.path.rfind('/');
-        auto parent = ResolvePath(fs_, m.path.substr(0, slash));
-        Status st = parent.ok() ? fs_.Unlink(parent->ino, m.path.substr(slash + 1))
-                                : parent.status();
-        outcome = st.ok() ? "deleted" : "error: " + st.message();
-        if (st.ok()) files_moved++;
+        outcome = DeleteForPolicy(fs_, m);
+        if (outcome == "deleted") files_deleted++;
+        else if (outcome == "gone") gone++;
         else errors++;
       } else {
         auto moved = relocator_.Relocate(m.ino, m.to_volume);
@@ -197,6 +254,8 @@ Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& pr
           bytes_moved += moved->bytes;
         } else if (outcome == "busy") {
           busy++;
+        } else if (outcome == "gone") {
+          gone++;
         } else {
           errors++;
         }
@@ -213,31 +272,40 @@ Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& pr
                        m.skip_reason.empty() ? "nospace" : m.skip_reason));
   }
   if (request.mode == ScanRequest::Mode::kQuery) {
-    // query names every file: also those that stay and those nothing applies to.
+    // query names every file: also those that stay and those nothing applies to,
+    // each with every temperature its rule measures, in path-name order.
     for (const policy::PlannedMove& m : plan.stays) {
       rows.push_back(Row(fs_, m, by_ino[m.ino], "stay"));
     }
-    std::unordered_map<uint64_t, bool> decided;
-    for (const json& row : rows) decided[row["ino"].get<uint64_t>()] = true;
+    std::unordered_map<uint64_t, json> by_file;
+    for (json& row : rows) by_file.emplace(row["ino"].get<uint64_t>(), std::move(row));
     policy::Evaluator evaluator(*pol, space, inputs->totals, now_s);
+    json ordered = json::array();
     for (const policy::FileRecord& r : inputs->files) {
-      if (decided.count(r.ino)) continue;
       policy::FileVerdict v = evaluator.Evaluate(r);
-      policy::PlannedMove m;
-      m.ino = r.ino;
-      m.path = r.path;
-      m.rule = v.rule;
-      m.statement = v.statement;
-      m.action = v.action;
-      m.from_volume = r.volume_id;
-      if (const policy::VolumeState* vol = evaluator.FindVolume(r.volume_id)) {
-        m.from_class = vol->classes.empty() ? "" : vol->classes.front();
+      json row;
+      if (auto it = by_file.find(r.ino); it != by_file.end()) {
+        row = std::move(it->second);
+      } else {
+        policy::PlannedMove m;
+        m.ino = r.ino;
+        m.path = r.path;
+        m.rule = v.rule;
+        m.statement = v.statement;
+        m.action = v.action;
+        m.from_volume = r.volume_id;
+        if (const policy::VolumeState* vol = evaluator.FindVolume(r.volume_id)) {
+          m.from_class = vol->classes.empty() ? "" : vol->classes.front();
+        }
+        m.temperature = v.temperature;
+        m.temperature_kind = v.temperature_kind;
+        m.bytes = r.size;
+        row = Row(fs_, m, &r, v.rule.empty() ? "no rule" : "no statement applies");
       }
-      m.temperature = v.temperature;
-      m.temperature_kind = v.temperature_kind;
-      m.bytes = r.size;
-      rows.push_back(Row(fs_, m, &r, v.rule.empty() ? "no rule" : "no statement applies"));
+      row["temperatures"] = Temperatures(*pol, evaluator, r, v.rule_index);
+      ordered.push_back(std::move(row));
     }
+    rows = std::move(ordered);
   }
 
   json classes = json::array();
@@ -260,9 +328,10 @@ Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& pr
 
   json notes = json::array();
   if (request.active_only) {
-    notes.push_back("-C: only files with activity in the last " +
-                    std::to_string(LongestPeriodHours(*pol)) +
-                    " hours were scanned; cold files are not seen");
+    const double hours = LongestPeriodHours(*pol);
+    notes.push_back("-C: only files with activity in the last " + FormatHours(hours) +
+                    (hours == 1 ? " hour" : " hours") +
+                    " were scanned; cold files are not seen");
   }
   json sweep = request.paths.empty() ? json::array({"/"}) : json(request.paths);
   const double seconds = elapsed();
@@ -279,8 +348,9 @@ Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& pr
         {"bytes_planned", bytes_planned},
         {"files_moved", files_moved},
         {"bytes_moved", bytes_moved},
+        {"files_deleted", files_deleted},
         {"files_skipped", {{"nospace", nospace}, {"busy", busy}, {"error", errors},
-                           {"stopped", stopped}}}}},
+                           {"stopped", stopped}, {"gone", gone}}}}},
       {"classes", classes},
       {"notes", notes}};
 

@@ -4,8 +4,10 @@
 // whole tree, given paths, files on given classes -T, or FCL-active files -C),
 // add their I/O buckets per policy window and the file-system average, ask the
 // policy planner for decisions (policy/planner.h), and for enforce carry them out
-// with the Relocator (and unlink for DELETE). Returns the report as JSON in the
-// shape fs/control_protocol.md documents for "scan".
+// with the Relocator (and, for DELETE, unlink(2) of the file's path through the
+// daemon's own mount point, so the kernel forgets the name at once). Returns the
+// report as JSON in the shape fs/control_protocol.md documents for "scan"; query
+// rows also carry every temperature the governing rule measures.
 //
 // Thread-safe. Two enforce runs never overlap: the second waits for the first
 // (dst-spec 10 item 23).

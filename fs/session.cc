@@ -195,6 +195,10 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
                 mountpoint + " not already mounted?)");
   }
 
+  // Names the daemon removes itself (policy DELETEs) must leave the kernel's cache.
+  (*fs)->SetEntryRemovedHook([se](uint64_t parent, uint64_t ino, std::string_view name) {
+    fuse_lowlevel_notify_delete(se, parent, ino, name.data(), name.size());
+  });
   ControlHandlers handlers(**fs);
   auto control = ControlServer::Start(
       ControlSocketPath(metadata_dir), getuid(),

@@ -115,7 +115,10 @@ class Metadata {
   // Removes a non-directory name; returns its inode after (nlink-1, ctime=now;
   // parent mtime/ctime=now). nlink 0 means the caller reclaims it (object, then
   // DeleteInode) once no one has it open. EISDIR for a directory, ENOENT. FCL: unlink.
-  Result<Inode> Unlink(uint64_t parent, std::string_view name);
+  // With `expected_ino` != 0, the name must still refer to that inode, else ESTALE
+  // and nothing changes (policy DELETEs use it: never remove a file that replaced
+  // the scanned one).
+  Result<Inode> Unlink(uint64_t parent, std::string_view name, uint64_t expected_ino = 0);
   // Removes an empty directory; returns it with nlink 0 (ctime=now; the parent
   // loses one link, mtime/ctime=now). Its row stays, like an unlinked file's,
   // until DeleteInode. ENOTDIR, ENOTEMPTY, ENOENT. FCL: rmdir.
@@ -138,6 +141,19 @@ class Metadata {
   // atime, mtime, ctime, rdev of inode.ino (not nlink, not volume, not symlink).
   // If `fcl_event` is not empty ("setattr", "truncate") it is logged. ENOENT.
   Status WriteInode(const Inode& inode, std::string_view fcl_event = {});
+  // Writes back only the attributes named in `fields` (a mask of kAttr* bits,
+  // records.h) from `values` to inode values.ino, in one transaction, and returns
+  // the row after. Unlike WriteInode it leaves every other column as it is, so a
+  // change made by a concurrent namespace operation (a directory's mtime, a file's
+  // nlink) is never overwritten with a stale copy. ctime never moves backwards:
+  // kAttrCtime stores max(stored, values.ctime_ns). Mode takes the permission bits
+  // only. If `fcl_event` is not empty it is logged. ENOENT; EINVAL for no fields.
+  Result<Inode> UpdateAttributes(const Inode& values, uint32_t fields,
+                                 std::string_view fcl_event = {});
+  // The directory that holds directory `dir` (its ".."): the root for the root and
+  // for a removed directory. ENOENT if there is no inode `dir`, ENOTDIR if it is
+  // not a directory.
+  Result<uint64_t> ParentOf(uint64_t dir);
   // Points inode `ino` at `volume_id` (relocation commit), if it is still on
   // `from_volume` (ESTALE if not: someone else moved it). ctime does not change.
   // ENOENT; EINVAL for a non-regular file or an unknown `to_volume`.
@@ -162,8 +178,8 @@ class Metadata {
   // ENOENT if the inode does not exist.
   Result<std::string> GetXattr(uint64_t ino, std::string_view name);  // ENODATA
   // flags: 0 | XATTR_CREATE (EEXIST if present) | XATTR_REPLACE (ENODATA if absent);
-  // both or others: EINVAL. ERANGE for an empty name.
-  // Updates ctime. FCL: xattr, detail "set=NAME".
+  // both together as ext4 (EEXIST if present, else ENODATA); others: EINVAL.
+  // ERANGE for an empty name. Updates ctime. FCL: xattr, detail "set=NAME".
   Status SetXattr(uint64_t ino, std::string_view name, std::string_view value, int flags);
   Result<std::vector<std::string>> ListXattr(uint64_t ino);  // sorted by name
   // Updates ctime. FCL: xattr, detail "remove=NAME".

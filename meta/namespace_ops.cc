@@ -171,12 +171,15 @@ Result<Inode> Metadata::Link(uint64_t ino, uint64_t new_parent, std::string_view
   return inode;
 }
 
-Result<Inode> Metadata::Unlink(uint64_t parent, std::string_view name) {
+Result<Inode> Metadata::Unlink(uint64_t parent, std::string_view name, uint64_t expected_ino) {
   const int64_t now = options_.clock->NowNanos();
   auto lock = db_->Lock();
   Database* db = db_.get();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   META_ASSIGN_OR_RETURN(DirentRow entry, RequireDirent(db, parent, name));
+  if (expected_ino != 0 && entry.ino != expected_ino) {
+    return Status::Error(ESTALE, "'" + std::string(name) + "' now names another inode");
+  }
   META_ASSIGN_OR_RETURN(Inode inode, LoadInode(db, entry.ino));
   if (S_ISDIR(inode.mode)) {
     return Status::Error(EISDIR, "'" + std::string(name) + "' is a directory");
@@ -246,6 +249,58 @@ Status Metadata::WriteInode(const Inode& inode, std::string_view fcl_event) {
     TIERFS_RETURN_IF_ERROR(LogFcl(db, now, fcl_event, inode.ino, 0, {}));
   }
   return txn.Commit();
+}
+
+Result<Inode> Metadata::UpdateAttributes(const Inode& values, uint32_t fields,
+                                         std::string_view fcl_event) {
+  constexpr uint32_t kKnown =
+      kAttrMode | kAttrUid | kAttrGid | kAttrSize | kAttrAtime | kAttrMtime | kAttrCtime;
+  if (fields == 0 || (fields & ~kKnown) != 0) {
+    return Status::Invalid("bad attribute mask " + std::to_string(fields));
+  }
+  const int64_t now = options_.clock->NowNanos();
+  auto lock = db_->Lock();
+  Database* db = db_.get();
+  META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  {
+    // One statement for every mask: a column keeps its value unless its bit is set
+    // (?2 is the mask), so the statement is prepared once and reused.
+    Statement st = db->Prepare(
+        "UPDATE inodes SET "
+        "mode = CASE WHEN ?2 & 1 THEN (mode & ?10) | (?3 & ~?10) ELSE mode END, "
+        "uid = CASE WHEN ?2 & 2 THEN ?4 ELSE uid END, "
+        "gid = CASE WHEN ?2 & 4 THEN ?5 ELSE gid END, "
+        "size = CASE WHEN ?2 & 8 THEN ?6 ELSE size END, "
+        "atime_ns = CASE WHEN ?2 & 16 THEN ?7 ELSE atime_ns END, "
+        "mtime_ns = CASE WHEN ?2 & 32 THEN ?8 ELSE mtime_ns END, "
+        "ctime_ns = CASE WHEN ?2 & 64 THEN MAX(ctime_ns, ?9) ELSE ctime_ns END "
+        "WHERE ino = ?1");
+    st.BindAll(values.ino, fields, values.mode, values.uid, values.gid, values.size,
+               values.atime_ns, values.mtime_ns, values.ctime_ns, S_IFMT);
+    TIERFS_RETURN_IF_ERROR(st.Run());
+  }
+  if (db->Changes() == 0) return Status::NotFound("no inode " + std::to_string(values.ino));
+  if (!fcl_event.empty()) {
+    TIERFS_RETURN_IF_ERROR(LogFcl(db, now, fcl_event, values.ino, 0, {}));
+  }
+  META_ASSIGN_OR_RETURN(Inode after, LoadInode(db, values.ino));
+  TIERFS_RETURN_IF_ERROR(txn.Commit());
+  return after;
+}
+
+Result<uint64_t> Metadata::ParentOf(uint64_t dir) {
+  auto lock = db_->Lock();
+  Database* db = db_.get();
+  META_ASSIGN_OR_RETURN(Inode inode, LoadInode(db, dir));
+  if (!S_ISDIR(inode.mode)) {
+    return Status::Error(ENOTDIR, "inode " + std::to_string(dir) + " is not a directory");
+  }
+  if (dir == kRootIno) return kRootIno;
+  // A directory has exactly one entry naming it; a removed one has none.
+  Statement st = db->Prepare("SELECT parent FROM dirents WHERE ino = ?1 LIMIT 1");
+  st.BindAll(dir);
+  META_ASSIGN_OR_RETURN(bool row, st.Step());
+  return row ? st.Uint64(0) : kRootIno;
 }
 
 Status Metadata::SetInodeVolume(uint64_t ino, uint32_t from_volume, uint32_t to_volume) {

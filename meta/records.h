@@ -30,6 +30,15 @@ struct Inode {
   uint32_t volume_id = 0;   // volume holding the object, for S_IFREG only; 0 otherwise
 };
 
+// Attribute bits for Metadata::UpdateAttributes: which fields of an Inode to write.
+constexpr uint32_t kAttrMode = 1u << 0;
+constexpr uint32_t kAttrUid = 1u << 1;
+constexpr uint32_t kAttrGid = 1u << 2;
+constexpr uint32_t kAttrSize = 1u << 3;
+constexpr uint32_t kAttrAtime = 1u << 4;
+constexpr uint32_t kAttrMtime = 1u << 5;
+constexpr uint32_t kAttrCtime = 1u << 6;
+
 // One backing directory of the volume set: a row of `volumes`.
 struct Volume {
   uint32_t id = 0;                // 1-based; 1 is the metadata volume

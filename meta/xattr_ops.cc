@@ -30,8 +30,9 @@ Result<std::string> Metadata::GetXattr(uint64_t ino, std::string_view name) {
 
 Status Metadata::SetXattr(uint64_t ino, std::string_view name, std::string_view value,
                           int flags) {
-  if ((flags & ~(XATTR_CREATE | XATTR_REPLACE)) != 0 ||
-      (flags & (XATTR_CREATE | XATTR_REPLACE)) == (XATTR_CREATE | XATTR_REPLACE)) {
+  // Both flags at once are accepted, as by the VFS and ext4: EEXIST if the
+  // attribute exists, ENODATA if it does not.
+  if ((flags & ~(XATTR_CREATE | XATTR_REPLACE)) != 0) {
     return Status::Invalid("bad setxattr flags " + std::to_string(flags));
   }
   if (name.empty()) return Status::Error(ERANGE, "empty attribute name");

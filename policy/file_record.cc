@@ -12,13 +12,16 @@ void AccumulateBucket(const std::vector<double>& window_hours, int64_t now_s,
   if (windows->size() < window_hours.size()) windows->resize(window_hours.size());
   if (bucket_seconds <= 0) return;
   const double b0 = static_cast<double>(bucket_start_s);
-  const double b1 = b0 + static_cast<double>(bucket_seconds);
   const double end = static_cast<double>(now_s);
+  // A bucket still open at now_s holds only I/O done before now_s: spread it over
+  // [start, now_s), not over its full length.
+  const double b1 = std::min(b0 + static_cast<double>(bucket_seconds), end);
+  if (b1 <= b0) return;
   for (size_t i = 0; i < window_hours.size(); ++i) {
     const double start = end - window_hours[i] * 3600.0;
-    const double overlap = std::min(b1, end) - std::max(b0, start);
+    const double overlap = b1 - std::max(b0, start);
     if (overlap <= 0) continue;
-    const double f = overlap / static_cast<double>(bucket_seconds);
+    const double f = overlap / (b1 - b0);
     IoCounters& w = (*windows)[i];
     w.rbytes += bucket.rbytes * f;
     w.wbytes += bucket.wbytes * f;

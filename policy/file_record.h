@@ -52,9 +52,10 @@ struct FileRecord {
 
 // Adds `bucket`, the counters of [bucket_start_s, bucket_start_s +
 // bucket_seconds), into each window i = [now_s - window_hours[i] * 3600,
-// now_s), in proportion to the overlap (dst-spec 10 item 15). Resizes
-// *windows to window_hours.size() first if it is shorter. A bucket with
-// bucket_seconds <= 0 is ignored.
+// now_s), in proportion to the overlap (dst-spec 10 item 15). A bucket still
+// open at now_s counts as [bucket_start_s, now_s): its I/O all happened before
+// now. Resizes *windows to window_hours.size() first if it is shorter. A bucket
+// with bucket_seconds <= 0, or starting at or after now_s, is ignored.
 void AccumulateBucket(const std::vector<double>& window_hours, int64_t now_s,
                       int64_t bucket_start_s, int64_t bucket_seconds, const IoCounters& bucket,
                       std::vector<IoCounters>* windows);

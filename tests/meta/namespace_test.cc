@@ -357,6 +357,101 @@ TEST_F(NamespaceTest, WriteInodeLogsOnlyWhenAsked) {
   EXPECT_EQ(records.back().ino, file.ino);
 }
 
+// ---- UpdateAttributes / ParentOf ------------------------------------------------------
+
+TEST_F(NamespaceTest, UpdateAttributesWritesOnlyTheNamedFields) {
+  Inode file = MakeFile(kRootIno, "f", 1);
+  Inode values = file;
+  values.mode = S_IFDIR | 04711;  // the type cannot change
+  values.uid = 5;
+  values.gid = 6;
+  values.size = 1 << 20;
+  values.atime_ns = 11;
+  values.mtime_ns = 22;
+  values.ctime_ns = file.ctime_ns + 5;
+  auto after = meta_->UpdateAttributes(values, kAttrMode | kAttrSize | kAttrCtime);
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ(after->mode, S_IFREG | 04711u);
+  EXPECT_EQ(after->size, 1u << 20);
+  EXPECT_EQ(after->ctime_ns, file.ctime_ns + 5);
+  EXPECT_EQ(after->uid, file.uid);          // not named: unchanged
+  EXPECT_EQ(after->gid, file.gid);
+  EXPECT_EQ(after->atime_ns, file.atime_ns);
+  EXPECT_EQ(after->mtime_ns, file.mtime_ns);
+  EXPECT_EQ(after->nlink, 1u);
+  Inode got = Get(file.ino);
+  EXPECT_EQ(got.mode, after->mode);
+  EXPECT_EQ(got.size, after->size);
+  EXPECT_EQ(got.uid, file.uid);
+
+  values = got;
+  values.uid = 7;
+  values.gid = 8;
+  values.atime_ns = 111;
+  values.mtime_ns = 222;
+  after = meta_->UpdateAttributes(values, kAttrUid | kAttrGid | kAttrAtime | kAttrMtime);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->uid, 7u);
+  EXPECT_EQ(after->gid, 8u);
+  EXPECT_EQ(after->atime_ns, 111);
+  EXPECT_EQ(after->mtime_ns, 222);
+}
+
+TEST_F(NamespaceTest, UpdateAttributesNeverMovesCtimeBackwards) {
+  Inode file = MakeFile(kRootIno, "f");
+  Inode values = file;
+  values.ctime_ns = file.ctime_ns - 1000;
+  auto after = meta_->UpdateAttributes(values, kAttrCtime);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->ctime_ns, file.ctime_ns);
+}
+
+TEST_F(NamespaceTest, UpdateAttributesLeavesConcurrentNamespaceChangesAlone) {
+  // A stale copy of a directory written back must not undo the mtime and nlink a
+  // mkdir inside it gave it meanwhile.
+  Inode dir = MakeDir(kRootIno, "d");
+  Inode stale = dir;
+  clock_.AdvanceSeconds(5);
+  MakeDir(dir.ino, "sub");
+  stale.atime_ns = 77;
+  auto after = meta_->UpdateAttributes(stale, kAttrAtime);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->atime_ns, 77);
+  EXPECT_EQ(after->nlink, 3u);
+  EXPECT_EQ(after->mtime_ns, kStartNs + 5 * kNanosPerSecond);
+}
+
+TEST_F(NamespaceTest, UpdateAttributesErrorsAndLog) {
+  Inode file = MakeFile(kRootIno, "f");
+  EXPECT_EQ(meta_->UpdateAttributes(file, 0).status().code(), EINVAL);
+  EXPECT_EQ(meta_->UpdateAttributes(file, 1u << 20).status().code(), EINVAL);
+  Inode ghost;
+  ghost.ino = 4242;
+  EXPECT_EQ(meta_->UpdateAttributes(ghost, kAttrSize).status().code(), ENOENT);
+  const size_t before = Fcl().size();
+  ASSERT_TRUE(meta_->UpdateAttributes(file, kAttrSize).ok());
+  EXPECT_EQ(Fcl().size(), before);
+  ASSERT_TRUE(meta_->UpdateAttributes(file, kAttrSize, "truncate").ok());
+  auto records = Fcl();
+  ASSERT_EQ(records.size(), before + 1);
+  EXPECT_EQ(records.back().event, "truncate");
+}
+
+TEST_F(NamespaceTest, ParentOfDirectories) {
+  Inode a = MakeDir(kRootIno, "a");
+  Inode b = MakeDir(a.ino, "b");
+  Inode f = MakeFile(a.ino, "f");
+  EXPECT_EQ(*meta_->ParentOf(kRootIno), kRootIno);
+  EXPECT_EQ(*meta_->ParentOf(a.ino), kRootIno);
+  EXPECT_EQ(*meta_->ParentOf(b.ino), a.ino);
+  EXPECT_EQ(meta_->ParentOf(f.ino).status().code(), ENOTDIR);
+  EXPECT_EQ(meta_->ParentOf(9999).status().code(), ENOENT);
+  ASSERT_TRUE(meta_->Rename(a.ino, "b", kRootIno, "b", 0).ok());
+  EXPECT_EQ(*meta_->ParentOf(b.ino), kRootIno);
+  ASSERT_TRUE(meta_->Rmdir(kRootIno, "b").ok());
+  EXPECT_EQ(*meta_->ParentOf(b.ino), kRootIno);  // removed: no parent left
+}
+
 TEST_F(NamespaceTest, WriteInodeOfMissingInodeIsEnoent) {
   Inode ghost;
   ghost.ino = 4242;

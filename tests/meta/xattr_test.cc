@@ -59,8 +59,11 @@ TEST_F(XattrTest, CreateAndReplaceFlags) {
   EXPECT_EQ(*meta_->GetXattr(file_.ino, "user.x"), "v1");
   ASSERT_TRUE(meta_->SetXattr(file_.ino, "user.x", "v3", XATTR_REPLACE).ok());
   EXPECT_EQ(*meta_->GetXattr(file_.ino, "user.x"), "v3");
+  // Both flags, as ext4: EEXIST when present, ENODATA when absent.
   EXPECT_EQ(meta_->SetXattr(file_.ino, "user.x", "v", XATTR_CREATE | XATTR_REPLACE).code(),
-            EINVAL);
+            EEXIST);
+  EXPECT_EQ(meta_->SetXattr(file_.ino, "user.y", "v", XATTR_CREATE | XATTR_REPLACE).code(),
+            ENODATA);
   EXPECT_EQ(meta_->SetXattr(file_.ino, "user.x", "v", 0x40).code(), EINVAL);
   EXPECT_EQ(meta_->SetXattr(file_.ino, "", "v", 0).code(), ERANGE);
 }

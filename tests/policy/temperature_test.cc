@@ -100,14 +100,19 @@ TEST(AccumulateBucket, FullPartialAndOutsideOverlap) {
 }
 
 TEST(AccumulateBucket, TheCurrentBucketCountsUpToNow) {
-  // The scan starts 15 minutes into a bucket: a quarter of it has happened.
+  // The scan starts 15 minutes into a bucket: everything in it happened in those
+  // 15 minutes, all inside a one-hour window.
   const int64_t now = 50 * kHour + 900;
   std::vector<IoCounters> w;
   AccumulateBucket({1}, now, 50 * kHour, kHour, IoCounters{400, 0, 0, 0}, &w);
-  EXPECT_DOUBLE_EQ(w[0].rbytes, 100);
+  EXPECT_DOUBLE_EQ(w[0].rbytes, 400);
+  // A 10-minute window holds 10 of those 15 minutes.
+  std::vector<IoCounters> short_window;
+  AccumulateBucket({10.0 / 60}, now, 50 * kHour, kHour, IoCounters{300, 0, 0, 0}, &short_window);
+  EXPECT_DOUBLE_EQ(short_window[0].rbytes, 200);
   // A bucket entirely after `now` is not part of any window.
   AccumulateBucket({1}, now, 51 * kHour, kHour, IoCounters{400, 0, 0, 0}, &w);
-  EXPECT_DOUBLE_EQ(w[0].rbytes, 100);
+  EXPECT_DOUBLE_EQ(w[0].rbytes, 400);
 }
 
 TEST(AccumulateBucket, FinerBucketsAndFractionalPeriods) {
