@@ -167,6 +167,9 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   fs_options.iostat_keep_seconds = options.iostat_keep_seconds;
   auto fs = FileSystem::Open(metadata_dir, fs_options);
   if (!fs.ok()) return fail("tierfs: " + fs.status().message());
+  if (Status st = (*fs)->ApplyRetention(); !st.ok()) {
+    return fail("tierfs: FCL retention: " + st.message());
+  }
 
   std::string mount_opts = "fsname=" + metadata_dir + ",subtype=tierfs,default_permissions";
   if (getuid() == 0) mount_opts += ",allow_other";
