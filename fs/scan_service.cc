@@ -158,9 +158,150 @@ Result<ScanRequest> ScanRequest::FromJson(const json& request) {
   return r;
 }
 
+namespace {
+
+// What an enforce did, for the summary and `fsppadm status`.
+struct Tally {
+  uint64_t files_moved = 0, bytes_moved = 0, files_deleted = 0;
+  uint64_t busy = 0, errors = 0, nospace = 0, stopped = 0, gone = 0;
+
+  void Count(const std::string& outcome, uint64_t bytes) {
+    if (outcome == "moved") {
+      files_moved++;
+      bytes_moved += bytes;
+    } else if (outcome == "deleted") {
+      files_deleted++;
+    } else if (outcome == "busy") {
+      busy++;
+    } else if (outcome == "gone") {
+      gone++;
+    } else if (outcome == "stopped") {
+      stopped++;
+    } else if (outcome != "planned") {
+      errors++;
+    }
+  }
+};
+
+// The policy of this scan: -F's, else the assigned one. EINVAL when neither.
+Result<std::shared_ptr<const policy::PlacementPolicy>> ScanPolicy(const FileSystem& fs,
+                                                                  const ScanRequest& request) {
+  if (!request.policy_xml) {
+    if (auto assigned = fs.policy()) return assigned;
+    return Status::Invalid("no placement policy is assigned to " + fs.options().mountpoint +
+                           " (fsppadm assign MOUNTPOINT POLICY.xml)");
+  }
+  policy::LoadResult loaded = policy::LoadPolicy(*request.policy_xml);
+  if (!loaded.ok()) {
+    std::string why;
+    for (const policy::Diagnostic& d : loaded.errors) why += d.ToString() + "\n";
+    return Status::Invalid("the policy given with -F does not validate:\n" + why);
+  }
+  return std::make_shared<const policy::PlacementPolicy>(std::move(*loaded.policy));
+}
+
+// Which files the scan looks at (paths, -C, -T). EINVAL for a class no volume has.
+Result<ScanSelection> Selection(const FileSystem& fs, const ScanRequest& request,
+                                const policy::PlacementPolicy& pol, int64_t now_s) {
+  ScanSelection selection;
+  selection.paths = request.paths;
+  selection.active_only = request.active_only;
+  selection.active_since_s =
+      now_s - static_cast<int64_t>(LongestPeriodHours(pol) * kSecondsPerHour);
+  for (const std::string& cls : request.classes) {
+    bool found = false;
+    for (const meta::Volume& v : fs.volumes().volumes()) {
+      if (v.placement_class == cls) {
+        selection.volume_ids.push_back(v.id);
+        found = true;
+      }
+    }
+    if (!found) {
+      return Status::Invalid("no volume of " + fs.options().mountpoint +
+                             " has placement class " + cls);
+    }
+    selection.use_volumes = true;
+  }
+  return selection;
+}
+
+// The per-class table: projected free space, or for enforce the space measured after.
+json ClassTable(const FileSystem& fs, const policy::ScanPlan& plan, bool measured) {
+  const std::vector<policy::VolumeState> after =
+      measured ? fs.volumes().Space(/*fresh=*/true) : std::vector<policy::VolumeState>{};
+  json classes = json::array();
+  for (const policy::ClassSpace& c : plan.classes) {
+    json entry = {{"class", c.name}, {"size_bytes", c.size_bytes},
+                  {"free_before", c.free_before}, {"free_after", c.free_after}};
+    if (measured) {
+      uint64_t free = 0;
+      for (const policy::VolumeState& v : after) {
+        if (v.HasClass(c.name)) free += v.free_bytes;
+      }
+      entry["free_after"] = free;
+    }
+    classes.push_back(entry);
+  }
+  return classes;
+}
+
+// "-C -T ssd /dir": the options of a run as `fsppadm status` shows them.
+std::string OptionsText(const ScanRequest& request) {
+  std::string options = request.active_only ? "-C" : "";
+  auto add = [&](const std::string& word) { options += (options.empty() ? "" : " ") + word; };
+  for (const std::string& c : request.classes) add("-T " + c);
+  for (const std::string& p : request.paths) add(p);
+  return options;
+}
+
+}  // namespace
+
+std::string ScanService::Execute(const policy::PlannedMove& move) {
+  if (move.action == policy::FileVerdict::kDelete) return DeleteForPolicy(fs_, move);
+  auto moved = relocator_.Relocate(move.ino, move.to_volume);
+  return moved.ok() ? moved->outcome : "error: " + moved.status().message();
+}
+
+json ScanService::QueryRows(const policy::PlacementPolicy& pol, const ScanInputs& inputs,
+                            const std::vector<policy::VolumeState>& space, int64_t now_s,
+                            json rows) {
+  // query names every file: also those that stay and those nothing applies to,
+  // each with every temperature its rule measures, in path-name order.
+  std::unordered_map<uint64_t, json> by_file;
+  for (json& row : rows) by_file.emplace(row["ino"].get<uint64_t>(), std::move(row));
+  policy::Evaluator evaluator(pol, space, inputs.totals, now_s);
+  json ordered = json::array();
+  for (const policy::FileRecord& r : inputs.files) {
+    policy::FileVerdict v = evaluator.Evaluate(r);
+    json row;
+    if (auto it = by_file.find(r.ino); it != by_file.end()) {
+      row = std::move(it->second);
+    } else {
+      policy::PlannedMove m;
+      m.ino = r.ino;
+      m.path = r.path;
+      m.rule = v.rule;
+      m.statement = v.statement;
+      m.action = v.action;
+      m.from_volume = r.volume_id;
+      if (const policy::VolumeState* vol = evaluator.FindVolume(r.volume_id)) {
+        m.from_class = vol->classes.empty() ? "" : vol->classes.front();
+      }
+      m.temperature = v.temperature;
+      m.temperature_kind = v.temperature_kind;
+      m.bytes = r.size;
+      row = Row(fs_, m, &r, v.rule.empty() ? "no rule" : "no statement applies");
+    }
+    row["temperatures"] = Temperatures(pol, evaluator, r, v.rule_index);
+    ordered.push_back(std::move(row));
+  }
+  return ordered;
+}
+
 Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& progress) {
+  const bool enforce = request.mode == ScanRequest::Mode::kEnforce;
   std::unique_lock enforce_lock(enforce_mu_, std::defer_lock);
-  if (request.mode == ScanRequest::Mode::kEnforce) {
+  if (enforce) {
     if (!request.no_wait) {
       enforce_lock.lock();
     } else if (!enforce_lock.try_lock()) {
@@ -176,182 +317,79 @@ Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& pr
 
   // The scan sees all I/O up to its start (dst-spec 10 item 15).
   TIERFS_RETURN_IF_ERROR(fs_.FlushAll());
-
-  std::shared_ptr<const policy::PlacementPolicy> pol;
-  if (request.policy_xml) {
-    policy::LoadResult loaded = policy::LoadPolicy(*request.policy_xml);
-    if (!loaded.ok()) {
-      std::string why;
-      for (const policy::Diagnostic& d : loaded.errors) why += d.ToString() + "\n";
-      return Status::Invalid("the policy given with -F does not validate:\n" + why);
-    }
-    pol = std::make_shared<const policy::PlacementPolicy>(std::move(*loaded.policy));
-  } else {
-    pol = fs_.policy();
-  }
-  if (!pol) {
-    return Status::Invalid("no placement policy is assigned to " + fs_.options().mountpoint +
-                           " (fsppadm assign MOUNTPOINT POLICY.xml)");
-  }
-
+  auto pol = ScanPolicy(fs_, request);
+  if (!pol.ok()) return pol.status();
   const int64_t now_s = fs_.clock().NowSeconds();
-  ScanSelection selection;
-  selection.paths = request.paths;
-  selection.active_only = request.active_only;
-  selection.active_since_s = now_s - static_cast<int64_t>(LongestPeriodHours(*pol) * kSecondsPerHour);
-  for (const std::string& cls : request.classes) {
-    bool found = false;
-    for (const meta::Volume& v : fs_.volumes().volumes()) {
-      if (v.placement_class == cls) {
-        selection.volume_ids.push_back(v.id);
-        found = true;
-      }
-    }
-    if (!found) return Status::Invalid("no volume of " + fs_.options().mountpoint +
-                                       " has placement class " + cls);
-    selection.use_volumes = true;
-  }
-
-  auto inputs = GatherScanInputs(fs_, *pol, selection, now_s, [&](uint64_t found) {
+  auto selection = Selection(fs_, request, **pol, now_s);
+  if (!selection.ok()) return selection.status();
+  auto inputs = GatherScanInputs(fs_, **pol, *selection, now_s, [&](uint64_t found) {
     if (progress) progress("scan", found, 0);  // the total is not known during the walk
   });
   if (!inputs.ok()) return inputs.status();
   if (progress) progress("scan", inputs->files.size(), inputs->files.size());
   std::unordered_map<uint64_t, const policy::FileRecord*> by_ino;
   for (const policy::FileRecord& r : inputs->files) by_ino.emplace(r.ino, &r);
+  auto record_of = [&](uint64_t ino) {
+    auto it = by_ino.find(ino);
+    return it == by_ino.end() ? nullptr : it->second;
+  };
 
   const std::vector<policy::VolumeState> space = fs_.volumes().Space(/*fresh=*/true);
-  policy::ScanPlan plan = policy::PlanScan(*pol, inputs->files, space, inputs->totals, now_s);
+  policy::ScanPlan plan = policy::PlanScan(**pol, inputs->files, space, inputs->totals, now_s);
 
   json rows = json::array();
-  uint64_t files_moved = 0, bytes_moved = 0, files_deleted = 0, busy = 0, errors = 0,
-           nospace = 0, stopped = 0, gone = 0;
-  uint64_t files_planned = plan.moves.size(), bytes_planned = 0;
-  for (const policy::PlannedMove& m : plan.moves) bytes_planned += m.bytes;
-  const bool enforce = request.mode == ScanRequest::Mode::kEnforce;
+  Tally tally;
+  uint64_t bytes_planned = 0;
   for (size_t i = 0; i < plan.moves.size(); ++i) {
     const policy::PlannedMove& m = plan.moves[i];
+    bytes_planned += m.bytes;
     std::string outcome = "planned";
     if (enforce) {
       // -n counts every file acted on (moved or deleted), -s the bytes moved.
       const bool over =
-          (request.max_files && files_moved + files_deleted >= request.max_files) ||
-          (request.max_bytes && bytes_moved >= request.max_bytes) ||
+          (request.max_files && tally.files_moved + tally.files_deleted >= request.max_files) ||
+          (request.max_bytes && tally.bytes_moved >= request.max_bytes) ||
           (request.max_seconds > 0 && elapsed() >= request.max_seconds);
-      if (over) {
-        outcome = "stopped";
-        stopped++;
-      } else if (m.action == policy::FileVerdict::kDelete) {
-        outcome = DeleteForPolicy(fs_, m);
-        if (outcome == "deleted") files_deleted++;
-        else if (outcome == "gone") gone++;
-        else errors++;
-      } else {
-        auto moved = relocator_.Relocate(m.ino, m.to_volume);
-        outcome = moved.ok() ? moved->outcome : "error: " + moved.status().message();
-        if (outcome == "moved") {
-          files_moved++;
-          bytes_moved += moved->bytes;
-        } else if (outcome == "busy") {
-          busy++;
-        } else if (outcome == "gone") {
-          gone++;
-        } else {
-          errors++;
-        }
-      }
+      outcome = over ? "stopped" : Execute(m);
+      tally.Count(outcome, m.bytes);
       if (progress) progress("move", i + 1, plan.moves.size());
     }
-    auto it = by_ino.find(m.ino);
-    rows.push_back(Row(fs_, m, it == by_ino.end() ? nullptr : it->second, outcome));
+    rows.push_back(Row(fs_, m, record_of(m.ino), outcome));
   }
   for (const policy::PlannedMove& m : plan.skipped) {
-    nospace++;
-    auto it = by_ino.find(m.ino);
-    rows.push_back(Row(fs_, m, it == by_ino.end() ? nullptr : it->second,
-                       m.skip_reason.empty() ? "nospace" : m.skip_reason));
+    tally.nospace++;
+    rows.push_back(Row(fs_, m, record_of(m.ino), m.skip_reason.empty() ? "nospace" : m.skip_reason));
   }
   if (request.mode == ScanRequest::Mode::kQuery) {
-    // query names every file: also those that stay and those nothing applies to,
-    // each with every temperature its rule measures, in path-name order.
-    for (const policy::PlannedMove& m : plan.stays) {
-      rows.push_back(Row(fs_, m, by_ino[m.ino], "stay"));
-    }
-    std::unordered_map<uint64_t, json> by_file;
-    for (json& row : rows) by_file.emplace(row["ino"].get<uint64_t>(), std::move(row));
-    policy::Evaluator evaluator(*pol, space, inputs->totals, now_s);
-    json ordered = json::array();
-    for (const policy::FileRecord& r : inputs->files) {
-      policy::FileVerdict v = evaluator.Evaluate(r);
-      json row;
-      if (auto it = by_file.find(r.ino); it != by_file.end()) {
-        row = std::move(it->second);
-      } else {
-        policy::PlannedMove m;
-        m.ino = r.ino;
-        m.path = r.path;
-        m.rule = v.rule;
-        m.statement = v.statement;
-        m.action = v.action;
-        m.from_volume = r.volume_id;
-        if (const policy::VolumeState* vol = evaluator.FindVolume(r.volume_id)) {
-          m.from_class = vol->classes.empty() ? "" : vol->classes.front();
-        }
-        m.temperature = v.temperature;
-        m.temperature_kind = v.temperature_kind;
-        m.bytes = r.size;
-        row = Row(fs_, m, &r, v.rule.empty() ? "no rule" : "no statement applies");
-      }
-      row["temperatures"] = Temperatures(*pol, evaluator, r, v.rule_index);
-      ordered.push_back(std::move(row));
-    }
-    rows = std::move(ordered);
-  }
-
-  json classes = json::array();
-  const std::vector<policy::VolumeState> after =
-      enforce ? fs_.volumes().Space(/*fresh=*/true) : space;
-  for (const policy::ClassSpace& c : plan.classes) {
-    json entry = {{"class", c.name}, {"size_bytes", c.size_bytes},
-                  {"free_before", c.free_before}, {"free_after", c.free_after}};
-    if (enforce) {
-      uint64_t free = 0;
-      for (const policy::VolumeState& v : after) {
-        if (std::find(v.classes.begin(), v.classes.end(), c.name) != v.classes.end()) {
-          free += v.free_bytes;
-        }
-      }
-      entry["free_after"] = free;
-    }
-    classes.push_back(entry);
+    for (const policy::PlannedMove& m : plan.stays) rows.push_back(Row(fs_, m, record_of(m.ino), "stay"));
+    rows = QueryRows(**pol, *inputs, space, now_s, std::move(rows));
   }
 
   json notes = json::array();
   if (request.active_only) {
-    const double hours = LongestPeriodHours(*pol);
+    const double hours = LongestPeriodHours(**pol);
     notes.push_back("-C: only files with activity in the last " + FormatHours(hours) +
-                    (hours == 1 ? " hour" : " hours") +
-                    " were scanned; cold files are not seen");
+                    (hours == 1 ? " hour" : " hours") + " were scanned; cold files are not seen");
   }
-  json sweep = request.paths.empty() ? json::array({"/"}) : json(request.paths);
   const double seconds = elapsed();
   json result = {
-      {"policy", pol->name},
+      {"policy", (*pol)->name},
       {"mode", ModeName(request.mode)},
       {"started_ns", started_ns},
       {"seconds", seconds},
-      {"rows", rows},
+      {"rows", std::move(rows)},
       {"summary",
-       {{"sweep_paths", sweep},
+       {{"sweep_paths", request.paths.empty() ? json::array({"/"}) : json(request.paths)},
         {"files_scanned", plan.files_scanned},
-        {"files_planned", files_planned},
+        {"files_planned", plan.moves.size()},
         {"bytes_planned", bytes_planned},
-        {"files_moved", files_moved},
-        {"bytes_moved", bytes_moved},
-        {"files_deleted", files_deleted},
-        {"files_skipped", {{"nospace", nospace}, {"busy", busy}, {"error", errors},
-                           {"stopped", stopped}, {"gone", gone}}}}},
-      {"classes", classes},
+        {"files_moved", tally.files_moved},
+        {"bytes_moved", tally.bytes_moved},
+        {"files_deleted", tally.files_deleted},
+        {"files_skipped", {{"nospace", tally.nospace}, {"busy", tally.busy},
+                           {"error", tally.errors}, {"stopped", tally.stopped},
+                           {"gone", tally.gone}}}}},
+      {"classes", ClassTable(fs_, plan, /*measured=*/enforce)},
       {"notes", notes}};
 
   if (request.mode != ScanRequest::Mode::kQuery) {
@@ -359,14 +397,11 @@ Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& pr
     record.started_ns = started_ns;
     record.seconds = seconds;
     record.kind = ModeName(request.mode);
-    std::string options = request.active_only ? "-C" : "";
-    for (const std::string& c : request.classes) options += (options.empty() ? "" : " ") + ("-T " + c);
-    for (const std::string& p : request.paths) options += (options.empty() ? "" : " ") + p;
-    record.options = options;
+    record.options = OptionsText(request);
     record.files_scanned = plan.files_scanned;
-    record.files_moved = files_moved;
-    record.bytes_moved = bytes_moved;
-    record.errors = errors;
+    record.files_moved = tally.files_moved;
+    record.bytes_moved = tally.bytes_moved;
+    record.errors = tally.errors;
     fs_.metadata().RecordScan(&record);
   }
   return result;

@@ -25,6 +25,8 @@
 #include "common/status.h"
 #include "fs/file_system.h"
 #include "fs/relocator.h"
+#include "fs/scan_records.h"
+#include "policy/planner.h"
 
 namespace tierfs {
 
@@ -59,6 +61,15 @@ class ScanService {
   Result<nlohmann::json> Run(const ScanRequest& request, const ScanProgress& progress);
 
  private:
+  // Carries out one planned move or delete; returns its outcome ("moved", "busy",
+  // "gone", "deleted", "error: ...").
+  std::string Execute(const policy::PlannedMove& move);
+  // The rows of a query: every scanned file in path-name order, with its governing
+  // rule, statement and temperatures, merged with the planned `rows`.
+  nlohmann::json QueryRows(const policy::PlacementPolicy& pol, const ScanInputs& inputs,
+                           const std::vector<policy::VolumeState>& space, int64_t now_s,
+                           nlohmann::json rows);
+
   FileSystem& fs_;
   Relocator& relocator_;
   std::mutex enforce_mu_;  // held for the whole of an enforce run
