@@ -76,6 +76,7 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
   const int64_t now = clock().NowNanos();
   meta::Inode values;
   uint32_t fields = 0;
+  uint32_t requested_times = 0;  // atime/mtime set by this call (not by the dirty entry)
   uint64_t seq = 0;
   Status st;
   {
@@ -140,6 +141,7 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
         values.mode &= ~S_ISGID;
         fields |= meta::kAttrMode;
       }
+      requested_times = fields & (meta::kAttrAtime | meta::kAttrMtime);
       // A dirty entry's size and times go with this commit.
       if (inode->dirty) {
         fields |= meta::kAttrSize | meta::kAttrAtime | meta::kAttrMtime | meta::kAttrCtime;
@@ -147,7 +149,7 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
       seq = inode->change_seq;
     }
   }
-  if (st.ok() && fields != 0) {
+  if (st.ok()) {
     auto row = meta_->UpdateAttributes(values, fields, truncate ? "truncate" : "setattr");
     if (!row.ok()) {
       st = row.status();
@@ -158,8 +160,8 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
       } else {
         // The data path moved on meanwhile (mmap writeback): keep its size, but
         // the times this call set explicitly are the newest word on them.
-        if (fields & meta::kAttrAtime) inode->attr.atime_ns = values.atime_ns;
-        if (fields & meta::kAttrMtime) inode->attr.mtime_ns = values.mtime_ns;
+        if (requested_times & meta::kAttrAtime) inode->attr.atime_ns = values.atime_ns;
+        if (requested_times & meta::kAttrMtime) inode->attr.mtime_ns = values.mtime_ns;
       }
       ApplyRowLocked(*inode, *row);
     }

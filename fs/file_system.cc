@@ -204,6 +204,12 @@ Status FileSystem::Writeback(const InodeRef& inode, std::string_view event) {
       snapshot, meta::kAttrSize | meta::kAttrAtime | meta::kAttrMtime | meta::kAttrCtime, event);
   std::lock_guard lock(inode->mu);
   if (!row.ok()) {
+    if (row.status().code() == ENOENT && inode->attr.nlink == 0) {
+      // Reclaimed meanwhile (an unlinked file's last reference went away while
+      // this writeback ran): there is nothing left to write to.
+      inode->dirty = false;
+      return Status::Ok();
+    }
     inode->data_written = inode->data_written || data_written;  // log it next time
     return row.status();
   }

@@ -172,7 +172,9 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   }
 
   std::string mount_opts = "fsname=" + metadata_dir + ",subtype=tierfs,default_permissions";
-  if (getuid() == 0) mount_opts += ",allow_other";
+  // Mounted by root: shared like a local file system (allow_other), with device
+  // nodes and setuid honoured as on ext4; -o nodev,nosuid still narrows it.
+  if (getuid() == 0) mount_opts += ",allow_other,dev,suid";
   if (!options.fuse_options.empty()) mount_opts += "," + options.fuse_options;
   std::vector<std::string> argv_strings = {"tierfs", "-o", mount_opts};
   if (options.debug) argv_strings.push_back("-d");
@@ -187,6 +189,7 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   const fuse_lowlevel_ops& ops = TierfsOperations();
   fuse_session* se = fuse_session_new(&args, &ops, sizeof ops, &context);
   if (se == nullptr) return fail("tierfs: bad mount options: " + mount_opts);
+  context.session = se;  // for attribute invalidations the kernel did not ask for
   if (fuse_set_signal_handlers(se) != 0) {
     fuse_session_destroy(se);
     return fail("tierfs: cannot install signal handlers");
