@@ -8,24 +8,10 @@
 #include <chrono>
 #include <vector>
 
+#include "common/unique_fd.h"
+
 namespace tierfs {
 namespace {
-
-// Closes an fd on scope exit unless released.
-class FdGuard {
- public:
-  explicit FdGuard(int fd) : fd_(fd) {}
-  ~FdGuard() {
-    if (fd_ >= 0) close(fd_);
-  }
-  FdGuard(const FdGuard&) = delete;
-  FdGuard& operator=(const FdGuard&) = delete;
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  int fd_;
-};
 
 // Copies [offset, offset+length) from src to dst at the same offsets.
 Status CopyRange(int src, int dst, off_t offset, off_t length) {
@@ -105,12 +91,12 @@ Result<int> Relocator::CopyAndVerify(const meta::Inode& attr, uint32_t to_volume
   auto src_fd = volumes.OpenObject(attr.volume_id, attr.ino, attr.generation,
                                    /*create=*/attr.size == 0);
   if (!src_fd.ok()) return src_fd.status();
-  FdGuard src(*src_fd);
+  UniqueFd src(*src_fd);
   struct stat st;
   if (fstat(src.get(), &st) != 0) return Status::FromErrno("stat source object");
 
   const std::string tmp = volumes.TmpPath(to_volume, attr.ino, attr.generation);
-  FdGuard dst(open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  UniqueFd dst(open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   if (dst.get() < 0) return Status::FromErrno("create " + tmp);
   Status st_copy = CopySparse(src.get(), dst.get(), st.st_size);
   if (st_copy.ok() && fsync(dst.get()) != 0) st_copy = Status::FromErrno("fsync copy");
@@ -160,7 +146,7 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume) 
   if (!copy.ok()) {
     result.outcome = "error: " + copy.status().message();
   } else {
-    FdGuard new_fd(*copy);
+    UniqueFd new_fd(*copy);
     std::unique_lock io(inode->io_lock);
     if (inode->write_gen.load() != gen_before) {
       result.outcome = "busy";

@@ -22,6 +22,8 @@
 #include <charconv>
 #include <string_view>
 
+#include "common/unique_fd.h"
+
 namespace tierfs {
 namespace {
 
@@ -41,27 +43,6 @@ std::string Join(const std::string& dir, const char* name) {
   return d + name;
 }
 
-// Closes an fd on scope exit.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  // Closes now and reports the error close(2) returned (deferred write errors).
-  int Close() {
-    int rc = close(fd_);
-    fd_ = -1;
-    return rc;
-  }
-
- private:
-  int fd_;
-};
-
 // Creates directory `path` (mode 0700) if missing; *created tells whether it did.
 Status EnsureDir(const std::string& path, bool* created) {
   *created = false;
@@ -77,7 +58,7 @@ Status EnsureDir(const std::string& path, bool* created) {
 }
 
 Status FsyncDir(const std::string& dir) {
-  Fd fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  UniqueFd fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (fd.get() < 0) return Status::FromErrno("cannot open directory " + dir);
   if (fsync(fd.get()) != 0) return Status::FromErrno("cannot fsync directory " + dir);
   return Status::Ok();
@@ -230,7 +211,7 @@ Status WriteVolumeLabel(const std::string& volume_dir, const VolumeLabel& label)
   const std::string tmp_path = tierfs_dir + "/label.tmp." + std::to_string(getpid());
   unlink(tmp_path.c_str());  // a leftover of a crashed writer with our pid
   {
-    Fd fd(open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    UniqueFd fd(open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
     if (fd.get() < 0) return Status::FromErrno("cannot create " + tmp_path);
     Status st_write = WriteAll(fd.get(), Serialize(label), tmp_path);
     if (st_write.ok() && fsync(fd.get()) != 0)
@@ -251,7 +232,7 @@ Status WriteVolumeLabel(const std::string& volume_dir, const VolumeLabel& label)
 
 Result<VolumeLabel> ReadVolumeLabel(const std::string& volume_dir) {
   const std::string path = VolumeLabelPath(volume_dir);
-  Fd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
     int err = errno;
     if (err == ENOENT || err == ENOTDIR) {
