@@ -1,6 +1,8 @@
 #include "fs/relocator.h"
 
 #include <fcntl.h>
+#include <linux/ioprio.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -83,10 +85,30 @@ void FsyncDir(const std::string& dir) {
   }
 }
 
+// Lowers the calling thread's I/O priority for the duration of a copy, so that
+// foreground I/O keeps priority over relocation (design.md, "Performance
+// principles"). Effective with the BFQ/CFQ schedulers; harmless elsewhere.
+class LowIoPriority {
+ public:
+  LowIoPriority() {
+    saved_ = static_cast<int>(syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, 0));
+    syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 7));
+  }
+  ~LowIoPriority() {
+    if (saved_ >= 0) syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, saved_);
+  }
+  LowIoPriority(const LowIoPriority&) = delete;
+  LowIoPriority& operator=(const LowIoPriority&) = delete;
+
+ private:
+  int saved_ = -1;
+};
+
 }  // namespace
 
 Result<int> Relocator::CopyAndVerify(const meta::Inode& attr, uint32_t to_volume,
                                      uint64_t* bytes) {
+  LowIoPriority low_priority;
   const VolumeSet& volumes = fs_.volumes();
   auto src_fd = volumes.OpenObject(attr.volume_id, attr.ino, attr.generation,
                                    /*create=*/attr.size == 0);

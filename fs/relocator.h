@@ -3,7 +3,8 @@
 // are open").
 //
 // Invariants, in the order the steps run:
-//  1. copy the object into <target>/.tierfs/tmp (holes preserved), fsync it;
+//  1. copy the object into <target>/.tierfs/tmp (holes preserved, at low I/O
+//     priority so foreground I/O comes first), fsync it;
 //  2. verify the copy against the source with XXH3-64;
 //  3. rename it into <target>/.tierfs/objects and open it;
 //  4. take the inode's io_lock exclusively; if any write or truncate happened since
