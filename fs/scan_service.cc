@@ -2,6 +2,7 @@
 
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -155,6 +156,10 @@ Result<ScanRequest> ScanRequest::FromJson(const json& request) {
     r.max_seconds = l.value("seconds", 0.0);
   }
   r.no_wait = request.value("no_wait", false);
+  r.io_nice = request.value("io_nice", 50);
+  if (r.io_nice < 1 || r.io_nice > 100) {
+    return Status::Invalid("io_nice must be 1..100, got " + std::to_string(r.io_nice));
+  }
   return r;
 }
 
@@ -256,6 +261,80 @@ std::string OptionsText(const ScanRequest& request) {
 
 }  // namespace
 
+int RelocationWorkers(int io_nice) {
+  io_nice = std::clamp(io_nice, 1, 100);
+  if (io_nice <= 50) return 1 + (io_nice - 1) * 15 / 49;  // 1..16
+  return 16 + (io_nice - 50) * 16 / 50;                   // 16..32
+}
+
+std::vector<std::string> ScanService::ExecuteAll(const std::vector<policy::PlannedMove>& moves,
+                                                 const ScanRequest& request, int workers,
+                                                 const std::function<double()>& elapsed,
+                                                 const ScanProgress& progress) {
+  // Waves: a move into volume V comes after the last earlier move out of V.
+  std::vector<size_t> wave(moves.size(), 0);
+  std::unordered_map<uint32_t, size_t> last_out_wave;  // volume -> wave of its last move out
+  size_t waves = 0;
+  for (size_t i = 0; i < moves.size(); ++i) {
+    const policy::PlannedMove& m = moves[i];
+    if (m.action != policy::FileVerdict::kDelete) {
+      if (auto it = last_out_wave.find(m.to_volume); it != last_out_wave.end()) {
+        wave[i] = it->second + 1;
+      }
+    }
+    size_t& out = last_out_wave[m.from_volume];
+    out = std::max(out, wave[i]);
+    waves = std::max(waves, wave[i] + 1);
+  }
+
+  std::vector<std::string> outcomes(moves.size());
+  std::mutex mu;  // guards the admission counters, `done` and progress calls
+  uint64_t admitted_files = 0, admitted_bytes = 0, done = 0;
+  // -n counts files acted on, -s bytes moved: a move is admitted against the limits
+  // before it starts and gives its share back if it does not happen.
+  auto admit = [&](const policy::PlannedMove& m) {
+    std::lock_guard lock(mu);
+    if ((request.max_files && admitted_files >= request.max_files) ||
+        (request.max_bytes && admitted_bytes >= request.max_bytes) ||
+        (request.max_seconds > 0 && elapsed() >= request.max_seconds)) {
+      return false;
+    }
+    admitted_files++;
+    if (m.action != policy::FileVerdict::kDelete) admitted_bytes += m.bytes;
+    return true;
+  };
+  auto finish = [&](const policy::PlannedMove& m, const std::string& outcome) {
+    std::lock_guard lock(mu);
+    if (outcome != "moved" && outcome != "deleted" && outcome != "stopped") {
+      admitted_files--;
+      if (m.action != policy::FileVerdict::kDelete) admitted_bytes -= m.bytes;
+    }
+    done++;
+    if (progress) progress("move", done, moves.size());
+  };
+  for (size_t w = 0; w < waves; ++w) {
+    std::vector<size_t> members;
+    for (size_t i = 0; i < moves.size(); ++i) {
+      if (wave[i] == w) members.push_back(i);
+    }
+    std::atomic<size_t> next{0};
+    auto work = [&] {
+      for (size_t k; (k = next.fetch_add(1)) < members.size();) {
+        const policy::PlannedMove& m = moves[members[k]];
+        std::string outcome = admit(m) ? Execute(m) : "stopped";
+        finish(m, outcome);
+        outcomes[members[k]] = std::move(outcome);
+      }
+    };
+    const size_t threads = std::min<size_t>(std::max(workers, 1), members.size());
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();  // the calling thread is a worker too
+    for (std::thread& t : pool) t.join();
+  }
+  return outcomes;
+}
+
 std::string ScanService::Execute(const policy::PlannedMove& move) {
   if (move.action == policy::FileVerdict::kDelete) return DeleteForPolicy(fs_, move);
   auto moved = relocator_.Relocate(move.ino, move.to_volume);
@@ -340,21 +419,15 @@ Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& pr
   json rows = json::array();
   Tally tally;
   uint64_t bytes_planned = 0;
+  const std::vector<std::string> outcomes =
+      enforce ? ExecuteAll(plan.moves, request, RelocationWorkers(request.io_nice), elapsed,
+                           progress)
+              : std::vector<std::string>(plan.moves.size(), "planned");
   for (size_t i = 0; i < plan.moves.size(); ++i) {
     const policy::PlannedMove& m = plan.moves[i];
     bytes_planned += m.bytes;
-    std::string outcome = "planned";
-    if (enforce) {
-      // -n counts every file acted on (moved or deleted), -s the bytes moved.
-      const bool over =
-          (request.max_files && tally.files_moved + tally.files_deleted >= request.max_files) ||
-          (request.max_bytes && tally.bytes_moved >= request.max_bytes) ||
-          (request.max_seconds > 0 && elapsed() >= request.max_seconds);
-      outcome = over ? "stopped" : Execute(m);
-      tally.Count(outcome, m.bytes);
-      if (progress) progress("move", i + 1, plan.moves.size());
-    }
-    rows.push_back(Row(fs_, m, record_of(m.ino), outcome));
+    tally.Count(outcomes[i], m.bytes);
+    rows.push_back(Row(fs_, m, record_of(m.ino), outcomes[i]));
   }
   for (const policy::PlannedMove& m : plan.skipped) {
     tally.nospace++;

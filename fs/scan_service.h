@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <thread>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,8 @@ struct ScanRequest {
   double max_seconds = 0;                 // -t: stop after this long (the tool sends hours x 3600)
   bool no_wait = false;                   // --no-wait: fail with EBUSY instead of waiting
                                           // for another enforce to finish
+  int io_nice = 50;                       // -p 1..100: relocation parallelism (dst-spec 5.1:
+                                          // 1 -> 1 worker, 50 -> 16, 100 -> 32)
 
   // Parses a "scan" request object; EINVAL naming the bad field.
   static Result<ScanRequest> FromJson(const nlohmann::json& request);
@@ -50,20 +53,32 @@ struct ScanRequest {
 // Called with ("scan"|"move", done, total) as the run proceeds.
 using ScanProgress = std::function<void(const std::string& phase, uint64_t done, uint64_t total)>;
 
+// Worker threads for -p io_nice (dst-spec 5.1): 1 -> 1, 50 -> 16, 100 -> 32.
+int RelocationWorkers(int io_nice);
+
 class ScanService {
  public:
   ScanService(FileSystem& fs, Relocator& relocator) : fs_(fs), relocator_(relocator) {}
 
   // Runs one scan. EINVAL when there is no policy (none assigned and no -F) or the
   // -F policy does not validate; ENOENT for a path that does not exist; EBUSY with
-  // no_wait while another enforce runs. Relocations run one at a time (io_nice,
-  // the VxFS parallelism knob, is accepted by fsppadm and not used yet).
+  // no_wait while another enforce runs. Moves run on RelocationWorkers(io_nice)
+  // threads, wave by wave (see Execute below).
   Result<nlohmann::json> Run(const ScanRequest& request, const ScanProgress& progress);
 
  private:
   // Carries out one planned move or delete; returns its outcome ("moved", "busy",
   // "gone", "deleted", "error: ...").
   std::string Execute(const policy::PlannedMove& move);
+  // Carries out the plan's moves (enforce) and returns one outcome per move, in plan
+  // order ("stopped" past a -n/-s/-t limit). Moves run in waves: a move into a
+  // volume waits for every earlier-planned move out of that volume, so the space
+  // they free is there (the planner's out-before-in order); within a wave up to
+  // `workers` moves run at once.
+  std::vector<std::string> ExecuteAll(const std::vector<policy::PlannedMove>& moves,
+                                      const ScanRequest& request, int workers,
+                                      const std::function<double()>& elapsed,
+                                      const ScanProgress& progress);
   // The rows of a query: every scanned file in path-name order, with its governing
   // rule, statement and temperatures, merged with the planned `rows`.
   nlohmann::json QueryRows(const policy::PlacementPolicy& pol, const ScanInputs& inputs,

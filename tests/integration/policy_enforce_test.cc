@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/integration/tierfs_fixture.h"
 
 namespace tierfs::testing {
@@ -173,6 +175,34 @@ TEST_F(PolicyEnforceTest, OpenFileKeepsWorkingAcrossRelocation) {
   CommandResult status = Tool("fsppadm", {"status", mnt_});
   EXPECT_EQ(status.exit_code, 0) << status.output;
   EXPECT_NE(status.output.find("moved"), std::string::npos) << status.output;
+}
+
+TEST_F(PolicyEnforceTest, ManyFilesMoveInParallelAndBack) {
+  // Everything to ssd with 32 relocation workers (-p 100), then back with one (-p 1).
+  auto policy_for = [](const std::string& cls) {
+    return "<?xml version=\"1.0\"?>\n<PLACEMENT_POLICY Version=\"5.1\" Name=\"all_to_" + cls +
+           "\">\n  <RULE Flags=\"data\" Name=\"all\"><SELECT><PATTERN>*</PATTERN></SELECT>\n"
+           "    <RELOCATE><TO><DESTINATION><CLASS>" + cls +
+           "</CLASS></DESTINATION></TO></RELOCATE></RULE>\n</PLACEMENT_POLICY>\n";
+  };
+  ASSERT_EQ(mkdir(Path("many").c_str(), 0755), 0);
+  std::vector<std::string> contents;
+  for (int i = 0; i < 120; ++i) {
+    contents.push_back(RandomBytes(1000 + i * 97, 100 + i));
+    WriteFile(Path("many/f" + std::to_string(i)), contents.back());
+  }
+  for (const auto& [cls, nice] : {std::pair{"ssd", "100"}, std::pair{"hdd", "1"}}) {
+    AssignPolicy(policy_for(cls));
+    CommandResult r = Tool("fsppadm", {"enforce", "--json", "-p", nice, mnt_});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    nlohmann::json doc = nlohmann::json::parse(r.output, nullptr, false);
+    ASSERT_TRUE(doc.is_object()) << r.output;
+    EXPECT_EQ(doc["summary"]["files_moved"].get<int>(), 120) << cls;
+    for (int i = 0; i < 120; i += 17) EXPECT_EQ(ClassOf("many/f" + std::to_string(i)), cls);
+    for (int i = 0; i < 120; ++i) {
+      ASSERT_EQ(ReadFile(Path("many/f" + std::to_string(i))), contents[i]) << i;
+    }
+  }
 }
 
 TEST_F(PolicyEnforceTest, MalformedPolicyIsRejectedWithItsLineAndChangesNothing) {
