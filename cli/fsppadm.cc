@@ -231,6 +231,9 @@ int FsppadmMain(const std::vector<std::string>& args, const CliEnv& env) {
       case FsppadmCommand::kStatus:
         code = fsppadm::RunStatus(a, env);
         break;
+      case FsppadmCommand::kTag:
+        code = fsppadm::RunTag(a, env);
+        break;
       case FsppadmCommand::kNone:
         *env.out << FsppadmUsage(a.command);
         break;

@@ -43,6 +43,12 @@ constexpr CommandInfo kCommands[] = {
      "Shows the assigned policy, the volumes, and the latest scans and relocations.\n"
      "  -n COUNT      how many scans and relocations to show (default 10)\n"
      "  --json        one JSON document\n"},
+    {FsppadmCommand::kTag, "tag",
+     "usage: fsppadm tag add|remove TAG FILE...\n"
+     "       fsppadm tag list FILE...\n"
+     "Adds or removes the word TAG in each file's tags (the extended attribute\n"
+     "user.tierfs.tags, comma-separated), which policies select with <TAG>; list\n"
+     "prints each file's tags. The file's owner (or root) may change them.\n"},
 };
 
 constexpr char kScanOptions[] =
@@ -216,6 +222,27 @@ Status CheckOperands(FsppadmArgs* a, std::vector<std::string> ops) {
       if (a->report_times && a->json) return Status::Invalid("-a has no effect with --json");
       a->paths = std::move(ops);
       break;
+    case FsppadmCommand::kTag: {
+      TIERFS_RETURN_IF_ERROR(
+          need(!ops.empty(), "add|remove TAG FILE... or list FILE..."));
+      a->tag_action = ops.front();
+      ops.erase(ops.begin());
+      if (a->tag_action == "add" || a->tag_action == "remove") {
+        TIERFS_RETURN_IF_ERROR(need(ops.size() >= 2, "TAG FILE..."));
+        a->tag = ops.front();
+        ops.erase(ops.begin());
+        if (a->tag.find_first_of(", \t\n") != std::string::npos || a->tag.empty()) {
+          return Status::Invalid("a TAG is one word without commas or spaces, got \"" + a->tag +
+                                 "\"");
+        }
+      } else if (a->tag_action == "list") {
+        TIERFS_RETURN_IF_ERROR(need(!ops.empty(), "FILE..."));
+      } else {
+        return Status::Invalid("expected add, remove or list, got \"" + a->tag_action + "\"");
+      }
+      a->paths = std::move(ops);
+      break;
+    }
     case FsppadmCommand::kNone:
       break;
   }
@@ -259,6 +286,7 @@ std::string FsppadmUsage(FsppadmCommand command) {
          "  analyze [OPTIONS] PATH...             report what enforce would do to each class\n"
          "  query [OPTIONS] PATH...               report the policy's decision for each file\n"
          "  status [-n COUNT] [--json] MOUNT      policy, volumes, recent scans and moves\n"
+         "  tag add|remove TAG FILE...           tag files for <TAG> selects (list FILE...)\n"
          "\n"
          "`fsppadm COMMAND --help` describes a command. Exit status: 0 ok, 1 some files\n"
          "failed, 2 usage or validation error, 3 the daemon could not be reached.\n";

@@ -33,6 +33,7 @@ enum class FsppadmCommand {
   kAnalyze,
   kQuery,
   kStatus,
+  kTag,  // fsppadm tag add|remove|list ... (dst-spec 10 item 7)
 };
 
 struct FsppadmArgs {
@@ -59,6 +60,11 @@ struct FsppadmArgs {
   std::vector<std::string> paths;    // PATH operands
 
   uint64_t status_count = 10;  // status -n
+
+  // tag: the action ("add", "remove", "list"), the TAG word (add/remove), and the
+  // files, which are in `paths`.
+  std::string tag_action;
+  std::string tag;
 };
 
 // Parses `args` = {"fsppadm", COMMAND, ...}. Errors (EINVAL; the tool exits 2)

@@ -35,5 +35,6 @@ int RunPrint(const FsppadmArgs& args, const CliEnv& env);
 int RunValidate(const FsppadmArgs& args, const CliEnv& env);
 int RunScan(const FsppadmArgs& args, const CliEnv& env);    // fsppadm_scan.cc
 int RunStatus(const FsppadmArgs& args, const CliEnv& env);  // fsppadm_status.cc
+int RunTag(const FsppadmArgs& args, const CliEnv& env);     // fsppadm_tag.cc
 
 }  // namespace tierfs::cli::fsppadm

@@ -205,6 +205,41 @@ TEST_F(PolicyEnforceTest, ManyFilesMoveInParallelAndBack) {
   }
 }
 
+TEST_F(PolicyEnforceTest, TaggedFilesAreSelectedByTag) {
+  // dst-spec 10 item 7: <TAG> matches words of user.tierfs.tags, set with fsppadm tag.
+  AssignPolicy(R"(<?xml version="1.0"?>
+<PLACEMENT_POLICY Version="5.1" Name="tagged">
+  <RULE Flags="data" Name="fast_files">
+    <SELECT><TAG>fast</TAG></SELECT>
+    <RELOCATE><TO><DESTINATION><CLASS>ssd</CLASS></DESTINATION></TO></RELOCATE>
+  </RULE>
+  <RULE Flags="data" Name="rest">
+    <SELECT><PATTERN>*</PATTERN></SELECT>
+    <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION></ON></CREATE>
+  </RULE>
+</PLACEMENT_POLICY>
+)");
+  WriteFile(Path("a"), "a");
+  WriteFile(Path("b"), "b");
+  ASSERT_EQ(Tool("fsppadm", {"tag", "add", "fast", Path("a")}).exit_code, 0);
+  ASSERT_EQ(Tool("fsppadm", {"tag", "add", "other", Path("a"), Path("b")}).exit_code, 0);
+  CommandResult list = Tool("fsppadm", {"tag", "list", Path("a"), Path("b")});
+  ASSERT_EQ(list.exit_code, 0) << list.output;
+  EXPECT_NE(list.output.find(Path("a") + ": fast,other"), std::string::npos) << list.output;
+  EXPECT_NE(list.output.find(Path("b") + ": other"), std::string::npos) << list.output;
+
+  ASSERT_EQ(Tool("fsppadm", {"enforce", mnt_}).exit_code, 0);
+  EXPECT_EQ(ClassOf("a"), "ssd");
+  EXPECT_EQ(ClassOf("b"), "hdd");
+
+  ASSERT_EQ(Tool("fsppadm", {"tag", "remove", "fast", Path("a")}).exit_code, 0);
+  list = Tool("fsppadm", {"tag", "list", Path("a")});
+  EXPECT_NE(list.output.find(Path("a") + ": other"), std::string::npos) << list.output;
+  CommandResult missing = Tool("fsppadm", {"tag", "add", "fast", Path("nope")});
+  EXPECT_EQ(missing.exit_code, 1) << missing.output;
+  EXPECT_NE(missing.output.find("No such file"), std::string::npos) << missing.output;
+}
+
 TEST_F(PolicyEnforceTest, MalformedPolicyIsRejectedWithItsLineAndChangesNothing) {
   AssignPolicy(kPinHotPolicy);
   const std::string bad = root_ + "/bad.xml";
