@@ -208,6 +208,11 @@ Result<Database> Database::Open(const std::string& path, OpenMode mode,
   sqlite3_extended_result_codes(raw, 1);
   sqlite3_busy_timeout(raw, settings.busy_timeout_ms);
 
+  // The daemon is the database's only user while mounted: exclusive locking takes
+  // the file lock once instead of on every transaction (about 40 fcntl calls per
+  // create), keeps the WAL index in heap memory, and makes a second opener fail
+  // with EBUSY rather than share the namespace. Must precede the switch to WAL.
+  TIERFS_RETURN_IF_ERROR(db.Exec("PRAGMA locking_mode=EXCLUSIVE"));
   // journal_mode answers with the mode in force; anything but "wal" means the
   // file is not usable as we intend (e.g. on a file system without shared memory).
   {
