@@ -5,8 +5,10 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 
 #include "fs/file_system.h"
 #include "policy/create_placement.h"
@@ -21,7 +23,24 @@ Status CheckName(std::string_view name) {
   return Status::Ok();
 }
 
-int64_t TimespecNanos(const timespec& ts) { return int64_t{ts.tv_sec} * kNanosPerSecond + ts.tv_nsec; }
+// The range of seconds ext4 stores (256-byte inodes: 34-bit seconds from 1901);
+// the VFS clamps a time set outside it to the nearest end, whole seconds
+// (timestamp_truncate). FUSE leaves clamping to the file system.
+constexpr int64_t kExt4MinSeconds = INT32_MIN;                         // 1901-12-13
+constexpr int64_t kExt4MaxSeconds = (int64_t{1} << 34) - 1 + INT32_MIN;  // 2446-05-10
+
+// A time given by the caller (utimensat), as ext4 would store it, in the
+// nanoseconds tierfs keeps. Beyond 2262-04-11 (the end of int64 nanoseconds)
+// it saturates there, where ext4 would still keep the value.
+int64_t TimespecNanos(const timespec& ts) {
+  int64_t sec = ts.tv_sec;
+  int64_t nsec = ts.tv_nsec;
+  if (sec <= kExt4MinSeconds) return kExt4MinSeconds * kNanosPerSecond;
+  if (sec >= kExt4MaxSeconds) sec = kExt4MaxSeconds, nsec = 0;
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  if (sec > (kMax - nsec) / kNanosPerSecond) return kMax;
+  return sec * kNanosPerSecond + nsec;
+}
 
 // Floor division, so that times before 1970 keep 0 <= tv_nsec < 1e9.
 timespec NanosTimespec(int64_t ns) {

@@ -157,6 +157,10 @@ Result<Inode> Metadata::Link(uint64_t ino, uint64_t new_parent, std::string_view
   }
   // An unlinked file cannot get a name back (linkat(2) gives ENOENT too).
   if (inode.nlink == 0) return Status::NotFound("inode " + std::to_string(ino) + " is unlinked");
+  if (inode.nlink >= kMaxLinks) {
+    return Status::Error(EMLINK, "inode " + std::to_string(ino) + " already has " +
+                                     std::to_string(inode.nlink) + " links");
+  }
   {
     Statement st = db->Prepare(kInsertDirent);
     st.BindAll(new_parent, new_name, ino);

@@ -13,6 +13,10 @@ namespace tierfs::meta {
 // The root directory's inode number (FUSE_ROOT_ID).
 constexpr uint64_t kRootIno = 1;
 
+// The most names a non-directory may have, as on ext4 (EXT4_LINK_MAX): Link gives
+// EMLINK beyond it. Directories have no such bound (ext4's dir_nlink).
+constexpr uint32_t kMaxLinks = 65000;
+
 // One file system object: a row of `inodes`.
 struct Inode {
   uint64_t ino = 0;         // INTEGER PRIMARY KEY; stable across remounts

@@ -17,6 +17,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -161,6 +163,8 @@ class PosixFixture : public TierfsFixture {
     check(on_plain, plain);
     check(on_mount, mount);
     ExpectSame(plain, mount);
+    // POSIX_COMPARE_DUMP=1 prints what the mount answered, to review a check.
+    if (getenv("POSIX_COMPARE_DUMP") != nullptr) printf("%s", mount.ToString().c_str());
     return mount;
   }
 

@@ -252,6 +252,26 @@ TEST_F(NamespaceTest, LinkErrors) {
   EXPECT_EQ(Get(file.ino).nlink, 0u);
 }
 
+TEST_F(NamespaceTest, LinkStopsAtTheExt4LinkLimit) {
+  Inode file = MakeFile(kRootIno, "f");
+  // 65000 real links would take long: start just below the limit.
+  meta_.reset();
+  testing::RawExec(db_path_, ("UPDATE inodes SET nlink = " + std::to_string(kMaxLinks - 1) +
+                              " WHERE ino = " + std::to_string(file.ino))
+                                 .c_str());
+  Reopen();
+  auto last = meta_->Link(file.ino, kRootIno, "last");
+  ASSERT_TRUE(last.ok()) << last.status().ToString();
+  EXPECT_EQ(last->nlink, kMaxLinks);
+  EXPECT_EQ(meta_->Link(file.ino, kRootIno, "one-too-many").status().code(), EMLINK);
+  EXPECT_FALSE(meta_->Lookup(kRootIno, "one-too-many").ok());
+  EXPECT_EQ(Get(file.ino).nlink, kMaxLinks);
+  // An existing name still wins over the limit, as on ext4 (EEXIST first).
+  EXPECT_EQ(meta_->Link(file.ino, kRootIno, "last").status().code(), EEXIST);
+  ASSERT_TRUE(meta_->Unlink(kRootIno, "last").ok());
+  EXPECT_TRUE(meta_->Link(file.ino, kRootIno, "again").ok());
+}
+
 TEST_F(NamespaceTest, UnlinkDropsALinkAndMakesOrphans) {
   Inode file = MakeFile(kRootIno, "f");
   ASSERT_TRUE(meta_->Link(file.ino, kRootIno, "g").ok());
