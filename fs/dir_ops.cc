@@ -6,6 +6,9 @@
 namespace tierfs {
 namespace {
 
+// Asked by the kernel before every write; absence is cached per inode.
+constexpr std::string_view kCapabilityXattr = "security.capability";
+
 // Namespaces tierfs stores. The kernel already enforces who may touch trusted.*
 // and which inode types take user.*; system.* (ACLs) is not supported.
 Status CheckXattrName(std::string_view name) {
@@ -108,6 +111,13 @@ Status FileSystem::ReadDir(
 Status FileSystem::SetXattr(uint64_t ino, std::string_view name, std::string_view value,
                             int flags) {
   TIERFS_RETURN_IF_ERROR(CheckXattrName(name));
+  if (name == kCapabilityXattr) {
+    if (InodeRef inode = inodes_.Find(ino)) {
+      std::lock_guard lock(inode->mu);
+      inode->no_capability_xattr = false;  // before the write: never a stale "absent"
+      inode->capability_sets++;
+    }
+  }
   TIERFS_RETURN_IF_ERROR(meta_->SetXattr(ino, name, value, flags));
   RefreshCached(ino);
   return Status::Ok();
@@ -115,7 +125,20 @@ Status FileSystem::SetXattr(uint64_t ino, std::string_view name, std::string_vie
 
 Result<std::string> FileSystem::GetXattr(uint64_t ino, std::string_view name) {
   TIERFS_RETURN_IF_ERROR(CheckXattrName(name));
-  return meta_->GetXattr(ino, name);
+  const bool capability = name == kCapabilityXattr;
+  InodeRef inode = capability ? inodes_.Find(ino) : nullptr;
+  uint64_t sets_before = 0;
+  if (inode) {
+    std::lock_guard lock(inode->mu);
+    if (inode->no_capability_xattr) return Status::Error(ENODATA, "no such attribute");
+    sets_before = inode->capability_sets;
+  }
+  auto value = meta_->GetXattr(ino, name);
+  if (inode && !value.ok() && value.status().code() == ENODATA) {
+    std::lock_guard lock(inode->mu);
+    if (inode->capability_sets == sets_before) inode->no_capability_xattr = true;
+  }
+  return value;
 }
 
 Result<std::vector<std::string>> FileSystem::ListXattr(uint64_t ino, bool privileged) {

@@ -336,8 +336,10 @@ Result<uint32_t> FileSystem::ChooseVolume(const Caller& caller, uint64_t parent,
     request.path += "/" + std::string(name);
     request.uid = caller.uid;
     request.gid = caller.gid;
-    request.user = UserName(caller.uid);
-    request.group = GroupName(caller.gid);
+    if (pol->SelectsByOwnerName()) {  // NSS lookups cost a file read each: only if used
+      request.user = UserName(caller.uid);
+      request.group = GroupName(caller.gid);
+    }
     placement = policy::ChooseCreateClasses(*pol, request);
   }
   std::optional<uint32_t> volume =

@@ -47,6 +47,12 @@ struct InodeState {
   bool dirty = false;         // size/atime/mtime/ctime differ from the database (data path)
   uint64_t change_seq = 0;    // bumped with every data-path change (see MarkDirty)
   bool data_written = false;  // a write since the last writeback: logged as FCL "write"
+  // security.capability is known to be absent. The kernel asks for it before every
+  // write (to clear file capabilities); answering from memory keeps SQL off the
+  // write path. Cleared when that attribute is set.
+  bool no_capability_xattr = false;
+  uint64_t capability_sets = 0;  // bumped by every set of it, so a lookup racing a set
+                                 // never records a stale "absent"
   uint64_t nlookup = 0;       // kernel lookup count
   uint32_t nopen = 0;         // open file handles
   uint32_t pins = 0;          // internal users (relocation) keeping the entry alive

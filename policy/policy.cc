@@ -35,6 +35,15 @@ bool PlacementPolicy::UsesAverage() const {
   return false;
 }
 
+bool PlacementPolicy::SelectsByOwnerName() const {
+  for (const Rule& rule : rules) {
+    for (const Select& select : rule.selects) {
+      if (!select.users.empty() || !select.groups.empty()) return true;
+    }
+  }
+  return false;
+}
+
 std::vector<double> PlacementPolicy::WindowHours() const {
   std::vector<double> hours;
   for (const Rule& rule : rules) {

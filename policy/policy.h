@@ -169,6 +169,9 @@ struct PlacementPolicy {
   std::vector<double> WindowHours() const;
   // True when some data-rule criterion has Average="*".
   bool UsesAverage() const;
+  // True when some SELECT names owners by USER or GROUP (callers then resolve
+  // uid/gid to names; most policies do not need it).
+  bool SelectsByOwnerName() const;
 };
 
 // Names as they appear in policy XML: "SIZE", "IOTEMP"...; "nrbytes"...
