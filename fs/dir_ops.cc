@@ -91,12 +91,14 @@ Status FileSystem::ReadDir(
     for (const meta::Dirent& d : batch) {
       meta::Inode attr;
       if (plus) {
-        auto current = CurrentAttr(d.ino);
-        if (!current.ok()) {
-          cookie = d.cookie;  // removed since the batch was read: skip it for good
-          continue;
+        // The cached inode when the kernel knows it (it may be newer: a file being
+        // written), else the row that came with the entry.
+        if (InodeRef cached = inodes_.Find(d.ino)) {
+          std::lock_guard lock(cached->mu);
+          attr = cached->attr;
+        } else {
+          attr = d.attr;
         }
-        attr = *current;
       } else {
         attr.ino = d.ino;
         attr.mode = d.mode;

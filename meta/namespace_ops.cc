@@ -350,15 +350,17 @@ Status Metadata::ReadDir(uint64_t dir, int64_t offset,
         }
         first_batch = false;
       }
+      // The whole inode comes with each entry: readdirplus needs no query per entry.
       Statement st = db->Prepare(
-          "SELECT d.cookie, d.name, d.ino, i.mode FROM dirents d JOIN inodes i ON i.ino = d.ino "
+          "SELECT d.cookie, d.name, " META_INODE_COLUMNS_I
+          " FROM dirents d JOIN inodes i ON i.ino = d.ino "
           "WHERE d.parent = ?1 AND d.cookie > ?2 ORDER BY d.cookie LIMIT ?3");
       st.BindAll(dir, after, kReadDirBatch);
       for (;;) {
         META_ASSIGN_OR_RETURN(bool row, st.Step());
         if (!row) break;
-        batch.push_back(Dirent{st.Text(1), st.Uint64(2), static_cast<uint32_t>(st.Int64(3)),
-                               st.Int64(0)});
+        Inode attr = InodeFromRow(st, 2);
+        batch.push_back(Dirent{st.Text(1), attr.ino, attr.mode, st.Int64(0), attr});
       }
     }
     for (const Dirent& entry : batch) {

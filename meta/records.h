@@ -76,6 +76,7 @@ struct Dirent {
   uint64_t ino = 0;
   uint32_t mode = 0;    // st_mode of the target inode (type bits used by readdir)
   int64_t cookie = 0;   // stable position: pass it back as `offset` to continue after it
+  Inode attr;           // the target inode as stored (readdirplus answers from it)
 };
 
 // I/O counted in memory for one file, added to one iostat bucket on flush.
