@@ -85,11 +85,7 @@ void FileSystem::UpdateAtimeOnRead(InodeState& inode) {
 Result<size_t> FileSystem::Read(FileHandle* fh, char* buf, size_t size, off_t offset) {
   InodeState& inode = *fh->inode;
   std::shared_lock io(inode.io_lock);
-  int fd;
-  {
-    std::lock_guard lock(inode.mu);
-    fd = inode.fd;
-  }
+  const int fd = inode.Fd();
   ssize_t n = pread(fd, buf, size, offset);
   if (n < 0) return Status::FromErrno("read");
   io_.RecordRead(inode.attr.ino, static_cast<uint64_t>(n));
@@ -104,11 +100,7 @@ Result<size_t> FileSystem::Write(FileHandle* fh, const char* buf, size_t size, o
   InodeState& inode = *fh->inode;
   std::shared_lock io(inode.io_lock);
   inode.write_gen.fetch_add(1);
-  int fd;
-  {
-    std::lock_guard lock(inode.mu);
-    fd = inode.fd;
-  }
+  const int fd = inode.Fd();
   ssize_t n = pwrite(fd, buf, size, offset);
   if (n < 0) return Status::FromErrno("write");
   io_.RecordWrite(inode.attr.ino, static_cast<uint64_t>(n));
@@ -148,11 +140,7 @@ Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
   InodeState& inode = *fh->inode;
   {
     std::shared_lock io(inode.io_lock);
-    int fd;
-    {
-      std::lock_guard lock(inode.mu);
-      fd = inode.fd;
-    }
+    const int fd = inode.Fd();
     if ((datasync ? fdatasync(fd) : fsync(fd)) != 0) return Status::FromErrno("fsync");
   }
   return Writeback(fh->inode, {});
@@ -176,11 +164,7 @@ Status FileSystem::Fallocate(FileHandle* fh, int mode, off_t offset, off_t lengt
   InodeState& inode = *fh->inode;
   std::shared_lock io(inode.io_lock);
   inode.write_gen.fetch_add(1);
-  int fd;
-  {
-    std::lock_guard lock(inode.mu);
-    fd = inode.fd;
-  }
+  const int fd = inode.Fd();
   if (fallocate(fd, mode, offset, length) != 0) return Status::FromErrno("fallocate");
   struct stat st;
   if (fstat(fd, &st) != 0) return Status::FromErrno("fstat");
@@ -231,15 +215,8 @@ Result<size_t> FileSystem::CopyFileRange(FileHandle* in, off_t in_offset, FileHa
   std::shared_lock dst_io(dst.io_lock, std::defer_lock);
   if (&src != &dst) dst_io.lock();
   dst.write_gen.fetch_add(1);
-  int src_fd, dst_fd;
-  {
-    std::lock_guard lock(src.mu);
-    src_fd = src.fd;
-  }
-  {
-    std::lock_guard lock(dst.mu);
-    dst_fd = dst.fd;
-  }
+  const int src_fd = src.Fd();
+  const int dst_fd = dst.Fd();
   loff_t in_pos = in_offset, out_pos = out_offset;
   ssize_t copied = copy_file_range(src_fd, &in_pos, dst_fd, &out_pos, length, flags);
   size_t n;
@@ -276,11 +253,7 @@ Result<size_t> FileSystem::CopyFileRange(FileHandle* in, off_t in_offset, FileHa
 Result<off_t> FileSystem::Lseek(FileHandle* fh, off_t offset, int whence) {
   InodeState& inode = *fh->inode;
   std::shared_lock io(inode.io_lock);
-  int fd;
-  {
-    std::lock_guard lock(inode.mu);
-    fd = inode.fd;
-  }
+  const int fd = inode.Fd();
   // Only the result matters: tierfs never uses the shared fd's position.
   off_t pos = lseek(fd, offset, whence);
   if (pos < 0) return Status::FromErrno("lseek");

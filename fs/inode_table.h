@@ -57,6 +57,12 @@ struct InodeState {
   uint32_t nopen = 0;         // open file handles
   uint32_t pins = 0;          // internal users (relocation) keeping the entry alive
   int fd = -1;                // backing object fd shared by all open handles; -1 when closed
+  // The shared backing fd, read under mu. Callers doing I/O hold io_lock shared,
+  // so the fd stays valid (dup2 by the relocator keeps its number).
+  int Fd() {
+    std::lock_guard lock(mu);
+    return fd;
+  }
 
   // Shared by reads and writes, exclusive while the relocator switches the object
   // under the open fd (dup2) so no I/O straddles the switch.
