@@ -38,14 +38,16 @@ std::string VolumesTable(const json& volumes) {
 
 std::string ScansTable(const json& status) {
   TextTable t(
-      {"ID", "Started", "Kind", "Seconds", "Scanned", "Moved", "Bytes Moved", "Errors", "Options"});
-  for (int c : {0, 3, 4, 5, 6, 7}) t.AlignRight(static_cast<size_t>(c));
+      {"ID", "Started", "Kind", "Seconds", "Scanned", "Moved", "Bytes Moved", "Deleted", "Errors",
+       "Options"});
+  for (int c : {0, 3, 4, 5, 6, 7, 8}) t.AlignRight(static_cast<size_t>(c));
   for (const json& s : JsonArray(status, "scans")) {
     t.AddRow({std::to_string(JsonInt(s, "id")), FormatLocalTime(JsonInt(s, "started_ns")),
               JsonString(s, "kind", "-"), Fixed2(JsonDouble(s, "seconds")),
               std::to_string(JsonUint(s, "files_scanned")),
               std::to_string(JsonUint(s, "files_moved")),
-              std::to_string(JsonUint(s, "bytes_moved")), std::to_string(JsonUint(s, "errors")),
+              std::to_string(JsonUint(s, "bytes_moved")),
+              std::to_string(JsonUint(s, "files_deleted")), std::to_string(JsonUint(s, "errors")),
               PrintableField(JsonString(s, "options"))});
   }
   return t.Render();

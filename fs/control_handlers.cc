@@ -212,6 +212,7 @@ Result<json> ControlHandlers::ScanStatus(const json& request) {
     out_scans.push_back({{"id", s.id}, {"started_ns", s.started_ns}, {"seconds", s.seconds},
                          {"kind", s.kind}, {"options", s.options},
                          {"files_scanned", s.files_scanned}, {"files_moved", s.files_moved},
+                         {"files_deleted", s.files_deleted},
                          {"bytes_moved", s.bytes_moved}, {"errors", s.errors}});
   }
   json out_moves = json::array();

@@ -475,6 +475,7 @@ Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& pr
     record.files_moved = tally.files_moved;
     record.bytes_moved = tally.bytes_moved;
     record.errors = tally.errors;
+    record.files_deleted = tally.files_deleted;
     fs_.metadata().RecordScan(&record);
   }
   return result;

@@ -134,6 +134,7 @@ struct ScanRecord {
   uint64_t files_moved = 0;
   uint64_t bytes_moved = 0;
   uint64_t errors = 0;
+  uint64_t files_deleted = 0;  // by DELETE statements
 };
 
 // The assigned placement policy.

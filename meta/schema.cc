@@ -113,7 +113,8 @@ CREATE TABLE scans(
   files_scanned INTEGER NOT NULL,
   files_moved INTEGER NOT NULL,
   bytes_moved INTEGER NOT NULL,
-  errors INTEGER NOT NULL);
+  errors INTEGER NOT NULL,
+  files_deleted INTEGER NOT NULL DEFAULT 0);
 
 PRAGMA application_id = 1414678099;
 )sql";

@@ -707,6 +707,12 @@ TEST_F(FsppadmTest, DeleteStatementsDeleteThroughEnforceOnly) {
     unlinked |= rec["event"] == "unlink" && rec["ino"] == a_ino && rec["name"] == "a.tmp";
   }
   EXPECT_TRUE(unlinked) << fcl.output;
+
+  // `status` keeps the deletions of each run.
+  json status = RunJson({"status", "--json", mnt_});
+  ASSERT_GE(status["scans"].size(), 2u) << status.dump(1);
+  EXPECT_EQ(status["scans"][0]["files_deleted"], 1) << status.dump(1);  // newest: c.tmp
+  EXPECT_EQ(status["scans"][1]["files_deleted"], 2) << status.dump(1);
 }
 
 // ---- -C and -T ---------------------------------------------------------------
