@@ -17,37 +17,6 @@
 namespace tierfs::testing {
 namespace {
 
-// The demo policy of the README: the paper's snippets composed (create on hdd;
-// promote on 6-hour read IOTEMP >= 1.5x average, Prefer high; demote under 0.5x).
-constexpr char kHotReadPolicy[] = R"(<?xml version="1.0"?>
-<PLACEMENT_POLICY Version="5.1" Name="hot_reads">
-  <RULE Flags="data" Name="all_files">
-    <SELECT><PATTERN> * </PATTERN></SELECT>
-    <CREATE><ON><DESTINATION><CLASS> hdd </CLASS></DESTINATION></ON></CREATE>
-    <RELOCATE>
-      <FROM><SOURCE><CLASS> ssd </CLASS></SOURCE></FROM>
-      <TO><DESTINATION><CLASS> hdd </CLASS></DESTINATION></TO>
-      <WHEN>
-        <IOTEMP Type="nrbytes" Average="*">
-          <MAX Flags="lt"> 0.5 </MAX>
-          <PERIOD Units="hours"> 6 </PERIOD>
-        </IOTEMP>
-      </WHEN>
-    </RELOCATE>
-    <RELOCATE>
-      <FROM><SOURCE><CLASS> hdd </CLASS></SOURCE></FROM>
-      <TO><DESTINATION><CLASS> ssd </CLASS></DESTINATION></TO>
-      <WHEN>
-        <IOTEMP Type="nrbytes" Prefer="high" Average="*">
-          <MIN Flags="gteq"> 1.5 </MIN>
-          <PERIOD Units="hours"> 6 </PERIOD>
-        </IOTEMP>
-      </WHEN>
-    </RELOCATE>
-  </RULE>
-</PLACEMENT_POLICY>
-)";
-
 // Creates *.hot files on hdd and moves them to ssd unconditionally at the next enforce.
 constexpr char kPinHotPolicy[] = R"(<?xml version="1.0"?>
 <PLACEMENT_POLICY Version="5.1" Name="pin_hot">
@@ -66,7 +35,10 @@ constexpr char kPinHotPolicy[] = R"(<?xml version="1.0"?>
 class PolicyEnforceTest : public TierfsFixture {};
 
 TEST_F(PolicyEnforceTest, HotFilesMoveToSsdAndColdFilesStay) {
-  AssignPolicy(kHotReadPolicy);
+  // The README demonstration's policy, as shipped: the paper's snippets composed
+  // (create on hdd; promote on 6-hour read IOTEMP >= 1.5x average, Prefer high;
+  // demote under 0.5x).
+  AssignPolicy(ReadFile(std::string(TIERFS_SOURCE_DIR) + "/docs/examples/hot_reads.xml"));
   std::vector<std::string> contents;
   for (int i = 0; i < 10; ++i) {
     contents.push_back(RandomBytes(100000 + i * 1000, 10 + i));
