@@ -14,27 +14,10 @@
 
 #include "cli/exit_codes.h"
 #include "cli/fsppadm_commands.h"
+#include "policy/file_record.h"
 
 namespace tierfs::cli::fsppadm {
 namespace {
-
-constexpr char kTagsXattr[] = "user.tierfs.tags";
-
-std::vector<std::string> SplitWords(const std::string& value) {
-  std::vector<std::string> words;
-  std::string word;
-  for (char c : value + ",") {
-    if (c == ',' || c == ' ' || c == '\t' || c == '\n') {
-      if (!word.empty() && std::find(words.begin(), words.end(), word) == words.end()) {
-        words.push_back(word);
-      }
-      word.clear();
-    } else {
-      word.push_back(c);
-    }
-  }
-  return words;
-}
 
 std::string JoinWords(const std::vector<std::string>& words) {
   std::string out;
@@ -45,12 +28,12 @@ std::string JoinWords(const std::vector<std::string>& words) {
 // The file's tags; ENODATA (no tags yet) reads as none. -errno on failure.
 int ReadTags(const std::string& path, std::vector<std::string>* tags) {
   std::string value(4096, '\0');
-  ssize_t n = getxattr(path.c_str(), kTagsXattr, value.data(), value.size());
+  ssize_t n = getxattr(path.c_str(), policy::kFileTagsXattr, value.data(), value.size());
   if (n < 0 && errno == ERANGE) {
-    n = getxattr(path.c_str(), kTagsXattr, nullptr, 0);
+    n = getxattr(path.c_str(), policy::kFileTagsXattr, nullptr, 0);
     if (n >= 0) {
       value.resize(static_cast<size_t>(n));
-      n = getxattr(path.c_str(), kTagsXattr, value.data(), value.size());
+      n = getxattr(path.c_str(), policy::kFileTagsXattr, value.data(), value.size());
     }
   }
   if (n < 0) {
@@ -59,17 +42,17 @@ int ReadTags(const std::string& path, std::vector<std::string>* tags) {
     return 0;
   }
   value.resize(static_cast<size_t>(n));
-  *tags = SplitWords(value);
+  *tags = policy::ParseFileTags(value);
   return 0;
 }
 
 int WriteTags(const std::string& path, const std::vector<std::string>& tags) {
   if (tags.empty()) {
-    if (removexattr(path.c_str(), kTagsXattr) != 0 && errno != ENODATA) return -errno;
+    if (removexattr(path.c_str(), policy::kFileTagsXattr) != 0 && errno != ENODATA) return -errno;
     return 0;
   }
   const std::string value = JoinWords(tags);
-  if (setxattr(path.c_str(), kTagsXattr, value.data(), value.size(), 0) != 0) return -errno;
+  if (setxattr(path.c_str(), policy::kFileTagsXattr, value.data(), value.size(), 0) != 0) return -errno;
   return 0;
 }
 

@@ -10,8 +10,6 @@
 namespace tierfs {
 namespace {
 
-constexpr char kTagsXattr[] = "user.tierfs.tags";
-
 std::vector<std::string> SplitPath(const std::string& path) {
   std::vector<std::string> parts;
   size_t pos = 0;
@@ -71,20 +69,6 @@ bool UsesTags(const policy::PlacementPolicy& policy) {
     }
   }
   return false;
-}
-
-std::vector<std::string> SplitTags(const std::string& value) {
-  std::vector<std::string> tags;
-  std::string word;
-  for (char c : value + ",") {
-    if (c == ',' || c == ' ' || c == '\n') {
-      if (!word.empty()) tags.push_back(word);
-      word.clear();
-    } else {
-      word.push_back(c);
-    }
-  }
-  return tags;
 }
 
 using Candidate = std::pair<std::string, meta::Inode>;
@@ -193,8 +177,8 @@ Result<ScanInputs> GatherScanInputs(FileSystem& fs, const policy::PlacementPolic
     r.mtime_s = inode.mtime_ns / kNanosPerSecond;
     r.volume_id = inode.volume_id;
     if (uses_tags) {
-      if (auto tags = fs.metadata().GetXattr(inode.ino, kTagsXattr); tags.ok()) {
-        r.tags = SplitTags(*tags);
+      if (auto tags = fs.metadata().GetXattr(inode.ino, policy::kFileTagsXattr); tags.ok()) {
+        r.tags = policy::ParseFileTags(*tags);
       }
     }
     r.windows.assign(windows.size(), policy::IoCounters{});

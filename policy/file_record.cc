@@ -6,6 +6,26 @@
 
 namespace tierfs::policy {
 
+std::vector<std::string> ParseFileTags(std::string_view value) {
+  std::vector<std::string> tags;
+  std::string word;
+  auto flush = [&] {
+    if (!word.empty() && std::find(tags.begin(), tags.end(), word) == tags.end()) {
+      tags.push_back(word);
+    }
+    word.clear();
+  };
+  for (char c : value) {
+    if (c == ',' || c == ' ' || c == '\t' || c == '\n') {
+      flush();
+    } else {
+      word.push_back(c);
+    }
+  }
+  flush();
+  return tags;
+}
+
 void AccumulateBucket(const std::vector<double>& window_hours, int64_t now_s,
                       int64_t bucket_start_s, int64_t bucket_seconds, const IoCounters& bucket,
                       std::vector<IoCounters>* windows) {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tierfs::policy {
@@ -49,6 +50,12 @@ struct FileRecord {
   // exactly one entry per window: any other size is a caller bug and aborts.
   std::vector<IoCounters> windows;
 };
+
+// The extended attribute that holds a file's tags for <TAG> (dst-spec 10 item 7).
+inline constexpr char kFileTagsXattr[] = "user.tierfs.tags";
+// The words of a tags attribute value: separated by commas or white space, empty
+// words dropped, each word once, in first-seen order.
+std::vector<std::string> ParseFileTags(std::string_view value);
 
 // Adds `bucket`, the counters of [bucket_start_s, bucket_start_s +
 // bucket_seconds), into each window i = [now_s - window_hours[i] * 3600,
