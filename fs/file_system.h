@@ -2,13 +2,15 @@
 //
 // Owns the metadata database, the volume set, the inode table, the I/O counters and
 // the cached placement policy. Every method is one file-system operation that
-// returns a Status or Result (errno + message); fs/fuse_ops_*.cc are thin shims that
-// unpack a FUSE request, call one of these, and reply once.
+// returns a Status or Result (errno + message); fs/fuse_ops.cc holds the thin shims
+// that unpack a FUSE request, call one of these, and reply once.
 //
 // Threading: all methods are safe to call from the multi-threaded FUSE loop, the
 // writeback thread and control-channel threads at once. Locks: see inode_table.h.
-// Ordering rules (design.md): a file's object exists before the database points at
-// it; it is removed only after the row that points at it is gone or marked nlink 0.
+// Ordering rules (docs/design.md, "Namespace and objects"): the database may point at a
+// missing object only for an empty file (a create's row commits first, its object
+// follows, and opening an empty file re-creates it); an object is removed only
+// after the row that points at it is marked nlink 0, and the row only after that.
 #pragma once
 
 #include <sys/stat.h>
