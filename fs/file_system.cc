@@ -42,6 +42,7 @@ Result<std::unique_ptr<FileSystem>> FileSystem::Open(const std::string& metadata
   auto orphans = fs->meta_->ListOrphans();
   if (!orphans.ok()) return orphans.status();
   for (const meta::Inode& orphan : *orphans) fs->Reclaim(orphan);
+  TIERFS_RETURN_IF_ERROR(fs->RemovePendingObjects());
   TIERFS_RETURN_IF_ERROR(fs->ReloadPolicy());
   return fs;
 }
@@ -62,6 +63,22 @@ FileSystem::~FileSystem() {
     if (inode->fd >= 0) close(inode->fd);
     inode->fd = -1;
   }
+}
+
+Status FileSystem::RemovePendingObjects() {
+  auto pending = meta_->ListPendingObjects();
+  if (!pending.ok()) return pending.status();
+  for (const meta::PendingObject& p : *pending) {
+    auto inode = meta_->GetInode(p.ino);
+    const bool is_location = inode.ok() && inode->volume_id == p.volume_id &&
+                             inode->generation == p.generation;
+    if (!is_location) {
+      Status st = volumes_->RemoveObject(p.volume_id, p.ino, p.generation);
+      if (!st.ok()) return st;
+    }
+    TIERFS_RETURN_IF_ERROR(meta_->RemovePendingObject(p.ino, p.volume_id));
+  }
+  return Status::Ok();
 }
 
 Status FileSystem::ReloadPolicy() {

@@ -212,6 +212,9 @@ class FileSystem {
   // Applies an nlink change the database reported (unlink, rename over a target) and
   // reclaims the inode now if no one holds it.
   void AfterNameRemoved(const meta::Inode& after);
+  // At mount: removes the objects a crash left behind mid-relocation (recorded in
+  // pending_objects), unless one is, after all, its inode's location.
+  Status RemovePendingObjects();
   // Writes back one inode's attributes if dirty.
   Status Writeback(const InodeRef& inode, std::string_view event);
   // relatime for a directory being listed: updates its atime (synchronously, a

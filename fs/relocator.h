@@ -12,8 +12,12 @@
 //  5. commit the new volume in the database (one transaction, FCL "relocate");
 //  6. dup2 the new object onto the inode's shared fd, so every open handle follows;
 //  7. release the lock and only then unlink the source object.
-// A crash before 5 leaves the file at its source (a stray copy at most); after 5,
-// at its target (the source object is then an orphan copy). Never both live.
+// A crash before 5 leaves the file at its source, after 5 at its target; never
+// both live. The object that is not the location (the copy before 5, the source
+// after) is recorded in the database's pending_objects first (step 3, and in the
+// commit itself), so the next mount removes whatever a crash left behind.
+// TIERFS_CRASH_AT=relocate-after-copy|relocate-after-commit kills the daemon at
+// those points, for the tests.
 //
 // Thread-safe; one Relocate() per inode at a time is guaranteed by the inode pin +
 // io_lock, several inodes may move in parallel.

@@ -154,11 +154,17 @@ class Metadata {
   // for a removed directory. ENOENT if there is no inode `dir`, ENOTDIR if it is
   // not a directory.
   Result<uint64_t> ParentOf(uint64_t dir);
-  // Points inode `ino` at `volume_id` (relocation commit), if it is still on
-  // `from_volume` (ESTALE if not: someone else moved it). ctime does not change.
-  // ENOENT; EINVAL for a non-regular file or an unknown `to_volume`.
-  // FCL: relocate, with detail "volFROM->volTO" (volume ids, e.g. "vol1->vol2").
+  // Points inode `ino` at `to_volume` (relocation commit). In the same transaction
+  // the copy on `to_volume` stops being a pending object and the source object on
+  // `from_volume` becomes one (the relocator removes it next). FCL: relocate, with
+  // detail "volFROM->volTO". ESTALE if the inode is no longer on `from_volume`.
   Status SetInodeVolume(uint64_t ino, uint32_t from_volume, uint32_t to_volume);
+  // Records an object about to appear where its inode does not point (before a
+  // relocation's copy is put in place), so a crash cannot leak it.
+  Status AddPendingObject(const PendingObject& object);
+  // Forgets a pending object once it has been removed (or committed).
+  Status RemovePendingObject(uint64_t ino, uint32_t volume_id);
+  Result<std::vector<PendingObject>> ListPendingObjects();
   // Entries of directory `dir` whose cookie > `offset`, in cookie order (cookies are
   // stable while entries are added and removed, never reused, and >= 3, so offsets
   // 1 and 2 are free for "." and ".."); "." and ".." are not stored. A removed

@@ -326,10 +326,48 @@ Status Metadata::SetInodeVolume(uint64_t ino, uint32_t from_volume, uint32_t to_
     st.BindAll(ino, to_volume);
     TIERFS_RETURN_IF_ERROR(st.Run());  // EINVAL (foreign key) for an unknown volume
   }
+  {
+    Statement st = db->Prepare("DELETE FROM pending_objects WHERE ino = ?1 AND volume_id = ?2");
+    st.BindAll(ino, to_volume);
+    TIERFS_RETURN_IF_ERROR(st.Run());
+  }
+  {
+    Statement st = db->Prepare(
+        "INSERT OR REPLACE INTO pending_objects(ino, generation, volume_id) VALUES (?1, ?2, ?3)");
+    st.BindAll(ino, inode.generation, from_volume);
+    TIERFS_RETURN_IF_ERROR(st.Run());
+  }
   const std::string detail =
       "vol" + std::to_string(from_volume) + "->vol" + std::to_string(to_volume);
   TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "relocate", ino, 0, {}, detail));
   return txn.Commit();
+}
+
+Status Metadata::AddPendingObject(const PendingObject& object) {
+  auto lock = db_->Lock();
+  Statement st = db_->Prepare(
+      "INSERT OR REPLACE INTO pending_objects(ino, generation, volume_id) VALUES (?1, ?2, ?3)");
+  st.BindAll(object.ino, object.generation, object.volume_id);
+  return st.Run();
+}
+
+Status Metadata::RemovePendingObject(uint64_t ino, uint32_t volume_id) {
+  auto lock = db_->Lock();
+  Statement st = db_->Prepare("DELETE FROM pending_objects WHERE ino = ?1 AND volume_id = ?2");
+  st.BindAll(ino, volume_id);
+  return st.Run();
+}
+
+Result<std::vector<PendingObject>> Metadata::ListPendingObjects() {
+  auto lock = db_->Lock();
+  Statement st = db_->Prepare("SELECT ino, generation, volume_id FROM pending_objects");
+  std::vector<PendingObject> out;
+  for (;;) {
+    META_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) break;
+    out.push_back(PendingObject{st.Uint64(0), st.Uint64(1), static_cast<uint32_t>(st.Int64(2))});
+  }
+  return out;
 }
 
 Status Metadata::ReadDir(uint64_t dir, int64_t offset,

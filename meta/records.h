@@ -112,6 +112,15 @@ struct FclRecord {
   std::string detail;   // event-specific text, e.g. "to=/new/parent/name" or "vol2->vol1"
 };
 
+// An object that may exist on `volume_id` without being inode `ino`'s location
+// (a relocation's copy before its commit, or its source after): removed, and its
+// record dropped, once the relocation finishes or at the next mount.
+struct PendingObject {
+  uint64_t ino = 0;
+  uint64_t generation = 0;
+  uint32_t volume_id = 0;
+};
+
 // One relocation attempt, for `fsppadm status` and the FCL.
 struct RelocationRecord {
   int64_t time_ns = 0;

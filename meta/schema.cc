@@ -94,6 +94,15 @@ CREATE TABLE policy(
   xml TEXT NOT NULL,
   assigned_ns INTEGER NOT NULL);
 
+-- Objects that may exist on a volume without being their inode's location: a
+-- relocation's copy before it commits, its source after. Cleared as each is
+-- removed; whatever a crash leaves here is removed at the next mount.
+CREATE TABLE pending_objects(
+  ino INTEGER NOT NULL,
+  generation INTEGER NOT NULL,
+  volume_id INTEGER NOT NULL,
+  PRIMARY KEY(ino, volume_id)) WITHOUT ROWID;
+
 CREATE TABLE relocations(
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   time_ns INTEGER NOT NULL,
