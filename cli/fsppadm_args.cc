@@ -62,7 +62,7 @@ constexpr char kScanOptions[] =
     "  -s BYTES      stop after moving this much data (suffixes K, M, G, T)\n"
     "  -n FILES      stop after moving or deleting this many files\n"
     "  -t HOURS      stop after running this long (decimals allowed)\n"
-    "  -p IO_NICE    1..100: relocation parallelism and throttle (default 50)\n"
+    "  -p IO_NICE    1..100: files relocated at once: 1 at 1, 16 at 50 (default), 32 at 100\n"
     "  --no-wait     exit at once if another enforce runs on the mount\n"
     "The first PATH names the file system; every PATH must be in it. A directory is\n"
     "swept recursively. Exit status: 0 ok, 1 some files failed, 2 usage or policy\n"
