@@ -167,11 +167,12 @@ Status OnOption(FsppadmArgs* a, const OptionSpec& spec, const char* value) {
     case 't':
       return Take(spec, ParseHours(value), &a->limit_hours);
     case 'p': {
-      uint64_t nice = 0;
-      TIERFS_RETURN_IF_ERROR(Take(spec, ParseCount(value), &nice));
-      if (nice < 1 || nice > 100)
+      // Any failure reads the same: "1e300", "-5" and "101" are all outside 1..100.
+      Result<uint64_t> nice = ParseCount(value);
+      if (!nice.ok() || *nice < 1 || *nice > 100) {
         return Status::Invalid("-p: IO_NICE must be 1..100, got " + std::string(value));
-      a->io_nice = static_cast<int>(nice);
+      }
+      a->io_nice = static_cast<int>(*nice);
       return Status::Ok();
     }
     default:

@@ -144,28 +144,33 @@ Result<uint64_t> ParseBytes(std::string_view text) {
     if (mult != 1) s.remove_suffix(1);
   }
   if (binary_suffix && mult == 1) return bad();
+  auto out_of_range = [text] {
+    return Status::Invalid("size out of range: \"" + std::string(text) + "\" (at most " +
+                           std::to_string(kMaxArgumentValue) + " bytes)");
+  };
   if (mult == 1 && AllDigits(s)) {
     uint64_t v = 0;
     auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || ptr != s.data() + s.size()) {
-      return Status::Invalid("size out of range: \"" + std::string(text) + "\"");
+    if (ec != std::errc() || ptr != s.data() + s.size() || v > kMaxArgumentValue) {
+      return out_of_range();
     }
     return v;
   }
   double v = 0;
   if (!ParseDecimal(s, &v)) return bad();
   double bytes = std::round(v * static_cast<double>(mult));
-  if (bytes >= 18446744073709551615.0) {
-    return Status::Invalid("size out of range: \"" + std::string(text) + "\"");
-  }
+  // 2^63 is the first double past kMaxArgumentValue.
+  if (!(bytes < 9223372036854775808.0)) return out_of_range();
   return static_cast<uint64_t>(bytes);
 }
 
 Result<uint64_t> ParseCount(std::string_view text) {
+  if (!AllDigits(text)) return Status::Invalid("not a count: \"" + std::string(text) + "\"");
   uint64_t v = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (!AllDigits(text) || ec != std::errc() || ptr != text.data() + text.size()) {
-    return Status::Invalid("not a count: \"" + std::string(text) + "\"");
+  if (ec != std::errc() || ptr != text.data() + text.size() || v > kMaxArgumentValue) {
+    return Status::Invalid("count out of range: \"" + std::string(text) + "\" (at most " +
+                           std::to_string(kMaxArgumentValue) + ")");
   }
   return v;
 }
@@ -174,6 +179,10 @@ Result<double> ParseHours(std::string_view text) {
   double v = 0;
   if (!ParseDecimal(text, &v)) {
     return Status::Invalid("not a number of hours: \"" + std::string(text) + "\"");
+  }
+  if (!(v <= kMaxHours)) {
+    return Status::Invalid("hours out of range: \"" + std::string(text) + "\" (at most " +
+                           std::to_string(static_cast<int64_t>(kMaxHours)) + ")");
   }
   return v;
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "fs/check_ops.h"
 #include "policy/loader.h"
 
 namespace tierfs {
@@ -56,6 +57,8 @@ Result<json> ControlHandlers::Dispatch(const json& request, const ControlPeer& p
   if (op == "fsmap") return Fsmap(request);
   if (op == "fcl") return Fcl(request);
   if (op == "status") return ScanStatus(request);
+  if (op == "check") return HandleCheckOp(fs_, request, reply);    // fs/check_ops.h
+  if (op == "backup") return HandleBackupOp(fs_, request, reply);  // fs/check_ops.h
   if (op == "flush") {
     TIERFS_RETURN_IF_ERROR(fs_.FlushAll());
     return json::object();
@@ -74,7 +77,11 @@ Result<json> ControlHandlers::Volumes() {
                   {"media_type", v.media_type},
                   {"media_type_source", v.media_type_source},
                   {"role", v.role},
-                  {"state", v.state}};
+                  // Live health (online/full/offline) unless the volume row says
+                  // more (e.g. being removed).
+                  {"state", v.state != "online"
+                                ? v.state
+                                : std::string(VolumeHealthName(fs_.volumes().Health(v.id)))}};
     for (const policy::VolumeState& s : space) {
       if (s.id == v.id) {
         entry["total_bytes"] = s.total_bytes;

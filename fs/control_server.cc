@@ -7,20 +7,29 @@
 // (EADDRINUSE). Stop() unlinks the file only if it is still the one we created.
 //
 // Threads: the accept thread blocks in accept(2); Stop() wakes it by shutting the
-// listening socket down. Each connection runs on its own thread, which never
-// closes its fd: it shuts it down when done (the client sees EOF), and whoever
-// joins the thread (the accept loop when reaping, or Stop) closes the fd. That
+// listening socket down. A connection beyond limits.max_connections waits up to
+// limits.queue_wait_ms for a place, and is then refused by the accept thread
+// itself (a short answer sent without blocking), so a flood of idle clients costs
+// no threads; each admitted one has limits.request_timeout_ms to send its request
+// (poll(2) against a deadline: a client that trickles bytes gains nothing).
+// Each connection runs on its own thread, which never closes its fd: it shuts
+// it down when done (the client sees EOF), and whoever joins the thread (the accept loop when reaping, or Stop) closes the fd. That
 // way Stop() can shut down any connection fd without racing a close and a reuse
 // of the number.
 #include "fs/control_server.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <list>
@@ -93,25 +102,69 @@ json ErrorReply(int code, const std::string& message) {
   return json{{"ok", false}, {"errno", code}, {"error", message}};
 }
 
-enum class ReadOutcome { kLine, kEof, kTooLong, kError };
+enum class ReadOutcome { kLine, kEof, kTooLong, kTimeout, kTrailing, kError };
 
-// Reads up to the first newline (excluded) into *line.
-ReadOutcome ReadRequestLine(int fd, std::string* line) {
+using SteadyClock = std::chrono::steady_clock;
+
+// Reads up to the first newline (excluded) into *line, waiting until `deadline` at
+// most. kTrailing when bytes follow the newline (in what has arrived so far: a
+// request is one line, and the client's next move is to read).
+ReadOutcome ReadRequestLine(int fd, SteadyClock::time_point deadline, std::string* line) {
   char buf[64 * 1024];
   line->clear();
   for (;;) {
-    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - SteadyClock::now());
+    if (left.count() <= 0) return ReadOutcome::kTimeout;
+    pollfd p{fd, POLLIN, 0};
+    int ready = poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count() + 1, 60'000)));
+    if (ready < 0 && errno != EINTR) return ReadOutcome::kError;
+    if (ready <= 0) continue;  // EINTR, or time to look at the deadline again
+    ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
     if (n < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
       return ReadOutcome::kError;
     }
     if (n == 0) return ReadOutcome::kEof;
     std::string_view chunk(buf, static_cast<size_t>(n));
     size_t nl = chunk.find('\n');
+    const bool more_in_chunk = nl != std::string_view::npos && nl + 1 < chunk.size();
     if (nl != std::string_view::npos) chunk = chunk.substr(0, nl);
     if (line->size() + chunk.size() > kMaxControlRequestBytes) return ReadOutcome::kTooLong;
     line->append(chunk);
-    if (nl != std::string_view::npos) return ReadOutcome::kLine;
+    if (nl == std::string_view::npos) continue;
+    char next;
+    if (more_in_chunk || recv(fd, &next, 1, MSG_PEEK | MSG_DONTWAIT) > 0) {
+      return ReadOutcome::kTrailing;
+    }
+    return ReadOutcome::kLine;
+  }
+}
+
+// "30 s", "0.25 s": a timeout in milliseconds as messages print it.
+std::string Seconds(int ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", ms / 1000.0);
+  return buf;
+}
+
+// Parses the request line; EINVAL saying what is wrong with it.
+Result<json> ParseRequest(const std::string& line) {
+  try {
+    return json::parse(line);
+  } catch (const json::parse_error& e) {
+    // nlohmann's words for a complete value followed by more text.
+    if (std::string_view(e.what()).find("expected end of input") != std::string_view::npos) {
+      return Status::Invalid("trailing data after the JSON request, at byte " +
+                             std::to_string(e.byte) + " (a request is one JSON object)");
+    }
+    std::string_view what = e.what();
+    if (size_t bracket = what.find("] "); bracket != std::string_view::npos) {
+      what.remove_prefix(bracket + 2);
+    }
+    return Status::Invalid("malformed JSON request: " + std::string(what));
+  } catch (const std::exception& e) {
+    return Status::Invalid(std::string("malformed JSON request: ") + e.what());
   }
 }
 
@@ -163,6 +216,7 @@ struct ControlServer::Impl {
   std::string socket_path;
   uid_t owner_uid = 0;
   ControlHandler handler;
+  ControlServerLimits limits;
   int listen_fd = -1;
   dev_t socket_dev = 0;  // identity of the socket file we created
   ino_t socket_ino = 0;
@@ -170,8 +224,12 @@ struct ControlServer::Impl {
   std::thread accept_thread;
   std::mutex stop_mu;  // serializes Stop()
 
-  std::mutex mu;  // guards connections and each Connection::done
+  std::mutex mu;  // guards connections, each Connection::done, and active
   std::list<std::shared_ptr<Connection>> connections;
+  // Connections admitted and not yet finished: what limits.max_connections bounds
+  // (`connections` also holds finished threads until they are reaped).
+  int active = 0;
+  std::condition_variable slot_freed;  // signalled when `active` drops, and by Stop
 
   ~Impl() {
     if (listen_fd >= 0) close(listen_fd);
@@ -196,10 +254,30 @@ void ControlServer::Impl::AcceptLoop() {
     Reap();
     auto conn = std::make_shared<Connection>();
     conn->fd = fd;
-    std::lock_guard lock(mu);
+    std::unique_lock lock(mu);
     if (stopping.load()) {
       close(fd);
       break;
+    }
+    // A client that calls again as soon as it has read an answer may find its
+    // previous connection's thread still finishing: wait a moment for a place.
+    slot_freed.wait_for(lock, std::chrono::milliseconds(limits.queue_wait_ms), [this] {
+      return active < limits.max_connections || stopping.load();
+    });
+    if (stopping.load()) {
+      close(fd);
+      break;
+    }
+    if (active >= limits.max_connections) {
+      lock.unlock();
+      // Without blocking: a fresh socket's buffer holds this short line.
+      const std::string answer = Line(ErrorReply(
+          EAGAIN, "the daemon is serving " + std::to_string(limits.max_connections) +
+                      " control connections already; try again"));
+      (void)!send(fd, answer.data(), answer.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      shutdown(fd, SHUT_RDWR);
+      close(fd);
+      continue;
     }
     try {
       conn->thread = std::thread([this, c = conn.get()] { Serve(c); });
@@ -207,6 +285,7 @@ void ControlServer::Impl::AcceptLoop() {
       close(fd);
       continue;
     }
+    ++active;
     connections.push_back(std::move(conn));
   }
 }
@@ -244,10 +323,18 @@ void ControlServer::Impl::Serve(Connection* conn) {
 
   json answer;
   std::string line;
-  ReadOutcome outcome = ReadRequestLine(fd, &line);
+  ReadOutcome outcome = ReadRequestLine(
+      fd, SteadyClock::now() + std::chrono::milliseconds(limits.request_timeout_ms), &line);
   if (outcome == ReadOutcome::kTooLong) {
     answer = ErrorReply(
         EMSGSIZE, "request longer than " + std::to_string(kMaxControlRequestBytes) + " bytes");
+  } else if (outcome == ReadOutcome::kTimeout) {
+    answer = ErrorReply(ETIMEDOUT, "no complete request within " +
+                                       Seconds(limits.request_timeout_ms) +
+                                       " of connecting (a request is one line of JSON)");
+  } else if (outcome == ReadOutcome::kTrailing) {
+    answer = ErrorReply(EINVAL,
+                        "unexpected data after the request's newline (one request per connection)");
   } else if (outcome != ReadOutcome::kLine) {
     // The client hung up (or the server is stopping) before sending a request.
   } else if (!have_cred || !ControlPeerAllowed(peer, owner_uid)) {
@@ -256,9 +343,10 @@ void ControlServer::Impl::Serve(Connection* conn) {
                                                 std::to_string(owner_uid) + ") of this file system"
                                           : "permission denied: cannot identify the client");
   } else {
-    json request = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (request.is_discarded()) {
-      answer = ErrorReply(EINVAL, "malformed JSON request");
+    Result<json> parsed = ParseRequest(line);
+    json request = parsed.ok() ? std::move(parsed).value() : json();
+    if (!parsed.ok()) {
+      answer = ErrorReply(EINVAL, parsed.status().message());
     } else if (!request.is_object() || !request.contains("op") || !request["op"].is_string()) {
       answer = ErrorReply(EINVAL, "a request is a JSON object with a string member \"op\"");
     } else {
@@ -290,6 +378,8 @@ void ControlServer::Impl::Serve(Connection* conn) {
   shutdown(fd, SHUT_RDWR);
   std::lock_guard lock(mu);
   conn->done = true;
+  --active;
+  slot_freed.notify_all();
 }
 
 ControlServer::ControlServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -298,8 +388,12 @@ ControlServer::~ControlServer() { Stop(); }
 
 Result<std::unique_ptr<ControlServer>> ControlServer::Start(const std::string& socket_path,
                                                             uid_t owner_uid,
-                                                            ControlHandler handler) {
+                                                            ControlHandler handler,
+                                                            const ControlServerLimits& limits) {
   if (!handler) return Status::Invalid("ControlServer::Start: no handler");
+  if (limits.max_connections < 1 || limits.request_timeout_ms < 1 || limits.queue_wait_ms < 0) {
+    return Status::Invalid("ControlServer::Start: limits must be positive");
+  }
   struct stat st;
   if (lstat(socket_path.c_str(), &st) == 0) {
     if (!S_ISSOCK(st.st_mode)) {
@@ -316,6 +410,7 @@ Result<std::unique_ptr<ControlServer>> ControlServer::Start(const std::string& s
   impl->socket_path = socket_path;
   impl->owner_uid = owner_uid;
   impl->handler = std::move(handler);
+  impl->limits = limits;
   impl->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (impl->listen_fd < 0) return Status::FromErrno("socket");
 
@@ -359,6 +454,10 @@ void ControlServer::Stop() {
   if (!impl_) return;
   std::lock_guard stop_lock(impl_->stop_mu);
   if (impl_->stopping.exchange(true)) return;
+  {
+    std::lock_guard lock(impl_->mu);  // so that a waiting accept loop cannot miss it
+    impl_->slot_freed.notify_all();
+  }
   // Wakes accept(2): on Linux a listening socket that is shut down fails accept
   // with EINVAL.
   shutdown(impl_->listen_fd, SHUT_RDWR);

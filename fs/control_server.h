@@ -7,6 +7,16 @@
 // {"ok": true, "result": {...}} or {"ok": false, "errno": N, "error": "message"}.
 // The full vocabulary of requests is in fs/control_protocol.md.
 //
+// Limits (ControlServerLimits): at most kMaxControlConnections connections are
+// served at once (each on its own thread); one more waits up to
+// kControlQueueWaitMs for a place (meanwhile no other is accepted), then is
+// answered with {"ok": false, "errno": EAGAIN, ...} and closed. A client must send its whole
+// request line within kControlRequestTimeoutSeconds of connecting, else it is
+// answered with ETIMEDOUT and closed, so an idle client does not hold a thread for
+// ever. Only reading the request is timed: a handler may run (and stream
+// progress) as long as it needs. One request per connection: bytes after the
+// request's newline are an error (EINVAL).
+//
 // Threading: one accept thread; each connection is served on its own thread and
 // calls the handler there. Stop() (or the destructor) closes the socket and joins.
 #pragma once
@@ -47,6 +57,19 @@ using ControlHandler =
 // answered with EMSGSIZE. Policy XML documents are the largest requests.
 constexpr size_t kMaxControlRequestBytes = 64 << 20;
 
+// How many connections the server serves at once (see the file comment).
+constexpr int kMaxControlConnections = 32;
+// Seconds a client has, from connecting, to send its whole request line.
+constexpr int kControlRequestTimeoutSeconds = 30;
+// Milliseconds a connection beyond the maximum waits for a place before it is refused.
+constexpr int kControlQueueWaitMs = 2000;
+
+struct ControlServerLimits {
+  int max_connections = kMaxControlConnections;                  // >= 1
+  int request_timeout_ms = kControlRequestTimeoutSeconds * 1000;  // > 0, milliseconds
+  int queue_wait_ms = kControlQueueWaitMs;                        // >= 0, milliseconds
+};
+
 // The admission rule of the control socket: root, or the uid that mounted.
 bool ControlPeerAllowed(const ControlPeer& peer, uid_t owner_uid);
 
@@ -58,9 +81,12 @@ Result<int> ConnectControlSocket(const std::string& socket_path);
 
 class ControlServer {
  public:
-  // Binds `socket_path` (replacing a stale socket file), owner `owner_uid`, mode 0600.
+  // Binds `socket_path` (replacing a stale socket file), owner `owner_uid`, mode 0600,
+  // and serves within `limits` (EINVAL when max_connections or request_timeout_ms is
+  // not positive, or queue_wait_ms is negative).
   static Result<std::unique_ptr<ControlServer>> Start(const std::string& socket_path,
-                                                      uid_t owner_uid, ControlHandler handler);
+                                                      uid_t owner_uid, ControlHandler handler,
+                                                      const ControlServerLimits& limits = {});
   ~ControlServer();
   ControlServer(const ControlServer&) = delete;
   ControlServer& operator=(const ControlServer&) = delete;

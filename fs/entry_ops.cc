@@ -5,6 +5,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdio>
 #include <cstring>
@@ -202,15 +203,17 @@ Status FileSystem::TruncateLocked(InodeState& inode, uint64_t size) {
   int fd = inode.fd;
   bool temporary = false;
   if (fd < 0) {
-    auto opened = volumes_->OpenObject(inode.attr.volume_id, inode.attr.ino,
-                                       inode.attr.generation, /*create=*/inode.attr.size == 0);
+    // Trimmed first: a truncate up must show zeros past the old size, not bytes a
+    // crash left there unacknowledged.
+    auto opened = OpenObjectTrimmedLocked(inode.attr);
     if (!opened.ok()) return opened.status();
     fd = *opened;
     temporary = true;
   }
-  int rc = ftruncate(fd, static_cast<off_t>(size));
+  int rc = volumes_->io().Ftruncate(fd, static_cast<off_t>(size));
   int err = errno;
-  if (temporary) close(fd);
+  inode.write_gen.fetch_add(1);
+  if (temporary) volumes_->io().Close(fd);
   if (rc != 0) return Status::FromErrno(err, "truncate");
   return Status::Ok();
 }
@@ -322,35 +325,56 @@ Result<meta::Inode> FileSystem::Link(uint64_t ino, uint64_t new_parent,
   return Remember(*attr);
 }
 
+policy::CreatePlacement FileSystem::CreatePlacementFor(uint32_t uid, uint32_t gid,
+                                                       const std::string& path) {
+  std::shared_ptr<const policy::PlacementPolicy> pol = policy();
+  if (!pol) return {};  // not governed: the default allocator
+  policy::CreateRequest request;
+  request.path = path;
+  request.uid = uid;
+  request.gid = gid;
+  if (pol->SelectsByOwnerName()) {  // NSS lookups cost a file read each: only if used
+    request.user = UserName(uid);
+    request.group = GroupName(gid);
+  }
+  return policy::ChooseCreateClasses(*pol, request);
+}
+
 Result<uint32_t> FileSystem::ChooseVolume(const Caller& caller, uint64_t parent,
                                           std::string_view name) {
-  std::shared_ptr<const policy::PlacementPolicy> pol = policy();
   policy::CreatePlacement placement;  // not governed: the default allocator
-  if (pol) {
-    policy::CreateRequest request;
+  if (policy()) {
+    std::string path;
     if (parent != meta::kRootIno) {
       auto dir = meta_->PathOf(parent);
       if (!dir.ok()) return dir.status();
-      request.path = *dir;
+      path = *dir;
     }
-    request.path += "/" + std::string(name);
-    request.uid = caller.uid;
-    request.gid = caller.gid;
-    if (pol->SelectsByOwnerName()) {  // NSS lookups cost a file read each: only if used
-      request.user = UserName(caller.uid);
-      request.group = GroupName(caller.gid);
-    }
-    placement = policy::ChooseCreateClasses(*pol, request);
+    path += "/" + std::string(name);
+    placement = CreatePlacementFor(caller.uid, caller.gid, path);
   }
+  const std::vector<policy::VolumeState> space = volumes_->Space();
   std::optional<uint32_t> volume =
-      policy::ChooseCreateVolume(placement, volumes_->Space(), /*needed_bytes=*/0);
-  if (!volume) {
-    std::string classes;
-    for (const std::string& c : placement.classes) classes += (classes.empty() ? "" : ", ") + c;
-    return Status::NoSpace("no volume of class " + classes + " has room (rule " +
-                           placement.rule + ")");
+      policy::ChooseCreateVolume(placement, space, kCreateHeadroomBytes);
+  if (volume) return *volume;
+  // Offline volumes first: "no room" would send the administrator to the wrong
+  // problem when the volume the file belongs on is not there at all.
+  std::string offline;
+  for (const meta::Volume& v : volumes_->volumes()) {
+    const bool allowed = placement.classes.empty() || placement.any ||
+                         std::find(placement.classes.begin(), placement.classes.end(),
+                                   v.placement_class) != placement.classes.end();
+    if (allowed && volumes_->Health(v.id) == VolumeHealth::kOffline) {
+      offline += (offline.empty() ? "" : ", ") + v.name + " (" + v.path + ")";
+    }
   }
-  return *volume;
+  if (!offline.empty()) {
+    return Status::Io("no volume can take a new file: offline volume " + offline);
+  }
+  std::string classes;
+  for (const std::string& c : placement.classes) classes += (classes.empty() ? "" : ", ") + c;
+  return Status::NoSpace("no volume of class " + (classes.empty() ? "(any)" : classes) +
+                         " has room (rule " + placement.rule + ")");
 }
 
 }  // namespace tierfs

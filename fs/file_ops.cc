@@ -4,26 +4,57 @@
 // Every open handle of an inode shares the inode's one backing fd; reads and writes
 // hold the inode's io_lock shared, the relocator holds it exclusively while it
 // switches the object under that fd (fs/relocator.cc). Data writes never touch the
-// database: size and times change in memory and are written back on flush.
+// database: size and times change in memory and are written back on flush. Every
+// system call on an object goes through the VolumeIo seam (volumes_->io()).
+//
+// Full volumes (design.md, "Living with full volumes"): a write that meets ENOSPC
+// moves its file on to the next volume its CREATE rule allows and completes there.
+// Unacknowledged bytes: an object is trimmed to the file's recorded size when it
+// is first opened, so bytes a crash left past the end never reappear.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <vector>
 
 #include "fs/file_system.h"
+#include "fs/relocator.h"
 
 namespace tierfs {
 namespace {
 constexpr int64_t kRelatimeNanos = 24 * kSecondsPerHour * kNanosPerSecond;
 }  // namespace
 
-Status FileSystem::EnsureFdLocked(InodeState& inode) {
-  if (inode.fd >= 0) return Status::Ok();
+Result<int> FileSystem::OpenObjectTrimmedLocked(const meta::Inode& attr) {
   // A crash between a create's commit and its object's creation leaves an empty
   // file without an object: an empty file may (re)create it, a non-empty one never.
-  auto fd = volumes_->OpenObject(inode.attr.volume_id, inode.attr.ino, inode.attr.generation,
-                                 /*create=*/inode.attr.size == 0);
+  auto fd = volumes_->OpenObject(attr.volume_id, attr.ino, attr.generation,
+                                 /*create=*/attr.size == 0);
+  if (!fd.ok()) return fd.status();
+  struct stat st;
+  if (fstat(*fd, &st) == 0 && static_cast<uint64_t>(st.st_size) > attr.size) {
+    // No handle is open (the caller holds mu and the inode has no fd), so nothing
+    // can be writing: everything past the recorded size is unacknowledged.
+    if (volumes_->io().Ftruncate(*fd, static_cast<off_t>(attr.size)) != 0) {
+      Status st_trim = Status::FromErrno("trim object of inode " + std::to_string(attr.ino));
+      volumes_->io().Close(*fd);
+      return st_trim;
+    }
+    std::fprintf(stderr,
+                 "tierfs: inode %llu: dropped %llu bytes past its recorded size %llu "
+                 "(never acknowledged)\n",
+                 static_cast<unsigned long long>(attr.ino),
+                 static_cast<unsigned long long>(st.st_size - attr.size),
+                 static_cast<unsigned long long>(attr.size));
+  }
+  return *fd;
+}
+
+Status FileSystem::EnsureFdLocked(InodeState& inode) {
+  if (inode.fd >= 0) return Status::Ok();
+  auto fd = OpenObjectTrimmedLocked(inode.attr);
   if (!fd.ok()) return fd.status();
   inode.fd = *fd;
   return Status::Ok();
@@ -86,7 +117,7 @@ Result<size_t> FileSystem::Read(FileHandle* fh, char* buf, size_t size, off_t of
   InodeState& inode = *fh->inode;
   std::shared_lock io(inode.io_lock);
   const int fd = inode.Fd();
-  ssize_t n = pread(fd, buf, size, offset);
+  ssize_t n = volumes_->io().Pread(fd, buf, size, offset);
   if (n < 0) return Status::FromErrno("read");
   io_.RecordRead(inode.attr.ino, static_cast<uint64_t>(n));
   if (fh->flags & O_NOATIME) return static_cast<size_t>(n);
@@ -98,24 +129,111 @@ Result<size_t> FileSystem::Read(FileHandle* fh, char* buf, size_t size, off_t of
 Result<size_t> FileSystem::Write(FileHandle* fh, const char* buf, size_t size, off_t offset,
                                  bool* setgid_check) {
   InodeState& inode = *fh->inode;
-  std::shared_lock io(inode.io_lock);
-  inode.write_gen.fetch_add(1);
-  const int fd = inode.Fd();
-  ssize_t n = pwrite(fd, buf, size, offset);
-  if (n < 0) return Status::FromErrno("write");
-  io_.RecordWrite(inode.attr.ino, static_cast<uint64_t>(n));
-  fh->wrote = true;
-  const int64_t now = clock().NowNanos();
-  std::lock_guard lock(inode.mu);
-  inode.attr.size = std::max<uint64_t>(inode.attr.size, static_cast<uint64_t>(offset + n));
-  inode.attr.mtime_ns = now;
-  inode.attr.ctime_ns = now;
-  MarkDirty(inode);
-  inode.data_written = true;
+  // Bounded: each move goes to another volume, so a file cannot move more often
+  // than there are volumes before every one of them has been tried.
+  const size_t max_moves = volumes_->volumes().size();
+  size_t done = 0;
+  size_t moves = 0;
+  while (true) {
+    uint32_t volume;
+    ssize_t n;
+    int err = 0;
+    {
+      std::shared_lock io(inode.io_lock);
+      {
+        std::lock_guard lock(inode.mu);
+        volume = inode.attr.volume_id;
+      }
+      if (volumes_->RefusesData(volume)) {
+        n = -1;
+        err = ENOSPC;  // the metadata volume keeps its last room for the database
+      } else {
+        // Bumped before and after: a relocation whose copy overlaps this pwrite
+        // sees the generation move whichever side of its start the write began.
+        inode.write_gen.fetch_add(1);
+        n = volumes_->io().Pwrite(inode.Fd(), buf + done, size - done,
+                                  offset + static_cast<off_t>(done));
+        err = errno;
+        inode.write_gen.fetch_add(1);
+      }
+      if (n > 0) {
+        io_.RecordWrite(inode.attr.ino, static_cast<uint64_t>(n));
+        done += static_cast<size_t>(n);
+        const int64_t now = clock().NowNanos();
+        std::lock_guard lock(inode.mu);
+        // Before any move below: the relocator copies the recorded size.
+        inode.attr.size =
+            std::max<uint64_t>(inode.attr.size, static_cast<uint64_t>(offset) + done);
+        inode.attr.mtime_ns = now;
+        inode.attr.ctime_ns = now;
+        MarkDirty(inode);
+        inode.data_written = true;
+      }
+    }
+    if (done == size || n == 0) break;
+    if (n > 0) continue;  // a short write: the rest may fail, or move on
+    if ((err == ENOSPC || err == EDQUOT) && moves < max_moves) {
+      if (!volumes_->RefusesData(volume)) volumes_->MarkFull(volume);
+      Status moved = MoveOnNoSpace(fh->inode, volume, size - done);
+      if (moved.ok()) {
+        moves++;
+        continue;
+      }
+      if (done > 0) break;  // report what was written; the next call gets the error
+      return moved;
+    }
+    if (done > 0) break;
+    return Status::FromErrno(err, "write");
+  }
+  if (done > 0) fh->wrote = true;
   if (setgid_check != nullptr) {
+    std::lock_guard lock(inode.mu);
     *setgid_check = (inode.attr.mode & (S_ISGID | S_IXGRP)) == S_ISGID;
   }
-  return static_cast<size_t>(n);
+  return done;
+}
+
+Status FileSystem::MoveOnNoSpace(const InodeRef& inode, uint32_t full_volume,
+                                 uint64_t more_bytes) {
+  meta::Inode attr;
+  {
+    std::lock_guard lock(inode->mu);
+    attr = inode->attr;
+  }
+  if (attr.volume_id != full_volume) return Status::Ok();  // moved by another writer
+  // The file's CREATE rule says where it may live, in order; with its present
+  // volume excluded, ChooseCreateVolume gives the next one with room.
+  policy::CreatePlacement placement;
+  if (policy()) {
+    auto path = meta_->PathOf(attr.ino);
+    // An unlinked file (no path) is placed by the default allocator.
+    if (path.ok()) placement = CreatePlacementFor(attr.uid, attr.gid, *path);
+  }
+  std::vector<policy::VolumeState> space = volumes_->Space(/*fresh=*/true);
+  for (policy::VolumeState& v : space) {
+    if (v.id == full_volume) v.accepts_data = false;
+  }
+  const uint64_t needed = attr.size + more_bytes + kCreateHeadroomBytes;
+  std::optional<uint32_t> target = policy::ChooseCreateVolume(placement, space, needed);
+  if (!target) {
+    return Status::NoSpace("inode " + std::to_string(attr.ino) + ": volume " +
+                           volumes_->NameOf(full_volume) +
+                           " is full and no other volume its placement allows has room for " +
+                           std::to_string(needed) + " bytes");
+  }
+  Relocator relocator(*this);
+  auto result =
+      relocator.Relocate(attr.ino, *target, Relocator::Mode::kHoldWriters, full_volume);
+  if (!result.ok()) return result.status();
+  if (result->outcome != "moved") {
+    return Status::Error(result->error != 0 ? result->error : EIO,
+                         "inode " + std::to_string(attr.ino) + ": moving off full volume " +
+                             volumes_->NameOf(full_volume) + ": " + result->outcome);
+  }
+  std::fprintf(stderr, "tierfs: inode %llu moved from full volume %s to %s (%llu bytes)\n",
+               static_cast<unsigned long long>(attr.ino), volumes_->NameOf(full_volume).c_str(),
+               volumes_->NameOf(*target).c_str(), static_cast<unsigned long long>(result->bytes));
+  return Status::Ok();
 }
 
 void FileSystem::DropSetgidAfterWrite(FileHandle* fh, const Caller& caller) {
@@ -140,8 +258,7 @@ Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
   InodeState& inode = *fh->inode;
   {
     std::shared_lock io(inode.io_lock);
-    const int fd = inode.Fd();
-    if ((datasync ? fdatasync(fd) : fsync(fd)) != 0) return Status::FromErrno("fsync");
+    if (volumes_->io().Fsync(inode.Fd(), datasync) != 0) return Status::FromErrno("fsync");
   }
   return Writeback(fh->inode, {});
 }
@@ -153,7 +270,7 @@ Status FileSystem::Release(FileHandle* fh) {
   {
     std::lock_guard lock(inode->mu);
     if (--inode->nopen > 0) return st;
-    if (inode->fd >= 0) close(inode->fd);
+    if (inode->fd >= 0) volumes_->io().Close(inode->fd);
     inode->fd = -1;
   }
   if (inodes_.MaybeErase(inode)) Reclaim(inode->attr);
@@ -165,7 +282,9 @@ Status FileSystem::Fallocate(FileHandle* fh, int mode, off_t offset, off_t lengt
   std::shared_lock io(inode.io_lock);
   inode.write_gen.fetch_add(1);
   const int fd = inode.Fd();
-  if (fallocate(fd, mode, offset, length) != 0) return Status::FromErrno("fallocate");
+  const int rc = volumes_->io().Fallocate(fd, mode, offset, length);
+  inode.write_gen.fetch_add(1);
+  if (rc != 0) return Status::FromErrno("fallocate");
   struct stat st;
   if (fstat(fd, &st) != 0) return Status::FromErrno("fstat");
   const int64_t now = clock().NowNanos();
@@ -190,12 +309,12 @@ Result<size_t> FileSystem::CopyByHand(int src_fd, off_t in_offset, int dst_fd, o
   size_t done = 0;
   length = std::min(length, kMaxPerCall);
   while (done < length) {
-    ssize_t n = pread(src_fd, buf.data(), std::min(buf.size(), length - done),
-                      in_offset + static_cast<off_t>(done));
+    ssize_t n = volumes_->io().Pread(src_fd, buf.data(), std::min(buf.size(), length - done),
+                                     in_offset + static_cast<off_t>(done));
     if (n < 0) return Status::FromErrno("copy read");
     if (n == 0) break;  // end of the source
-    ssize_t w =
-        pwrite(dst_fd, buf.data(), static_cast<size_t>(n), out_offset + static_cast<off_t>(done));
+    ssize_t w = volumes_->io().Pwrite(dst_fd, buf.data(), static_cast<size_t>(n),
+                                      out_offset + static_cast<off_t>(done));
     if (w < 0) {
       if (done > 0) break;  // report what was copied; the next call gets the error
       return Status::FromErrno("copy write");
@@ -217,8 +336,11 @@ Result<size_t> FileSystem::CopyFileRange(FileHandle* in, off_t in_offset, FileHa
   dst.write_gen.fetch_add(1);
   const int src_fd = src.Fd();
   const int dst_fd = dst.Fd();
-  loff_t in_pos = in_offset, out_pos = out_offset;
-  ssize_t copied = copy_file_range(src_fd, &in_pos, dst_fd, &out_pos, length, flags);
+  off_t in_pos = in_offset, out_pos = out_offset;
+  ssize_t copied = volumes_->io().CopyFileRange(src_fd, &in_pos, dst_fd, &out_pos, length, flags);
+  const int copy_errno = errno;
+  dst.write_gen.fetch_add(1);
+  errno = copy_errno;
   size_t n;
   if (copied < 0 && (errno == EXDEV || errno == EOPNOTSUPP || errno == ENOSYS)) {
     // The two objects are on volumes that cannot copy between them (different file

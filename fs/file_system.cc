@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -22,6 +23,10 @@ Result<std::unique_ptr<FileSystem>> FileSystem::Open(const std::string& metadata
   meta::MetadataOptions mopts;
   mopts.sync_full = options.sync_full;
   mopts.clock = options.clock;
+  // The reserve VFS goes under the connection first; the reserve file itself is
+  // made only once the database and the volumes passed their checks, so a
+  // refused mount creates nothing.
+  TIERFS_RETURN_IF_ERROR(meta::SpaceReserve::RegisterVfs());
   auto meta = meta::Metadata::Open(MetadataDbPath(metadata_dir), mopts);
   if (!meta.ok()) return meta.status();
   auto info = (*meta)->GetFsInfo();
@@ -32,11 +37,35 @@ Result<std::unique_ptr<FileSystem>> FileSystem::Open(const std::string& metadata
   }
   auto volume_rows = (*meta)->ListVolumes();
   if (!volume_rows.ok()) return volume_rows.status();
-  auto volumes = VolumeSet::Open(*volume_rows, info->uuid, *options.clock);
+  VolumeIo& io = options.volume_io != nullptr ? *options.volume_io : VolumeIo::Posix();
+  auto volumes = VolumeSet::Open(*volume_rows, info->uuid, *options.clock, io);
   if (!volumes.ok()) return volumes.status();
 
-  std::unique_ptr<FileSystem> fs(
-      new FileSystem(std::move(*meta), std::move(*volumes), *info, options));
+  uint64_t reserve_bytes = options.metadata_reserve_bytes;
+  if (reserve_bytes == 0) {
+    struct stat db;
+    struct statvfs vol;
+    const uint64_t db_bytes =
+        stat(MetadataDbPath(metadata_dir).c_str(), &db) == 0 ? uint64_t(db.st_size) : 0;
+    const uint64_t vol_bytes = statvfs(metadata_dir.c_str(), &vol) == 0
+                                   ? uint64_t{vol.f_blocks} * vol.f_frsize
+                                   : 0;
+    reserve_bytes = meta::DefaultReserveBytes(db_bytes, vol_bytes);
+  }
+  auto reserve = meta::SpaceReserve::Install(TierfsDir(metadata_dir) + "/meta.reserve",
+                                             reserve_bytes);
+  if (!reserve.ok()) return reserve.status();
+  (*volumes)->SetMetadataReserve(reserve->get());
+  if ((*reserve)->depleted()) {
+    std::fprintf(stderr,
+                 "tierfs: the metadata volume %s has room for only %llu of the %llu bytes "
+                 "reserved for the database: it takes no data until it has\n",
+                 metadata_dir.c_str(), static_cast<unsigned long long>((*reserve)->held_bytes()),
+                 static_cast<unsigned long long>(reserve_bytes));
+  }
+
+  std::unique_ptr<FileSystem> fs(new FileSystem(std::move(*reserve), std::move(*meta),
+                                                std::move(*volumes), *info, options));
   // Orphans: inodes unlinked while open when the daemon stopped (or crashed, or a
   // crash between an unlink's commit and its object's removal).
   auto orphans = fs->meta_->ListOrphans();
@@ -47,9 +76,11 @@ Result<std::unique_ptr<FileSystem>> FileSystem::Open(const std::string& metadata
   return fs;
 }
 
-FileSystem::FileSystem(std::unique_ptr<meta::Metadata> meta, std::unique_ptr<VolumeSet> volumes,
+FileSystem::FileSystem(std::unique_ptr<meta::SpaceReserve> reserve,
+                       std::unique_ptr<meta::Metadata> meta, std::unique_ptr<VolumeSet> volumes,
                        meta::FsInfo info, const FileSystemOptions& options)
-    : meta_(std::move(meta)),
+    : reserve_(std::move(reserve)),
+      meta_(std::move(meta)),
       volumes_(std::move(volumes)),
       info_(std::move(info)),
       options_(options),
@@ -60,8 +91,18 @@ FileSystem::~FileSystem() {
   if (!st.ok()) std::fprintf(stderr, "tierfs: final flush: %s\n", st.ToString().c_str());
   for (const InodeRef& inode : inodes_.Snapshot()) {
     std::lock_guard lock(inode->mu);
-    if (inode->fd >= 0) close(inode->fd);
+    if (inode->fd >= 0) volumes_->io().Close(inode->fd);
     inode->fd = -1;
+  }
+  meta_.reset();  // closes the database while its reserve still stands
+  volumes_->SetMetadataReserve(nullptr);
+}
+
+void FileSystem::CheckVolumes() {
+  volumes_->CheckHealth();
+  if (reserve_ && reserve_->depleted()) {
+    Status st = reserve_->Refill();
+    if (!st.ok()) std::fprintf(stderr, "tierfs: %s\n", st.ToString().c_str());
   }
 }
 

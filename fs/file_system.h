@@ -29,8 +29,11 @@
 #include "fs/file_handle.h"
 #include "fs/inode_table.h"
 #include "fs/io_accounting.h"
+#include "fs/volume_io.h"
 #include "fs/volume_set.h"
 #include "meta/metadata.h"
+#include "meta/space_reserve.h"
+#include "policy/create_placement.h"
 #include "policy/policy.h"
 
 namespace tierfs {
@@ -77,13 +80,25 @@ struct FileSystemOptions {
   int64_t fcl_keep_seconds = 14 * 24 * 3600;
   uint64_t fcl_max_records = 1'000'000;
   int64_t iostat_keep_seconds = 31 * 24 * 3600;
+  // The seam for every system call on volume objects; null = the plain calls.
+  // Tests pass a FaultInjectingVolumeIo. Must outlive the FileSystem.
+  VolumeIo* volume_io = nullptr;
+  // Bytes of the metadata volume kept for the database alone (meta/space_reserve.h);
+  // 0 = meta::DefaultReserveBytes of the database and the volume.
+  uint64_t metadata_reserve_bytes = 0;
 };
+
+// A create needs this much room above a volume's reserve: a new file's size is
+// not known, and a volume with only a few blocks left would send its first write
+// into ENOSPC and a move (design.md, "Living with full volumes").
+inline constexpr uint64_t kCreateHeadroomBytes = 1 << 20;
 
 class FileSystem {
  public:
-  // Opens <metadata_dir>/.tierfs/meta.db, verifies every volume's label, reclaims
-  // orphans (unlinked inodes a crash left behind) and loads the policy. Errors name
-  // the volume or file at fault.
+  // Opens <metadata_dir>/.tierfs/meta.db, verifies every volume's label, installs
+  // the database's space reserve (.tierfs/meta.reserve), reclaims orphans
+  // (unlinked inodes a crash left behind) and loads the policy. Errors name the
+  // volume or file at fault.
   static Result<std::unique_ptr<FileSystem>> Open(const std::string& metadata_dir,
                                                   const FileSystemOptions& options);
   ~FileSystem();
@@ -123,13 +138,20 @@ class FileSystem {
 
   // ---- Regular files
   // Creates and opens a regular file placed by the policy's CREATE rules (dst-spec
-  // 2.4); ENOSPC when no allowed class has room.
+  // 2.4); ENOSPC when no allowed class has room (kCreateHeadroomBytes above its
+  // reserve), EIO when the only allowed volumes are offline.
   Result<std::pair<meta::Inode, FileHandle*>> Create(const Caller& caller, uint64_t parent,
                                                      std::string_view name, mode_t mode,
                                                      int flags);
   Result<FileHandle*> Open(uint64_t ino, int flags);
   // Reads up to `size` bytes at `offset` into `buf`; returns bytes read (0 at EOF).
   Result<size_t> Read(FileHandle* fh, char* buf, size_t size, off_t offset);
+  // Writes `size` bytes at `offset`; returns bytes written (short only when a
+  // later part failed; the next call reports the error). A write that meets
+  // ENOSPC (or EDQUOT) on the file's volume moves the file, open descriptors and
+  // all, to a volume of the next class its CREATE rule allows (MoveOnNoSpace) and
+  // goes on there; ENOSPC only when every allowed volume is full. A write to the
+  // metadata volume while the database reserve is depleted is treated the same way.
   // Sets *setgid_check when the file has setgid without group-execute: the caller
   // then asks DropSetgidAfterWrite with the writer's credentials.
   Result<size_t> Write(FileHandle* fh, const char* buf, size_t size, off_t offset,
@@ -170,6 +192,11 @@ class FileSystem {
   // Writes every dirty inode's attributes and the in-memory I/O counters to the
   // database (the periodic writeback, and the first step of every scan).
   Status FlushAll();
+  // The periodic volume check (with every writeback): labels (offline/online),
+  // full volumes that have room again, and the database reserve grown back.
+  void CheckVolumes();
+  // The database's space reserve, or null when none could be installed.
+  const meta::SpaceReserve* reserve() const { return reserve_.get(); }
   // Drops FCL records and iostat buckets beyond the retention bounds of the options.
   Status ApplyRetention();
   // Called after the daemon removed a name on its own initiative, so the kernel can
@@ -198,8 +225,9 @@ class FileSystem {
   void Reclaim(const meta::Inode& attr);
 
  private:
-  FileSystem(std::unique_ptr<meta::Metadata> meta, std::unique_ptr<VolumeSet> volumes,
-             meta::FsInfo info, const FileSystemOptions& options);
+  FileSystem(std::unique_ptr<meta::SpaceReserve> reserve, std::unique_ptr<meta::Metadata> meta,
+             std::unique_ptr<VolumeSet> volumes, meta::FsInfo info,
+             const FileSystemOptions& options);
 
   // Registers a kernel lookup for `attr` and returns the cached attributes.
   meta::Inode Remember(const meta::Inode& attr);
@@ -226,8 +254,20 @@ class FileSystem {
                             size_t length);
   // Opens the inode's shared backing fd if it is not open yet (inode->mu held).
   Status EnsureFdLocked(InodeState& inode);
+  // Opens the inode's object (inode->mu held) and trims it to the recorded size:
+  // bytes past it were never acknowledged (a crash after unsynced writes, or a
+  // write whose size never reached the database) and must not reappear when the
+  // file is read or extended. Returns the fd (the caller owns it).
+  Result<int> OpenObjectTrimmedLocked(const meta::Inode& attr);
+  // What the policy's CREATE rules say about a file at `path` owned by uid/gid.
+  policy::CreatePlacement CreatePlacementFor(uint32_t uid, uint32_t gid, const std::string& path);
   // Picks the volume for a new regular file under `parent`/`name`.
   Result<uint32_t> ChooseVolume(const Caller& caller, uint64_t parent, std::string_view name);
+  // A write met ENOSPC on `full_volume`: moves the file (kHoldWriters) to the volume
+  // ChooseCreateVolume picks for its path with that volume excluded, needing room
+  // for its size plus `more_bytes`. OK also when another writer moved it first;
+  // ENOSPC naming the classes when no allowed volume has room.
+  Status MoveOnNoSpace(const InodeRef& inode, uint32_t full_volume, uint64_t more_bytes);
   // ftruncate(2) of the inode's object (inode.mu held); attributes are the caller's.
   Status TruncateLocked(InodeState& inode, uint64_t size);
   // relatime: whether reading now would update atime (inode.mu held).
@@ -236,6 +276,8 @@ class FileSystem {
   // Appends one FCL "filestats" record per file of a flushed batch.
   void LogFileStats(const std::vector<meta::IoDelta>& deltas);
 
+  // Declared before meta_, so the database closes before its reserve goes.
+  std::unique_ptr<meta::SpaceReserve> reserve_;
   std::unique_ptr<meta::Metadata> meta_;
   std::unique_ptr<VolumeSet> volumes_;
   const meta::FsInfo info_;

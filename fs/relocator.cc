@@ -7,30 +7,50 @@
 #include <unistd.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <utility>
 #include <vector>
 
-#include "common/unique_fd.h"
 
 namespace tierfs {
 namespace {
 
+// Writes all of buf at `offset`, through short writes. -1 with errno on failure
+// (ENOSPC stays ENOSPC: a short write is retried, so the errno is the real one).
+ssize_t WriteAll(VolumeIo& io, int fd, const char* buf, size_t n, off_t offset) {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t w = io.Pwrite(fd, buf + done, n - done, offset + static_cast<off_t>(done));
+    if (w < 0) return -1;
+    if (w == 0) {
+      errno = ENOSPC;  // a write that makes no progress: the device is full
+      return -1;
+    }
+    done += static_cast<size_t>(w);
+  }
+  return static_cast<ssize_t>(done);
+}
+
 // Copies [offset, offset+length) from src to dst at the same offsets.
-Status CopyRange(int src, int dst, off_t offset, off_t length) {
+Status CopyRange(VolumeIo& io, int src, int dst, off_t offset, off_t length) {
   off_t in = offset, out = offset;
+  std::vector<char> buf;
   while (length > 0) {
-    ssize_t n = copy_file_range(src, &in, dst, &out, static_cast<size_t>(length), 0);
+    ssize_t n = io.CopyFileRange(src, &in, dst, &out, static_cast<size_t>(length), 0);
     if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EOPNOTSUPP || errno == EINVAL)) {
       // Old kernels or file systems without copy_file_range across them: plain copy.
-      std::vector<char> buf(1 << 20);
-      n = pread(src, buf.data(), std::min<off_t>(length, buf.size()), in);
-      if (n > 0 && pwrite(dst, buf.data(), n, out) != n) return Status::FromErrno("copy write");
-      if (n > 0) {
-        in += n;
-        out += n;
+      if (buf.empty()) buf.resize(1 << 20);
+      n = io.Pread(src, buf.data(), std::min<off_t>(length, buf.size()), in);
+      if (n < 0) return Status::FromErrno("copy read");
+      if (n > 0 && WriteAll(io, dst, buf.data(), n, out) < 0) {
+        return Status::FromErrno("copy write");
       }
+      in += n;
+      out += n;
     }
     if (n < 0) return Status::FromErrno("copy");
     if (n == 0) break;  // source shrank: the write-generation check catches it
@@ -39,8 +59,9 @@ Status CopyRange(int src, int dst, off_t offset, off_t length) {
   return Status::Ok();
 }
 
-// Copies the data segments of src (holes stay holes), then sets the size.
-Status CopySparse(int src, int dst, off_t size) {
+// Copies the data segments of src below `size` (holes stay holes), then sets the
+// copy's size to `size`: bytes of src beyond it are not the file's.
+Status CopySparse(VolumeIo& io, int src, int dst, off_t size) {
   off_t pos = 0;
   while (pos < size) {
     off_t data = lseek(src, pos, SEEK_DATA);
@@ -48,42 +69,41 @@ Status CopySparse(int src, int dst, off_t size) {
       if (errno == ENXIO) break;  // only a hole is left
       return Status::FromErrno("seek data");
     }
+    if (data >= size) break;
     off_t hole = lseek(src, data, SEEK_HOLE);
     if (hole < 0) return Status::FromErrno("seek hole");
-    TIERFS_RETURN_IF_ERROR(CopyRange(src, dst, data, hole - data));
+    hole = std::min(hole, size);
+    TIERFS_RETURN_IF_ERROR(CopyRange(io, src, dst, data, hole - data));
     pos = hole;
   }
-  if (ftruncate(dst, size) != 0) return Status::FromErrno("set size of copy");
+  if (io.Ftruncate(dst, size) != 0) return Status::FromErrno("set size of copy");
   return Status::Ok();
 }
 
-Result<XXH64_hash_t> HashFile(int fd) {
-  XXH3_state_t* state = XXH3_createState();
-  XXH3_64bits_reset(state);
+// XXH3-64 of the first `size` bytes of fd (fewer if the file is shorter).
+Result<XXH64_hash_t> HashFile(VolumeIo& io, int fd, off_t size) {
+  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(),
+                                                                  &XXH3_freeState);
+  XXH3_64bits_reset(state.get());
   std::vector<char> buf(1 << 20);
   off_t off = 0;
-  while (true) {
-    ssize_t n = pread(fd, buf.data(), buf.size(), off);
-    if (n < 0) {
-      XXH3_freeState(state);
-      return Status::FromErrno("read for checksum");
-    }
+  while (off < size) {
+    ssize_t n = io.Pread(fd, buf.data(), std::min<off_t>(buf.size(), size - off), off);
+    if (n < 0) return Status::FromErrno("read for checksum");
     if (n == 0) break;
-    XXH3_64bits_update(state, buf.data(), static_cast<size_t>(n));
+    XXH3_64bits_update(state.get(), buf.data(), static_cast<size_t>(n));
     off += n;
   }
-  XXH64_hash_t h = XXH3_64bits_digest(state);
-  XXH3_freeState(state);
-  return h;
+  return XXH3_64bits_digest(state.get());
 }
 
 std::string DirOf(const std::string& path) { return path.substr(0, path.rfind('/')); }
 
-void FsyncDir(const std::string& dir) {
-  int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+void FsyncDir(VolumeIo& io, const std::string& dir) {
+  int fd = io.Open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
   if (fd >= 0) {
-    fsync(fd);
-    close(fd);
+    io.Fsync(fd, /*datasync=*/false);
+    io.Close(fd);
   }
 }
 
@@ -92,7 +112,8 @@ void FsyncDir(const std::string& dir) {
 // principles"). Effective with the BFQ/CFQ schedulers; harmless elsewhere.
 class LowIoPriority {
  public:
-  LowIoPriority() {
+  explicit LowIoPriority(bool enable) {
+    if (!enable) return;
     saved_ = static_cast<int>(syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, 0));
     syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 7));
   }
@@ -115,27 +136,45 @@ void CrashPoint(const char* name) {
   if (want != nullptr && std::strcmp(want, name) == 0) _exit(70);
 }
 
+// A descriptor closed through the seam.
+class SeamFd {
+ public:
+  SeamFd(VolumeIo& io, int fd) : io_(io), fd_(fd) {}
+  ~SeamFd() {
+    if (fd_ >= 0) io_.Close(fd_);
+  }
+  SeamFd(const SeamFd&) = delete;
+  SeamFd& operator=(const SeamFd&) = delete;
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+
+ private:
+  VolumeIo& io_;
+  int fd_;
+};
+
 }  // namespace
 
 Result<int> Relocator::CopyAndVerify(const meta::Inode& attr, uint32_t to_volume,
                                      uint64_t* bytes) {
-  LowIoPriority low_priority;
   const VolumeSet& volumes = fs_.volumes();
+  VolumeIo& io = volumes.io();
   auto src_fd = volumes.OpenObject(attr.volume_id, attr.ino, attr.generation,
                                    /*create=*/attr.size == 0);
   if (!src_fd.ok()) return src_fd.status();
-  UniqueFd src(*src_fd);
-  struct stat st;
-  if (fstat(src.get(), &st) != 0) return Status::FromErrno("stat source object");
+  SeamFd src(io, *src_fd);
+  const off_t size = static_cast<off_t>(attr.size);
 
   const std::string tmp = volumes.TmpPath(to_volume, attr.ino, attr.generation);
-  UniqueFd dst(open(tmp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  SeamFd dst(io, io.Open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   if (dst.get() < 0) return Status::FromErrno("create " + tmp);
-  Status st_copy = CopySparse(src.get(), dst.get(), st.st_size);
-  if (st_copy.ok() && fsync(dst.get()) != 0) st_copy = Status::FromErrno("fsync copy");
+  Status st_copy = CopySparse(io, src.get(), dst.get(), size);
+  if (st_copy.ok() && io.Fsync(dst.get(), /*datasync=*/false) != 0) {
+    st_copy = Status::FromErrno("fsync copy");
+  }
   if (st_copy.ok()) {
-    auto a = HashFile(src.get());
-    auto b = HashFile(dst.get());
+    auto a = HashFile(io, src.get(), size);
+    auto b = HashFile(io, dst.get(), size);
     if (!a.ok()) st_copy = a.status();
     else if (!b.ok()) st_copy = b.status();
     else if (*a != *b) st_copy = Status::Io("copy of inode " + std::to_string(attr.ino) +
@@ -148,29 +187,49 @@ Result<int> Relocator::CopyAndVerify(const meta::Inode& attr, uint32_t to_volume
     st_copy = fs_.metadata().AddPendingObject({attr.ino, attr.generation, to_volume});
   }
   if (st_copy.ok()) {
-    mkdir(DirOf(final_path).c_str(), 0700);
-    if (rename(tmp.c_str(), final_path.c_str()) != 0) {
+    io.Mkdir(DirOf(final_path), 0700);
+    if (io.Rename(tmp, final_path) != 0) {
       st_copy = Status::FromErrno("rename copy");
       fs_.metadata().RemovePendingObject(attr.ino, to_volume);
     }
   }
   if (!st_copy.ok()) {
-    unlink(tmp.c_str());
+    io.Unlink(tmp);
     return st_copy;
   }
-  FsyncDir(DirOf(final_path));
+  FsyncDir(io, DirOf(final_path));
   CrashPoint("relocate-after-copy");
-  *bytes = static_cast<uint64_t>(st.st_size);
+  *bytes = attr.size;
   return dst.release();
 }
 
-Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume) {
+RelocationOutcome Relocator::CommitLocked(InodeState& inode, uint32_t from_volume,
+                                          uint32_t to_volume, int new_fd) {
+  RelocationOutcome result;
+  if (Status st = fs_.metadata().SetInodeVolume(inode.attr.ino, from_volume, to_volume);
+      !st.ok()) {
+    result.outcome = "error: " + st.message();
+    result.error = st.code();
+    return result;
+  }
+  std::lock_guard lock(inode.mu);
+  if (inode.fd >= 0 && fs_.volumes().io().Dup2(new_fd, inode.fd) < 0) {
+    // Cannot happen with valid fds; the database already points at the copy.
+    std::abort();
+  }
+  inode.attr.volume_id = to_volume;
+  result.outcome = "moved";
+  return result;
+}
+
+Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, Mode mode,
+                                              uint32_t only_from) {
   const auto start = std::chrono::steady_clock::now();
   auto attr = fs_.CurrentAttr(ino);
   if (!attr.ok() && attr.status().code() != ENOENT) return attr.status();
   if (!attr.ok() || attr->nlink == 0) {
     // Unlinked between the scan and now: nothing to move (its reclaim is pending).
-    return RelocationOutcome{"gone", 0, 0};
+    return RelocationOutcome{"gone", 0, 0, 0};
   }
   if (!S_ISREG(attr->mode)) return Status::Invalid("inode " + std::to_string(ino) +
                                                    " is not a regular file");
@@ -180,38 +239,54 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume) 
   if (attr->volume_id == to_volume) return Status::Invalid("already on that volume");
 
   InodeRef inode = fs_.inodes().Pin(*attr);
-  const uint32_t from_volume = attr->volume_id;
-  const uint64_t gen_before = inode->write_gen.load();
+  const bool hold_writers = mode == Mode::kHoldWriters;
+  std::unique_lock io(inode->io_lock, std::defer_lock);
+  if (hold_writers) {
+    // No write can start until the move is over: read the attributes again now
+    // that none is in flight.
+    io.lock();
+    std::lock_guard lock(inode->mu);
+    *attr = inode->attr;
+  }
   RelocationOutcome result;
-
-  auto copy = CopyAndVerify(*attr, to_volume, &result.bytes);
-  if (!copy.ok()) {
-    result.outcome = "error: " + copy.status().message();
+  const uint32_t from_volume = attr->volume_id;
+  // Another writer that met ENOSPC moved the file first: nothing left to do.
+  const bool skipped =
+      hold_writers && (from_volume == to_volume || (only_from != 0 && from_volume != only_from));
+  if (skipped) {
+    result.outcome = "moved";
   } else {
-    UniqueFd new_fd(*copy);
-    std::unique_lock io(inode->io_lock);
-    if (inode->write_gen.load() != gen_before) {
-      result.outcome = "busy";
-    } else if (Status st = fs_.metadata().SetInodeVolume(ino, from_volume, to_volume); !st.ok()) {
-      result.outcome = "error: " + st.message();
+    const uint64_t gen_before = inode->write_gen.load();
+    LowIoPriority low_priority(!hold_writers);  // a writer waits on this copy
+    auto copy = CopyAndVerify(*attr, to_volume, &result.bytes);
+    const bool written_meanwhile = inode->write_gen.load() != gen_before;
+    if (!copy.ok()) {
+      // A write during the copy explains a checksum mismatch or a short source:
+      // the move is busy (retried by the next scan), not failed.
+      result.outcome = written_meanwhile ? "busy" : "error: " + copy.status().message();
+      result.error = written_meanwhile ? 0 : copy.status().code();
+      if (written_meanwhile) result.bytes = 0;
     } else {
-      std::lock_guard lock(inode->mu);
-      if (inode->fd >= 0 && dup2(new_fd.get(), inode->fd) < 0) {
-        // Cannot happen with valid fds; the database already points at the copy.
-        std::abort();
+      SeamFd new_fd(fs_.volumes().io(), *copy);
+      if (!hold_writers) io.lock();
+      if (inode->write_gen.load() != gen_before) {
+        result.outcome = "busy";
+      } else {
+        const uint64_t bytes = result.bytes;
+        result = CommitLocked(*inode, from_volume, to_volume, new_fd.get());
+        result.bytes = bytes;
       }
-      inode->attr.volume_id = to_volume;
-      result.outcome = "moved";
-    }
-    io.unlock();
-    if (result.outcome == "moved") CrashPoint("relocate-after-commit");
-    // The object that is not the file's location: the source after a commit, the
-    // copy otherwise. Its pending record goes only once it is really gone.
-    const uint32_t stale = result.outcome == "moved" ? from_volume : to_volume;
-    if (fs_.volumes().RemoveObject(stale, ino, attr->generation).ok()) {
-      fs_.metadata().RemovePendingObject(ino, stale);
+      io.unlock();
+      if (result.outcome == "moved") CrashPoint("relocate-after-commit");
+      // The object that is not the file's location: the source after a commit, the
+      // copy otherwise. Its pending record goes only once it is really gone.
+      const uint32_t stale = result.outcome == "moved" ? from_volume : to_volume;
+      if (fs_.volumes().RemoveObject(stale, ino, attr->generation).ok()) {
+        fs_.metadata().RemovePendingObject(ino, stale);
+      }
     }
   }
+  if (io.owns_lock()) io.unlock();
   result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
@@ -221,6 +296,7 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume) 
     after = inode->attr;
   }
   if (fs_.inodes().Unpin(inode)) fs_.Reclaim(after);
+  if (skipped) return result;
 
   meta::RelocationRecord record;
   record.time_ns = fs_.clock().NowNanos();

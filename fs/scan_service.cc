@@ -9,6 +9,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "fs/request_fields.h"
 #include "fs/scan_records.h"
 #include "policy/evaluator.h"
 #include "policy/loader.h"
@@ -124,6 +125,15 @@ json Row(const FileSystem& fs, const policy::PlannedMove& m, const policy::FileR
   return row;
 }
 
+// *out = the value of `parsed` (converted; the readers have checked its range),
+// or its error.
+template <typename T, typename U>
+Status Assign(Result<T> parsed, U* out) {
+  if (!parsed.ok()) return parsed.status();
+  *out = static_cast<U>(std::move(parsed).value());
+  return Status::Ok();
+}
+
 Status ParseStringList(const json& request, const char* key, std::vector<std::string>* out) {
   if (!request.contains(key) || request[key].is_null()) return Status::Ok();
   if (!request[key].is_array()) return Status::Invalid(std::string(key) + " must be a list");
@@ -137,29 +147,31 @@ Status ParseStringList(const json& request, const char* key, std::vector<std::st
 }  // namespace
 
 Result<ScanRequest> ScanRequest::FromJson(const json& request) {
+  // Every member is checked for type and range (fs/request_fields.h): a wrong one
+  // is EINVAL naming it, never a silent default or a wrapped number.
   ScanRequest r;
-  const std::string mode = request.value("mode", "");
+  std::string mode;
+  TIERFS_RETURN_IF_ERROR(Assign(RequestString(request, "mode", ""), &mode));
   if (mode == "enforce") r.mode = Mode::kEnforce;
   else if (mode == "analyze") r.mode = Mode::kAnalyze;
   else if (mode == "query") r.mode = Mode::kQuery;
   else return Status::Invalid("scan mode must be enforce, analyze or query, got \"" + mode + "\"");
-  r.active_only = request.value("active_only", false);
+  TIERFS_RETURN_IF_ERROR(Assign(RequestBool(request, "active_only", false), &r.active_only));
   TIERFS_RETURN_IF_ERROR(ParseStringList(request, "classes", &r.classes));
   TIERFS_RETURN_IF_ERROR(ParseStringList(request, "paths", &r.paths));
-  if (request.contains("policy_xml") && request["policy_xml"].is_string()) {
-    r.policy_xml = request["policy_xml"].get<std::string>();
+  if (request.contains("policy_xml") && !request["policy_xml"].is_null()) {
+    TIERFS_RETURN_IF_ERROR(Assign(RequestString(request, "policy_xml", ""), &r.policy_xml));
   }
-  if (request.contains("limits") && request["limits"].is_object()) {
+  if (request.contains("limits") && !request["limits"].is_null()) {
     const json& l = request["limits"];
-    r.max_bytes = l.value("bytes", uint64_t{0});
-    r.max_files = l.value("files", uint64_t{0});
-    r.max_seconds = l.value("seconds", 0.0);
+    if (!l.is_object()) return Status::Invalid("limits must be an object");
+    TIERFS_RETURN_IF_ERROR(Assign(RequestInt(l, "bytes", 0, INT64_MAX, 0, "limits"), &r.max_bytes));
+    TIERFS_RETURN_IF_ERROR(Assign(RequestInt(l, "files", 0, INT64_MAX, 0, "limits"), &r.max_files));
+    TIERFS_RETURN_IF_ERROR(
+        Assign(RequestDouble(l, "seconds", 0, kMaxScanSeconds, 0, "limits"), &r.max_seconds));
   }
-  r.no_wait = request.value("no_wait", false);
-  r.io_nice = request.value("io_nice", 50);
-  if (r.io_nice < 1 || r.io_nice > 100) {
-    return Status::Invalid("io_nice must be 1..100, got " + std::to_string(r.io_nice));
-  }
+  TIERFS_RETURN_IF_ERROR(Assign(RequestBool(request, "no_wait", false), &r.no_wait));
+  TIERFS_RETURN_IF_ERROR(Assign(RequestInt(request, "io_nice", 1, 100, 50), &r.io_nice));
   return r;
 }
 

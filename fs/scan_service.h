@@ -31,6 +31,9 @@
 
 namespace tierfs {
 
+// The largest -t limit a scan request may carry: 1,000,000 hours, in seconds.
+constexpr double kMaxScanSeconds = 3.6e9;
+
 struct ScanRequest {
   enum class Mode { kEnforce, kAnalyze, kQuery };
   Mode mode = Mode::kAnalyze;
@@ -46,7 +49,9 @@ struct ScanRequest {
   int io_nice = 50;                       // -p 1..100: relocation parallelism (dst-spec 5.1:
                                           // 1 -> 1 worker, 50 -> 16, 100 -> 32)
 
-  // Parses a "scan" request object; EINVAL naming the bad field.
+  // Parses a "scan" request object; EINVAL naming the bad field: a member of the
+  // wrong type, limits.bytes / limits.files outside 0..INT64_MAX, limits.seconds
+  // outside 0..kMaxScanSeconds, io_nice outside 1..100 (fs/request_fields.h).
   static Result<ScanRequest> FromJson(const nlohmann::json& request);
 };
 

@@ -12,11 +12,13 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <sstream>
 #include <thread>
 #include <vector>
 
 #include "fs/control_handlers.h"
 #include "fs/control_server.h"
+#include "fs/fault_injecting_volume_io.h"
 #include "fs/file_system.h"
 #include "fs/fuse_ops.h"
 #include "fs/volume_label.h"
@@ -49,6 +51,7 @@ class WritebackThread {
       lock.unlock();
       Status st = fs_.FlushAll();
       if (!st.ok()) std::fprintf(stderr, "tierfs: writeback: %s\n", st.ToString().c_str());
+      fs_.CheckVolumes();  // lost or regained volumes, full ones with room again
       auto now = std::chrono::steady_clock::now();
       if (now - last_prune > std::chrono::minutes(1)) {
         last_prune = now;
@@ -115,6 +118,52 @@ void Detach(const std::string& log_path) {
   else if (null_fd >= 0) dup2(null_fd, STDERR_FILENO);
 }
 
+// How long a new daemon waits for the lock of one whose mount is gone (after
+// `fusermount3 -u` it still flushes, checkpoints and closes the database) before
+// it gives up (docs/man/tierfs.8).
+constexpr int kExitingDaemonWaitSeconds = 10;
+
+// "\040" and the other octal escapes of /proc/self/mountinfo, undone.
+std::string UnescapeMountField(const std::string& field) {
+  std::string out;
+  for (size_t i = 0; i < field.size(); ++i) {
+    auto octal = [&](size_t j) { return field[j] >= '0' && field[j] <= '7'; };
+    if (field[i] == '\\' && i + 3 < field.size() && octal(i + 1) && octal(i + 2) && octal(i + 3)) {
+      out += static_cast<char>((field[i + 1] - '0') * 64 + (field[i + 2] - '0') * 8 +
+                               (field[i + 3] - '0'));
+      i += 3;
+    } else {
+      out += field[i];
+    }
+  }
+  return out;
+}
+
+// Where the tierfs file system of `metadata_dir` (its fsname) is mounted, "" if
+// nowhere.
+std::string MountPointOf(const std::string& metadata_dir) {
+  FILE* f = std::fopen("/proc/self/mountinfo", "re");
+  if (f == nullptr) return "";
+  std::string found;
+  char* line = nullptr;
+  size_t cap = 0;
+  while (found.empty() && getline(&line, &cap, f) > 0) {
+    // id parent major:minor root mountpoint options [optional...] - type source superoptions
+    std::vector<std::string> fields;
+    std::istringstream words(line);
+    for (std::string word; words >> word;) fields.push_back(std::move(word));
+    size_t dash = 6;
+    while (dash < fields.size() && fields[dash] != "-") ++dash;
+    if (dash + 2 >= fields.size() || fields.size() < 5) continue;
+    if (fields[dash + 1] == "fuse.tierfs" && UnescapeMountField(fields[dash + 2]) == metadata_dir) {
+      found = UnescapeMountField(fields[4]);
+    }
+  }
+  std::free(line);
+  std::fclose(f);
+  return found;
+}
+
 // Holds <metadata volume>/.tierfs/daemon.lock (flock) for the daemon's life, so one
 // file system is never served by two daemons; tests and tools wait on it to know
 // that an unmounted daemon has finished its final flush.
@@ -123,15 +172,32 @@ class DaemonLock {
   ~DaemonLock() {
     if (fd_ >= 0) close(fd_);
   }
+  // Takes the lock. While another daemon holds it: EBUSY at once when that
+  // daemon's file system is mounted; otherwise (it is exiting after an unmount,
+  // or still starting) waits up to kExitingDaemonWaitSeconds for it, then EBUSY.
   Status Acquire(const std::string& metadata_dir) {
     const std::string path = DaemonLockPath(metadata_dir);
     fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (fd_ < 0) return Status::FromErrno("open " + path);
-    if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      char pid[32] = {0};
-      (void)!pread(fd_, pid, sizeof pid - 1, 0);
-      return Status::Error(EBUSY, "the file system on " + metadata_dir +
-                                      " is already mounted (daemon pid " + pid + ")");
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(kExitingDaemonWaitSeconds);
+    while (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      if (errno != EWOULDBLOCK && errno != EINTR) return Status::FromErrno("lock " + path);
+      const std::string holder = "daemon pid " + HolderPid();
+      if (std::string mounted_on = MountPointOf(metadata_dir); !mounted_on.empty()) {
+        return Status::Error(EBUSY, "the file system on " + metadata_dir +
+                                        " is already mounted on " + mounted_on + " (" + holder +
+                                        ")");
+      }
+      if (std::chrono::steady_clock::now() >= deadline) {
+        // The holder may also be a tool such as `tierfs check` (which leaves the
+        // last daemon's pid in the file).
+        return Status::Error(EBUSY, "the file system on " + metadata_dir +
+                                        " is not mounted but its daemon lock is still held (by " +
+                                        holder + ", still exiting? or by `tierfs check`); waited " +
+                                        std::to_string(kExitingDaemonWaitSeconds) + " s");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     const std::string pid = std::to_string(getpid()) + "\n";
     if (ftruncate(fd_, 0) != 0 || pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
@@ -141,6 +207,16 @@ class DaemonLock {
   }
 
  private:
+  // The pid the holder wrote in the file ("123"; "unknown" when unreadable).
+  std::string HolderPid() const {
+    char buf[32] = {0};
+    ssize_t n = pread(fd_, buf, sizeof buf - 1, 0);
+    std::string pid(buf, n > 0 ? static_cast<size_t>(n) : 0);
+    pid.erase(pid.find_last_not_of(" \t\r\n") + 1);
+    pid.erase(0, pid.find_first_not_of(" \t\r\n"));
+    return pid.empty() ? "unknown" : pid;
+  }
+
   int fd_ = -1;
 };
 
@@ -165,8 +241,25 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   fs_options.fcl_keep_seconds = options.fcl_keep_seconds;
   fs_options.fcl_max_records = options.fcl_max_records;
   fs_options.iostat_keep_seconds = options.iostat_keep_seconds;
+  // Test seam: TIERFS_FAULTS fails chosen volume I/O calls (fs/fault_injecting_volume_io.h).
+  std::unique_ptr<FaultInjectingVolumeIo> faults;
+  if (const char* spec = std::getenv("TIERFS_FAULTS"); spec != nullptr && *spec != '\0') {
+    auto created = FaultInjectingVolumeIo::Create(spec, VolumeIo::Posix());
+    if (!created.ok()) return fail("tierfs: TIERFS_FAULTS: " + created.status().message());
+    faults = std::move(*created);
+    fs_options.volume_io = faults.get();
+  }
   auto fs = FileSystem::Open(metadata_dir, fs_options);
-  if (!fs.ok()) return fail("tierfs: " + fs.status().message());
+  if (!fs.ok()) {
+    std::string message = "tierfs: " + fs.status().message();
+    // A damaged database (meta::Metadata::Open checks it, changing nothing):
+    // say what to do about it.
+    if (fs.status().code() == EUCLEAN) {
+      message += "\ntierfs: the file system is not mounted; run `tierfs check --repair " +
+                 metadata_dir + "` or restore a backup (see docs/reliability.md)";
+    }
+    return fail(message);
+  }
   if (Status st = (*fs)->ApplyRetention(); !st.ok()) {
     return fail("tierfs: FCL retention: " + st.message());
   }

@@ -5,10 +5,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 
 #include "fs/volume_label.h"
+#include "meta/space_reserve.h"
 
 namespace tierfs {
 namespace {
@@ -33,9 +35,21 @@ void EmptyDirectory(const std::string& dir) {
 
 }  // namespace
 
+const char* VolumeHealthName(VolumeHealth health) {
+  switch (health) {
+    case VolumeHealth::kOnline:
+      return "online";
+    case VolumeHealth::kFull:
+      return "full";
+    case VolumeHealth::kOffline:
+      return "offline";
+  }
+  return "unknown";
+}
+
 Result<std::unique_ptr<VolumeSet>> VolumeSet::Open(const std::vector<meta::Volume>& volumes,
-                                                   const std::string& fs_uuid,
-                                                   const Clock& clock) {
+                                                   const std::string& fs_uuid, const Clock& clock,
+                                                   VolumeIo& io) {
   for (const meta::Volume& v : volumes) {
     Result<VolumeLabel> label = ReadVolumeLabel(v.path);
     if (!label.ok()) {
@@ -51,14 +65,29 @@ Result<std::unique_ptr<VolumeSet>> VolumeSet::Open(const std::vector<meta::Volum
     }
     EmptyDirectory(TmpDir(v.path));
   }
-  return std::unique_ptr<VolumeSet>(new VolumeSet(volumes, clock));
+  return std::unique_ptr<VolumeSet>(new VolumeSet(volumes, fs_uuid, clock, io));
+}
+
+VolumeSet::VolumeSet(std::vector<meta::Volume> volumes, std::string fs_uuid, const Clock& clock,
+                     VolumeIo& io)
+    : volumes_(std::move(volumes)),
+      fs_uuid_(std::move(fs_uuid)),
+      clock_(clock),
+      io_(io),
+      health_(new std::atomic<int>[volumes_.size()]) {
+  for (size_t i = 0; i < volumes_.size(); ++i) health_[i] = int(VolumeHealth::kOnline);
+}
+
+int VolumeSet::IndexOf(uint32_t id) const {
+  for (size_t i = 0; i < volumes_.size(); ++i) {
+    if (volumes_[i].id == id) return static_cast<int>(i);
+  }
+  return -1;
 }
 
 const meta::Volume* VolumeSet::Find(uint32_t id) const {
-  for (const meta::Volume& v : volumes_) {
-    if (v.id == id) return &v;
-  }
-  return nullptr;
+  const int i = IndexOf(id);
+  return i < 0 ? nullptr : &volumes_[i];
 }
 
 std::string VolumeSet::NameOf(uint32_t id) const {
@@ -80,17 +109,98 @@ std::string VolumeSet::TmpPath(uint32_t volume_id, uint64_t ino, uint64_t genera
          std::to_string(getpid()) + "." + std::to_string(counter.fetch_add(1));
 }
 
+VolumeHealth VolumeSet::Health(uint32_t volume_id) const {
+  const int i = IndexOf(volume_id);
+  return i < 0 ? VolumeHealth::kOffline : static_cast<VolumeHealth>(health_[i].load());
+}
+
+bool VolumeSet::RefusesData(uint32_t volume_id) const {
+  if (Health(volume_id) == VolumeHealth::kOffline) return true;
+  return volume_id == metadata_volume_id() && reserve_ != nullptr && reserve_->depleted();
+}
+
+void VolumeSet::SetHealth(size_t index, VolumeHealth health, const std::string& why) const {
+  const int before = health_[index].exchange(static_cast<int>(health));
+  if (before == static_cast<int>(health)) return;
+  {
+    std::lock_guard lock(space_mu_);
+    space_time_ns_ = 0;  // placement must see the change at once
+  }
+  const meta::Volume& v = volumes_[index];
+  std::fprintf(stderr, "tierfs: volume %s (%s) is now %s%s%s\n", v.name.c_str(), v.path.c_str(),
+               VolumeHealthName(health), why.empty() ? "" : ": ", why.c_str());
+}
+
+void VolumeSet::MarkFull(uint32_t volume_id) const {
+  const int i = IndexOf(volume_id);
+  if (i < 0 || health_[i].load() == int(VolumeHealth::kOffline)) return;
+  SetHealth(i, VolumeHealth::kFull, "a write met ENOSPC");
+}
+
+VolumeHealth VolumeSet::CheckLabel(uint32_t volume_id) const {
+  const int i = IndexOf(volume_id);
+  if (i < 0) return VolumeHealth::kOffline;
+  const meta::Volume& v = volumes_[i];
+  Result<VolumeLabel> label = ReadVolumeLabel(v.path);
+  std::string why;
+  if (!label.ok()) {
+    why = label.status().message();
+  } else if (label->fs_uuid != fs_uuid_ || label->volume_id != v.id) {
+    why = "its directory carries the label of another file system or volume";
+  }
+  const VolumeHealth now = static_cast<VolumeHealth>(health_[i].load());
+  if (!why.empty()) {
+    SetHealth(i, VolumeHealth::kOffline, why);
+    return VolumeHealth::kOffline;
+  }
+  if (now == VolumeHealth::kOffline) {
+    SetHealth(i, VolumeHealth::kOnline, "its label is back");
+    return VolumeHealth::kOnline;
+  }
+  return now;
+}
+
+void VolumeSet::RecheckFull(uint32_t volume_id) const {
+  const int i = IndexOf(volume_id);
+  if (i < 0 || health_[i].load() != int(VolumeHealth::kFull)) return;
+  struct statvfs st;
+  if (statvfs(volumes_[i].path.c_str(), &st) != 0) return;
+  const uint64_t total = uint64_t{st.f_blocks} * st.f_frsize;
+  const uint64_t free = uint64_t{st.f_bavail} * st.f_frsize;
+  if (free > 2 * (total / 100)) SetHealth(i, VolumeHealth::kOnline, "it has room again");
+}
+
+void VolumeSet::CheckHealth() const {
+  for (const meta::Volume& v : volumes_) {
+    if (CheckLabel(v.id) == VolumeHealth::kFull) RecheckFull(v.id);
+  }
+}
+
+Status VolumeSet::OfflineError(const meta::Volume& v) const {
+  return Status::Io("volume " + v.name + " (" + v.path +
+                    ") is offline: its label is missing or foreign (is its device mounted?)");
+}
+
 Result<int> VolumeSet::OpenObject(uint32_t volume_id, uint64_t ino, uint64_t generation,
                                   bool create) const {
   const meta::Volume* v = Find(volume_id);
   if (v == nullptr) return Status::Io("inode " + std::to_string(ino) + " is on unknown volume " +
                                       std::to_string(volume_id));
+  if (Health(volume_id) == VolumeHealth::kOffline) return OfflineError(*v);
   const std::string path = ObjectPath(volume_id, ino, generation);
   int flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0);
-  int fd = open(path.c_str(), flags, 0600);
-  if (fd < 0 && errno == ENOENT && create) {
-    mkdir(ObjectSubdir(v->path, ino).c_str(), 0700);  // first object in this subdir
-    fd = open(path.c_str(), flags, 0600);
+  int fd = io_.Open(path, flags, 0600);
+  if (fd < 0 && errno == ENOENT) {
+    // The object, its subdirectory, or the whole volume is missing. Only a volume
+    // that still carries its label may be written to (an unmounted device leaves a
+    // bare directory behind).
+    if (CheckLabel(volume_id) == VolumeHealth::kOffline) return OfflineError(*v);
+    if (!create) {
+      return Status::Io("object " + path + " is missing on volume " + v->name +
+                        " (run `tierfs check`)");
+    }
+    io_.Mkdir(ObjectSubdir(v->path, ino), 0700);  // first object in this subdir
+    fd = io_.Open(path, flags, 0600);
   }
   if (fd < 0) return Status::FromErrno("open object " + path);
   return fd;
@@ -99,9 +209,13 @@ Result<int> VolumeSet::OpenObject(uint32_t volume_id, uint64_t ino, uint64_t gen
 Status VolumeSet::RemoveObject(uint32_t volume_id, uint64_t ino, uint64_t generation) const {
   const std::string path = ObjectPath(volume_id, ino, generation);
   if (path.empty()) return Status::Ok();
-  if (unlink(path.c_str()) != 0 && errno != ENOENT) {
+  if (io_.Unlink(path) != 0 && errno != ENOENT) {
     return Status::FromErrno("unlink object " + path);
   }
+  if (volume_id == metadata_volume_id() && reserve_ != nullptr && reserve_->depleted()) {
+    reserve_->Refill();  // no room yet is not an error: the periodic check retries
+  }
+  RecheckFull(volume_id);
   return Status::Ok();
 }
 
@@ -116,19 +230,25 @@ Result<struct statvfs> VolumeSet::Statvfs(uint32_t volume_id) const {
 std::vector<policy::VolumeState> VolumeSet::Space(bool fresh) const {
   std::lock_guard lock(space_mu_);
   const int64_t now = clock_.NowNanos();
-  if (!fresh && !space_.empty() && now - space_time_ns_ < kNanosPerSecond) return space_;
+  if (!fresh && !space_.empty() && space_time_ns_ != 0 && now - space_time_ns_ < kNanosPerSecond) {
+    return space_;
+  }
   std::vector<policy::VolumeState> out;
-  for (const meta::Volume& v : volumes_) {
+  for (size_t i = 0; i < volumes_.size(); ++i) {
+    const meta::Volume& v = volumes_[i];
     policy::VolumeState s;
     s.id = v.id;
     s.name = v.name;
     s.classes = {v.placement_class};
+    const auto health = static_cast<VolumeHealth>(health_[i].load());
     struct statvfs st;
-    if (statvfs(v.path.c_str(), &st) == 0) {
+    // An offline volume's directory is not the volume: its numbers mean nothing.
+    if (health != VolumeHealth::kOffline && statvfs(v.path.c_str(), &st) == 0) {
       s.total_bytes = uint64_t{st.f_blocks} * st.f_frsize;
       s.free_bytes = uint64_t{st.f_bavail} * st.f_frsize;
       s.reserve_bytes = s.total_bytes / 100;
     }
+    s.accepts_data = health == VolumeHealth::kOnline && !RefusesData(v.id);
     out.push_back(std::move(s));
   }
   space_ = out;

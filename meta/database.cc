@@ -1,9 +1,14 @@
 #include "meta/database.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 namespace tierfs::meta {
 
@@ -227,6 +232,86 @@ Result<Database> Database::Open(const std::string& path, OpenMode mode,
   TIERFS_RETURN_IF_ERROR(db.Exec("PRAGMA foreign_keys=ON"));
   // 32 MiB of page cache: a scan of a million inodes stays in memory.
   TIERFS_RETURN_IF_ERROR(db.Exec("PRAGMA cache_size=-32768"));
+  TIERFS_RETURN_IF_ERROR(db.Exec("PRAGMA temp_store=MEMORY"));
+  return db;
+}
+
+namespace {
+
+// `path` as an SQLite URI ("file:" + path, percent-encoded where URI syntax needs it).
+std::string FileUri(const std::string& path) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string uri = "file:";
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+      uri += static_cast<char>(c);
+    } else {
+      uri += '%';
+      uri += kHex[c >> 4];
+      uri += kHex[c & 15];
+    }
+  }
+  return uri;
+}
+
+// Refuses a file that SQLite would treat as an empty database (0 bytes: any
+// open would make it one) or that does not start with the SQLite header,
+// before SQLite touches it.
+Status CheckSqliteHeader(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::FromErrno("open database " + path);
+  struct stat st;
+  char header[16] = {};
+  ssize_t n = -1;
+  int err = 0;
+  if (::fstat(fd, &st) != 0) {
+    err = errno;
+  } else if (st.st_size > 0) {
+    n = ::pread(fd, header, sizeof header, 0);
+    if (n < 0) err = errno;
+  }
+  ::close(fd);
+  if (err != 0) return Status::FromErrno(err, "read database " + path);
+  if (!S_ISREG(st.st_mode)) return Status::Error(EUCLEAN, path + " is not a regular file");
+  if (st.st_size == 0) return Status::Error(EUCLEAN, path + " is empty (0 bytes)");
+  static constexpr char kMagic[16] = "SQLite format 3";  // with its NUL: 16 bytes
+  if (n != static_cast<ssize_t>(sizeof header) || std::memcmp(header, kMagic, sizeof header) != 0) {
+    return Status::Error(EUCLEAN, path + " does not start with an SQLite header");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Database> Database::OpenForCheck(const std::string& path) {
+  TIERFS_RETURN_IF_ERROR(CheckSqliteHeader(path));
+  struct stat st;
+  const bool has_wal = ::lstat((path + "-wal").c_str(), &st) == 0;
+  sqlite3* raw = nullptr;
+  int rc;
+  if (!has_wal) {
+    rc = sqlite3_open_v2(FileUri(path).append("?immutable=1").c_str(), &raw,
+                         SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX |
+                             SQLITE_OPEN_EXRESCODE,
+                         nullptr);
+  } else {
+    rc = sqlite3_open_v2(path.c_str(), &raw,
+                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE,
+                         nullptr);
+  }
+  Database db(raw);
+  if (rc != SQLITE_OK) return SqliteStatus(raw, rc, "open " + path);
+  sqlite3_extended_result_codes(raw, 1);
+  sqlite3_busy_timeout(raw, Settings{}.busy_timeout_ms);
+  if (has_wal) {
+    // All three before the first read: the exclusive lock keeps the WAL index in
+    // heap memory (no -shm), query_only refuses writes, and closing does not
+    // checkpoint (which would write the database and delete the WAL).
+    rc = sqlite3_db_config(raw, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+    if (rc != SQLITE_OK) return SqliteStatus(raw, rc, "no_ckpt_on_close " + path);
+    TIERFS_RETURN_IF_ERROR(db.Exec("PRAGMA locking_mode=EXCLUSIVE"));
+    TIERFS_RETURN_IF_ERROR(db.Exec("PRAGMA query_only=ON"));
+  }
   TIERFS_RETURN_IF_ERROR(db.Exec("PRAGMA temp_store=MEMORY"));
   return db;
 }

@@ -128,6 +128,25 @@ class Database {
   static Result<Database> Open(const std::string& path, OpenMode mode,
                                const Settings& settings);
 
+  // Opens the existing database `path` for inspection (checks before a mount,
+  // `tierfs check`) so that nothing on disk changes, whatever the checks find:
+  // no byte, size or mtime of `path` or of its -wal, and no -wal, -shm or
+  // -journal file created. A read-only connection cannot promise that for a WAL
+  // database (it creates -wal and -shm, or with locking_mode=EXCLUSIVE it fails
+  // with SQLITE_IOERR_LOCK because it needs a write lock for the heap WAL index),
+  // so:
+  //   - without `path`-wal: read-only with immutable=1 (no locks, no journal or
+  //     WAL files); the database is all in `path`;
+  //   - with `path`-wal (left by a crash; its committed transactions are part of
+  //     the database and must be seen): read-write with locking_mode=EXCLUSIVE
+  //     (WAL index in heap memory, no -shm), query_only=ON, and no checkpoint on
+  //     close, so the WAL is read, never written. (As root, SQLite chowns the WAL
+  //     to the database's owner when opening it: its ctime may change.)
+  // Every write through the result fails. The caller must keep other writers
+  // away (the daemon lock). Errors: ENOENT (no such file), EUCLEAN (empty, or
+  // without an SQLite header: not usable as a database), EBUSY, EIO.
+  static Result<Database> OpenForCheck(const std::string& path);
+
   Database(Database&& other) noexcept;
   Database& operator=(Database&& other) noexcept;
   Database(const Database&) = delete;

@@ -57,6 +57,24 @@ Status FormatFile(const std::string& db_path, const FsInfo& info,
   return txn.Commit();
 }
 
+// Metadata::Open's checks (CheckDatabase on an OpenForCheck connection), with
+// errors naming the file: "metadata database /v/.tierfs/meta.db is damaged (...)".
+Status CheckBeforeOpen(const std::string& db_path) {
+  Status status = [&]() -> Status {
+    META_ASSIGN_OR_RETURN(Database db, Database::OpenForCheck(db_path));
+    auto lock = db.Lock();
+    return CheckDatabase(&db);
+  }();
+  if (status.ok() || status.code() == ENOENT) return status;
+  if (status.code() == EUCLEAN && status.message().rfind("damaged", 0) == 0) {
+    return Status::Error(EUCLEAN, "metadata database " + db_path + " is " + status.message());
+  }
+  if (status.code() == EUCLEAN) {
+    return Status::Error(EUCLEAN, "metadata database " + status.message());
+  }
+  return Status::Error(status.code(), "metadata database " + db_path + ": " + status.message());
+}
+
 }  // namespace
 
 Metadata::Metadata(std::unique_ptr<Database> db, const MetadataOptions& options)
@@ -85,6 +103,10 @@ Status Metadata::Format(const std::string& db_path, const FsInfo& info,
 Result<std::unique_ptr<Metadata>> Metadata::Open(const std::string& db_path,
                                                  const MetadataOptions& options) {
   if (options.clock == nullptr) return Status::Invalid("MetadataOptions.clock is null");
+  // Checks first, on a connection that changes nothing, so that a database
+  // refused here is left exactly as it was (the read-write open below may
+  // checkpoint a WAL, create one, or write the header of an empty file).
+  TIERFS_RETURN_IF_ERROR(CheckBeforeOpen(db_path));
   Database::Settings settings;
   settings.sync_full = options.sync_full;
   META_ASSIGN_OR_RETURN(Database db,

@@ -47,6 +47,39 @@ struct MetadataOptions {
   const Clock* clock = &SystemClock::Get();  // must outlive the Metadata
 };
 
+// ---- Consistency check and repair: records (meta/check.cc, fs/fsck.h) ----------------
+// A directory entry that cannot stand: its inode does not exist, or its parent does
+// not exist or is not a directory.
+struct DirentProblem {
+  uint64_t parent = 0;
+  std::string name;
+  uint64_t ino = 0;
+  bool inode_missing = false;         // no inode `ino`
+  bool parent_missing = false;        // no inode `parent`
+  bool parent_not_directory = false;  // `parent` exists but is not a directory
+};
+
+// An inode whose link count disagrees with the entries naming it, or that no entry
+// names while its nlink is not 0 (see Metadata::LinkCountProblems).
+struct LinkCountProblem {
+  uint64_t ino = 0;
+  uint32_t mode = 0;
+  uint32_t nlink = 0;     // as stored
+  uint64_t names = 0;     // entries naming the inode
+  uint64_t subdirs = 0;   // a directory's entries that are directories
+  uint32_t expected = 0;  // names (non-directory) or 2 + subdirs (directory)
+};
+
+// What Metadata::RepairInode changes; unset fields stay as they are.
+struct InodeRepair {
+  uint64_t ino = 0;
+  std::optional<uint32_t> nlink;
+  std::optional<uint64_t> size;       // bytes
+  std::optional<uint32_t> volume_id;  // regular files only
+  std::string why;                    // FCL detail, e.g. "missing object: size 4096->0"
+};
+// ---- end of the consistency check records -------------------------------------------
+
 class Metadata {
  public:
   // Creates a new database file at `db_path` (mode 0600; EEXIST if it exists)
@@ -60,7 +93,11 @@ class Metadata {
                        const Clock& clock);
   // Opens an existing database (ENOENT if missing, EINVAL if not a tierfs database
   // or of a newer schema version, or if options.clock is null; EBUSY if another
-  // process holds its write lock past the busy timeout). Runs schema migrations.
+  // process holds its write lock past the busy timeout; EUCLEAN if it is damaged:
+  // empty, no SQLite header, or PRAGMA quick_check finds a fault, the message
+  // saying which). These checks run first on a connection that writes nothing
+  // (meta/schema.h CheckDatabase), so a refused database is left as it was; a WAL
+  // left by a crash is part of what they check. Then runs schema migrations.
   static Result<std::unique_ptr<Metadata>> Open(const std::string& db_path,
                                                 const MetadataOptions& options);
   ~Metadata();
@@ -258,6 +295,60 @@ class Metadata {
   // newest 10000 scans.
   Status RecordScan(ScanRecord* record);
   Result<std::vector<ScanRecord>> RecentScans(size_t limit);  // newest first; 0 = all
+
+  // ---- Consistency check, repair and backup (meta/check.cc, meta/backup.cc) ----------
+  // Used by fs/fsck.h (`tierfs check`) and fs/db_backup.h (`tierfs backup`).
+  //
+  // Opens an existing database for inspection only (Database::OpenForCheck): no
+  // byte of the database or its -wal changes and no file is created, so a check
+  // of an unmounted file system writes nothing. Every write through the result
+  // fails. The caller keeps the daemon away (fs/daemon_lock.h). Errors: ENOENT,
+  // EUCLEAN (not an SQLite database), EINVAL (not a tierfs database, or a schema
+  // version other than this tierfs's: mount it once, or repair, to migrate).
+  static Result<std::unique_ptr<Metadata>> OpenForCheck(const std::string& db_path);
+  // PRAGMA integrity_check: what SQLite finds wrong (at most `max_errors` lines),
+  // empty when the database is sound. An error that stops the check is one more
+  // line. Holds the database lock throughout (seconds per GB of database): the
+  // daemon runs it on a backup copy, never on its live connection.
+  Result<std::vector<std::string>> IntegrityCheck(int max_errors = 100);
+  // Every inode whose mode says regular file (nlink 0 included), in ino order, read
+  // in batches under the lock and visited without it (visitors: see top).
+  Status ForEachRegularFile(const std::function<void(const Inode&)>& visit);
+  // Every directory entry that cannot stand (DirentProblem), ordered by parent, name.
+  Result<std::vector<DirentProblem>> DirentProblems();
+  // Inodes whose nlink disagrees with the schema's convention (namespace_ops.cc): a
+  // non-directory's nlink is the number of entries naming it; a directory's is 2 +
+  // its subdirectories and one entry names it (none for the root). Inodes that no
+  // entry names and whose nlink is 0 are left out: the next mount reclaims them.
+  // An inode no entry names with nlink > 0 is included (names 0). Ordered by ino.
+  // One query: a consistent view even while the daemon serves.
+  Result<std::vector<LinkCountProblem>> LinkCountProblems();
+  // The highest inode number ever assigned (AUTOINCREMENT's sequence, or the highest
+  // row if larger): every new inode gets a larger number.
+  Result<uint64_t> LastInodeNumber();
+  // Makes every new inode number larger than `ino` (no-op when they already are): a
+  // restored database must not hand out the numbers of objects that newer files
+  // left on the volumes, or a new file would open an old file's bytes.
+  Status RepairInodeSequence(uint64_t ino);
+  // Repairs for `tierfs check --repair`, each one transaction with an FCL record
+  // "repair" (detail: repair.why or what changed). ENOENT if there is no such inode
+  // (or entry); EINVAL for a volume_id on a non-regular file or an unknown volume.
+  Status RepairInode(const InodeRepair& repair);
+  // Deletes the entry `name` of `parent` without touching its inode (the caller
+  // fixes link counts with RepairInode); `parent`'s mtime/ctime move if it exists.
+  Status RepairRemoveDirent(uint64_t parent, std::string_view name);
+  // Adds entry `name` -> `ino` in directory `parent` (lost+found) without touching
+  // link counts (the caller fixes them with RepairInode). EEXIST, ENOENT, ENOTDIR.
+  Status RepairAddDirent(uint64_t parent, std::string_view name, uint64_t ino);
+  // Writes a consistent copy of the database to `dest_path` (a new or empty file)
+  // with SQLite's online backup API, `pages_per_step` pages per hold of the
+  // database lock, so that other threads keep using the database between steps;
+  // changes they make meanwhile reach the copy too. `progress(done, total)` (pages)
+  // after each step, without the lock; may be null. The copy is not fsynced (the
+  // caller does). Errors: the SQLite error naming `dest_path` (ENOSPC, EIO...).
+  Status BackupTo(const std::string& dest_path, int pages_per_step,
+                  const std::function<void(uint64_t done, uint64_t total)>& progress);
+  // ---- end of consistency check, repair and backup -----------------------------------
 
  private:
   explicit Metadata(std::unique_ptr<Database> db, const MetadataOptions& options);

@@ -17,7 +17,7 @@ namespace tierfs::meta {
 
 // The version CreateSchema writes and Migrate brings databases to
 // (fs_info key "schema_version").
-constexpr int64_t kSchemaVersion = 1;
+constexpr int64_t kSchemaVersion = 2;
 // PRAGMA application_id of every tierfs database: "TRFS".
 constexpr int32_t kApplicationId = 0x54524653;
 // The first dirent cookie: readdir offsets 1 and 2 stay free for "." and "..".
@@ -31,5 +31,14 @@ Status CreateSchema(Database* db);
 // newer than kSchemaVersion) and runs the migrations from its version up to
 // kSchemaVersion, each step in its own transaction.
 Status Migrate(Database* db);
+
+// The checks a mount runs before it serves, reading only (use it on a
+// Database::OpenForCheck connection, so that a refused database is left as it
+// was): PRAGMA quick_check finds nothing wrong, and the database is a tierfs
+// database whose schema version Migrate can handle. Errors: EUCLEAN when SQLite
+// finds damage (the message carries its first findings, or the error that
+// stopped it), EINVAL when it is not a tierfs database or its schema is newer
+// than kSchemaVersion, EBUSY/ENOMEM as they come.
+Status CheckDatabase(Database* db);
 
 }  // namespace tierfs::meta

@@ -121,6 +121,10 @@ void PolicyReader::ReadPeriod(const xmlNode* node, Criterion* c) {
     Error(node, "PERIOD must be greater than 0");
     return;
   }
+  if (*value * *unit > kMaxPeriodHours) {
+    Error(node, "PERIOD may be at most 876000 hours (100 years)");
+    return;
+  }
   c->period_hours = *value * *unit;
   if (c->period_hours > kLongPeriodHours) {
     Warn(node, "a PERIOD of " + FormatNumber(c->period_hours) +

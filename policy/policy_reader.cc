@@ -47,6 +47,8 @@ PlacementPolicy PolicyReader::Read(const xmlNode* root) {
     std::optional<double> hours = ParseDecimal(Trim(*avg));
     if (!hours || *hours <= 0) {
       Error(root, "AveragePeriod must be a positive number of hours, got " + Quoted(*avg));
+    } else if (*hours > kMaxPeriodHours) {
+      Error(root, "AveragePeriod may be at most 876000 hours (100 years), got " + Quoted(*avg));
     } else {
       policy.average_period_hours = *hours;
     }
@@ -154,7 +156,9 @@ Destination PolicyReader::ReadDestination(const xmlNode* node, bool in_create) {
       std::optional<double> unit = SizeUnitBytes(TrimmedAttribute(child, "Units"));
       std::optional<double> value = Number(child, "a positive size");
       if (value && *value <= 0) Error(child, "BALANCE_SIZE must be greater than 0");
-      if (value && unit && *value > 0) {
+      if (value && unit && *value * *unit > kMaxBalanceSizeBytes) {
+        Error(child, "BALANCE_SIZE must be less than 16 EiB (2^64 bytes)");
+      } else if (value && unit && *value > 0) {
         dest.balance_size = std::max<uint64_t>(1, static_cast<uint64_t>(*value * *unit));
       }
     }

@@ -32,6 +32,14 @@ std::optional<double> SizeUnitBytes(std::string_view units);
 // nullopt for other names (dst-spec 10 item 2).
 std::optional<double> TimeUnitHours(std::string_view units);
 
+// The longest PERIOD and AveragePeriod the loader accepts: 100 years. Scans turn
+// periods into int64 seconds before the scan start, and a size or period beyond
+// these bounds would overflow that conversion (undefined behaviour, found by
+// tests/fuzz); no I/O history is kept nearly that long anyway.
+inline constexpr double kMaxPeriodHours = 100.0 * 365 * 24;
+// The largest BALANCE_SIZE in bytes: it must fit in uint64_t (below 2^64).
+inline constexpr double kMaxBalanceSizeBytes = 18446744073709549568.0;  // 2^64 - 2^11
+
 // True for "5.0", "5.1" and later "5.<digits>" (dst-spec 10 item 1).
 bool IsSupportedVersion(std::string_view version);
 

@@ -22,6 +22,7 @@ bool Better(const VolumeState& a, const VolumeState& b, bool balance) {
 }  // namespace
 
 bool HasRoom(const VolumeState& volume, uint64_t needed) {
+  if (!volume.accepts_data) return false;
   if (volume.free_bytes < volume.reserve_bytes) return false;
   return volume.free_bytes - volume.reserve_bytes >= needed;
 }

@@ -18,7 +18,7 @@
 
 namespace tierfs::policy {
 
-// True when `volume` can take `needed` bytes and keep its reserve.
+// True when `volume` accepts data and can take `needed` bytes and keep its reserve.
 bool HasRoom(const VolumeState& volume, uint64_t needed);
 
 // The volume of class `class_name` chosen for `needed` bytes, or nullptr

@@ -21,6 +21,9 @@ struct VolumeState {
   // dst-spec 10 item 19): a volume has room for n bytes when
   // free_bytes - reserve_bytes >= n.
   uint64_t reserve_bytes = 0;
+  // False while the volume takes no new data at all (offline, full after an
+  // ENOSPC, or the metadata volume short of its database reserve): no room.
+  bool accepts_data = true;
 
   bool HasClass(const std::string& name) const {
     for (const std::string& c : classes) {

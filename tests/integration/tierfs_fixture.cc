@@ -123,6 +123,8 @@ void TierfsFixture::SetUp() {
   hdd_ = root_ + "/hdd";
   mnt_ = root_ + "/mnt";
   for (const std::string& d : {ssd_, hdd_, mnt_}) ASSERT_EQ(mkdir(d.c_str(), 0755), 0) << d;
+  PrepareVolumes();
+  if (HasFatalFailure()) return;
   CommandResult r = RunCommand({testing::Tool("mkdstfs"), mnt_, "testfs", ssd_ + ":ssd",
                                 hdd_ + ":hdd"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -132,7 +134,15 @@ void TierfsFixture::SetUp() {
 
 void TierfsFixture::TearDown() {
   Unmount();
-  if (!root_.empty() && !IsMounted(mnt_)) {
+  for (auto it = scratch_mounts_.rbegin(); it != scratch_mounts_.rend(); ++it) {
+    if (!IsMounted(*it)) continue;
+    if (RunCommand({"/bin/umount", *it}, 30).exit_code != 0) {
+      RunCommand({"/bin/umount", "-l", *it}, 30);
+    }
+  }
+  bool busy = IsMounted(mnt_);
+  for (const std::string& m : scratch_mounts_) busy = busy || IsMounted(m);
+  if (!root_.empty() && !busy) {
     std::error_code ec;
     std::filesystem::remove_all(root_, ec);
   }
@@ -160,6 +170,24 @@ void TierfsFixture::Mount(const std::vector<std::string>& extra_args) {
   CommandResult r = RunCommand(argv, 60);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   mounted_ = true;
+}
+
+void TierfsFixture::MountScratch(const std::string& dir, const std::string& size,
+                                 const std::string& source) {
+  std::vector<std::string> argv =
+      size.empty() ? std::vector<std::string>{"/bin/mount", "--bind", source, dir}
+                   : std::vector<std::string>{"/bin/mount", "-t", "tmpfs", "-o", "size=" + size,
+                                              "tmpfs", dir};
+  CommandResult r = RunCommand(argv, 30);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  scratch_mounts_.push_back(dir);
+}
+
+pid_t TierfsFixture::DaemonPid() const {
+  std::ifstream in(ssd_ + "/.tierfs/daemon.lock");
+  long pid = -1;
+  if (!(in >> pid) || pid <= 0) return -1;
+  return static_cast<pid_t>(pid);
 }
 
 CommandResult TierfsFixture::Tool(const std::string& name, const std::vector<std::string>& args,

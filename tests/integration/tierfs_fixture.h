@@ -9,6 +9,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/types.h>
 
 #include <string>
 #include <vector>
@@ -46,6 +47,15 @@ class TierfsFixture : public ::testing::Test {
     Unmount();
     Mount();
   }
+  // Called by SetUp once the directories exist, before mkdstfs: a test may mount
+  // small file systems on ssd_ or hdd_ (MountScratch) to make them fill up or vanish.
+  virtual void PrepareVolumes() {}
+  // Mounts a tmpfs of `size` ("64m") on `dir`, or with `size` empty bind-mounts
+  // `source` there; TearDown unmounts each (lazily if busy) after the file system.
+  void MountScratch(const std::string& dir, const std::string& size,
+                    const std::string& source = "");
+  // The daemon's process id (from its lock file), or -1.
+  pid_t DaemonPid() const;
   // Absolute path inside the mount.
   std::string Path(const std::string& relative) const { return mnt_ + "/" + relative; }
   // Runs a tool from the build with arguments.
@@ -58,6 +68,7 @@ class TierfsFixture : public ::testing::Test {
 
   std::string root_, ssd_, hdd_, mnt_;
   bool mounted_ = false;
+  std::vector<std::string> scratch_mounts_;  // MountScratch's, unmounted in TearDown
 };
 
 }  // namespace tierfs::testing

@@ -136,12 +136,14 @@ TEST(MetadataOpenTest, MissingFileIsEnoent) {
   EXPECT_EQ(meta.status().code(), ENOENT);
 }
 
-TEST(MetadataOpenTest, NotADatabaseIsEinval) {
+// A file without an SQLite header where the database should be is a damaged
+// database (EUCLEAN, as a mount reports it), not a wrong argument.
+TEST(MetadataOpenTest, NotADatabaseIsEuclean) {
   TempDir dir;
   FakeClock clock(kStartNs);
   std::string path = dir.path() + "/junk.db";
   std::ofstream(path) << std::string(4096, 'j');
-  EXPECT_EQ(Metadata::Open(path, Options(&clock)).status().code(), EINVAL);
+  EXPECT_EQ(Metadata::Open(path, Options(&clock)).status().code(), EUCLEAN);
 }
 
 TEST(MetadataOpenTest, ForeignSqliteDatabaseIsEinval) {

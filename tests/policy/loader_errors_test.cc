@@ -282,6 +282,34 @@ TEST(LoadPolicyErrors, InternalSubsetAndEntitiesAreRefused) {
   EXPECT_TRUE(Has(r.errors, 4, "USER", "entity reference &x; is not allowed")) << Dump(r);
 }
 
+// Found by tests/fuzz/policy_fuzzer and control_fuzzer: values this large used to
+// load, and converting them to uint64_t bytes or int64_t seconds was undefined.
+TEST(LoadPolicyErrors, PeriodsAndBalanceSizesThatCannotBeRepresentedAreRefused) {
+  const std::string huge(40, '9');
+  LoadResult r = ExpectErrors(WithWhen(R"(      <IOTEMP Type="nrbytes"><MIN Flags="gt">1</MIN>
+        <PERIOD Units="days">36501</PERIOD></IOTEMP>)"));
+  EXPECT_TRUE(Has(r.errors, 7, "PERIOD", "at most 876000 hours")) << Dump(r);
+  r = ExpectErrors(WithWhen(R"(      <ACCESSTEMP Type="nreads"><MIN Flags="gt">1</MIN>
+        <PERIOD Units="hours">)" + huge + R"(</PERIOD></ACCESSTEMP>)"));
+  EXPECT_TRUE(Has(r.errors, 7, "PERIOD", "at most 876000 hours")) << Dump(r);
+  r = ExpectErrors(PolicyXml(R"(<RULE Flags="data" Name="r"><SELECT/></RULE>)",
+                             "AveragePeriod=\"" + huge + "\""));
+  EXPECT_TRUE(Has(r.errors, 2, "PLACEMENT_POLICY", "at most 876000 hours")) << Dump(r);
+  r = ExpectErrors(PolicyXml(R"(<RULE Flags="data" Name="r"><SELECT/><CREATE><ON>
+  <DESTINATION><CLASS>a</CLASS><BALANCE_SIZE Units="GB">17179869184</BALANCE_SIZE></DESTINATION>
+</ON></CREATE></RULE>)"));
+  EXPECT_TRUE(Has(r.errors, 4, "BALANCE_SIZE", "less than 16 EiB")) << Dump(r);
+
+  // The bounds themselves still load.
+  LoadResult ok = LoadPolicy(WithWhen(R"(      <IOTEMP Type="nrbytes"><MIN Flags="gt">1</MIN>
+        <PERIOD Units="days">36500</PERIOD></IOTEMP>)"));
+  EXPECT_TRUE(ok.ok()) << Dump(ok);
+  ok = LoadPolicy(PolicyXml(R"(<RULE Flags="data" Name="r"><SELECT/><CREATE><ON>
+  <DESTINATION><CLASS>a</CLASS><BALANCE_SIZE Units="GB">17179869183</BALANCE_SIZE></DESTINATION>
+</ON></CREATE></RULE>)", "AveragePeriod=\"876000\""));
+  EXPECT_TRUE(ok.ok()) << Dump(ok);
+}
+
 TEST(LoadPolicyErrors, ReportsEveryProblemSortedByLine) {
   LoadResult r = ExpectErrors(WithWhen(R"(      <SIZE Units="KB"><MIN Flags="lt">abc</MIN></SIZE>
       <IOTEMP Type="nrbytes" Average="x"><MIN Flags="gt">1</MIN></IOTEMP>

@@ -1,0 +1,225 @@
+#include "fs/fault_injecting_volume_io.h"
+
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <sstream>
+
+namespace tierfs {
+namespace {
+
+constexpr std::array<const char*, 13> kOps = {"open",   "read",  "write", "fsync", "truncate",
+                                              "fallocate", "copy", "rename", "unlink", "mkdir",
+                                              "dup2",   "close", "any"};
+
+struct NamedErrno {
+  const char* name;
+  int value;
+};
+constexpr std::array<NamedErrno, 11> kErrnos = {{{"ENOSPC", ENOSPC},
+                                                 {"EIO", EIO},
+                                                 {"EDQUOT", EDQUOT},
+                                                 {"EROFS", EROFS},
+                                                 {"ENOENT", ENOENT},
+                                                 {"EACCES", EACCES},
+                                                 {"EXDEV", EXDEV},
+                                                 {"EFBIG", EFBIG},
+                                                 {"ENOMEM", ENOMEM},
+                                                 {"EINTR", EINTR},
+                                                 {"EAGAIN", EAGAIN}}};
+
+bool KnownOp(const std::string& op) {
+  for (const char* o : kOps) {
+    if (op == o) return true;
+  }
+  return false;
+}
+
+bool MovesBytes(const std::string& op) { return op == "read" || op == "write" || op == "copy"; }
+
+}  // namespace
+
+Result<std::unique_ptr<FaultInjectingVolumeIo>> FaultInjectingVolumeIo::Create(
+    const std::string& spec, VolumeIo& base) {
+  std::unique_ptr<FaultInjectingVolumeIo> io(new FaultInjectingVolumeIo(base));
+  std::stringstream in(spec);
+  std::string token;
+  while (std::getline(in, token, ',')) {
+    if (token.empty()) continue;
+    auto bad = [&](const std::string& why) {
+      return Status::Invalid("fault rule '" + token + "': " + why +
+                             " (expected OP[:PATH]@N[+]=ACTION)");
+    };
+    const size_t at = token.find('@');
+    const size_t eq = token.find('=', at == std::string::npos ? 0 : at);
+    if (at == std::string::npos || eq == std::string::npos) return bad("missing @ or =");
+    Rule rule;
+    std::string head = token.substr(0, at);
+    if (size_t colon = head.find(':'); colon != std::string::npos) {
+      rule.path = head.substr(colon + 1);
+      head.resize(colon);
+    }
+    rule.op = head;
+    if (!KnownOp(rule.op)) return bad("unknown operation '" + rule.op + "'");
+    std::string count = token.substr(at + 1, eq - at - 1);
+    if (!count.empty() && count.back() == '+') {
+      rule.and_later = true;
+      count.pop_back();
+    }
+    auto [end, ec] = std::from_chars(count.data(), count.data() + count.size(), rule.nth);
+    if (ec != std::errc() || end != count.data() + count.size() || rule.nth == 0) {
+      return bad("N must be a whole number from 1");
+    }
+    const std::string action = token.substr(eq + 1);
+    if (action == "stop") {
+      rule.action = Action::kStop;
+    } else if (action == "short") {
+      if (!MovesBytes(rule.op)) return bad("'short' applies to read, write and copy only");
+      rule.action = Action::kShort;
+    } else {
+      rule.action = Action::kErrno;
+      for (const NamedErrno& e : kErrnos) {
+        if (action == e.name) rule.error = e.value;
+      }
+      if (rule.error == 0) return bad("unknown action '" + action + "'");
+    }
+    io->rules_.push_back(std::move(rule));
+  }
+  if (io->rules_.empty()) return Status::Invalid("fault spec '" + spec + "' has no rule");
+  return io;
+}
+
+FaultInjectingVolumeIo::Verdict FaultInjectingVolumeIo::Check(const char* op,
+                                                              const std::string& path) {
+  std::lock_guard lock(mu_);
+  Verdict verdict;
+  for (Rule& rule : rules_) {
+    if (rule.op != "any" && rule.op != op) continue;
+    if (!rule.path.empty() && path.find(rule.path) == std::string::npos) continue;
+    rule.seen++;
+    const bool fires = rule.seen == rule.nth || (rule.and_later && rule.seen > rule.nth);
+    if (!fires || verdict.fail || verdict.shorten) continue;  // first firing rule wins
+    injected_++;
+    switch (rule.action) {
+      case Action::kStop:
+        _exit(70);
+      case Action::kShort:
+        if (MovesBytes(op)) verdict.shorten = true;
+        break;
+      case Action::kErrno:
+        verdict.fail = true;
+        verdict.error = rule.error;
+        break;
+    }
+  }
+  return verdict;
+}
+
+std::string FaultInjectingVolumeIo::PathOf(int fd) {
+  std::lock_guard lock(mu_);
+  auto it = fd_paths_.find(fd);
+  return it == fd_paths_.end() ? std::string() : it->second;
+}
+
+uint64_t FaultInjectingVolumeIo::faults_injected() const {
+  std::lock_guard lock(mu_);
+  return injected_;
+}
+
+#define TIERFS_FAULT_OR_PASS(op, path)   \
+  Verdict verdict = Check(op, path);     \
+  if (verdict.fail) {                    \
+    errno = verdict.error;               \
+    return -1;                           \
+  }
+
+int FaultInjectingVolumeIo::Open(const std::string& path, int flags, mode_t mode) {
+  TIERFS_FAULT_OR_PASS("open", path);
+  int fd = base_.Open(path, flags, mode);
+  if (fd >= 0) {
+    std::lock_guard lock(mu_);
+    fd_paths_[fd] = path;
+  }
+  return fd;
+}
+
+ssize_t FaultInjectingVolumeIo::Pread(int fd, void* buf, size_t count, off_t offset) {
+  TIERFS_FAULT_OR_PASS("read", PathOf(fd));
+  return base_.Pread(fd, buf, verdict.shorten ? Half(count) : count, offset);
+}
+
+ssize_t FaultInjectingVolumeIo::Pwrite(int fd, const void* buf, size_t count, off_t offset) {
+  TIERFS_FAULT_OR_PASS("write", PathOf(fd));
+  return base_.Pwrite(fd, buf, verdict.shorten ? Half(count) : count, offset);
+}
+
+int FaultInjectingVolumeIo::Fsync(int fd, bool datasync) {
+  TIERFS_FAULT_OR_PASS("fsync", PathOf(fd));
+  return base_.Fsync(fd, datasync);
+}
+
+int FaultInjectingVolumeIo::Ftruncate(int fd, off_t length) {
+  TIERFS_FAULT_OR_PASS("truncate", PathOf(fd));
+  return base_.Ftruncate(fd, length);
+}
+
+int FaultInjectingVolumeIo::Fallocate(int fd, int mode, off_t offset, off_t length) {
+  TIERFS_FAULT_OR_PASS("fallocate", PathOf(fd));
+  return base_.Fallocate(fd, mode, offset, length);
+}
+
+ssize_t FaultInjectingVolumeIo::CopyFileRange(int fd_in, off_t* off_in, int fd_out,
+                                              off_t* off_out, size_t length,
+                                              unsigned int flags) {
+  // Matched against the destination: a copy fails where it writes.
+  TIERFS_FAULT_OR_PASS("copy", PathOf(fd_out));
+  return base_.CopyFileRange(fd_in, off_in, fd_out, off_out,
+                             verdict.shorten ? Half(length) : length, flags);
+}
+
+int FaultInjectingVolumeIo::Rename(const std::string& from, const std::string& to) {
+  TIERFS_FAULT_OR_PASS("rename", to);
+  return base_.Rename(from, to);
+}
+
+int FaultInjectingVolumeIo::Unlink(const std::string& path) {
+  TIERFS_FAULT_OR_PASS("unlink", path);
+  return base_.Unlink(path);
+}
+
+int FaultInjectingVolumeIo::Mkdir(const std::string& path, mode_t mode) {
+  TIERFS_FAULT_OR_PASS("mkdir", path);
+  return base_.Mkdir(path, mode);
+}
+
+int FaultInjectingVolumeIo::Dup2(int old_fd, int new_fd) {
+  const std::string path = PathOf(old_fd);
+  TIERFS_FAULT_OR_PASS("dup2", path);
+  int fd = base_.Dup2(old_fd, new_fd);
+  if (fd >= 0) {
+    std::lock_guard lock(mu_);
+    fd_paths_[new_fd] = path;
+  }
+  return fd;
+}
+
+int FaultInjectingVolumeIo::Close(int fd) {
+  // close(2) frees the descriptor even when it reports an error.
+  const Verdict verdict = Check("close", PathOf(fd));
+  {
+    std::lock_guard lock(mu_);
+    fd_paths_.erase(fd);
+  }
+  const int rc = base_.Close(fd);
+  if (verdict.fail) {
+    errno = verdict.error;
+    return -1;
+  }
+  return rc;
+}
+
+#undef TIERFS_FAULT_OR_PASS
+
+}  // namespace tierfs

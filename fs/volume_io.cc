@@ -1,0 +1,53 @@
+#include "fs/volume_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace tierfs {
+
+int VolumeIo::Open(const std::string& path, int flags, mode_t mode) {
+  return open(path.c_str(), flags, mode);
+}
+
+ssize_t VolumeIo::Pread(int fd, void* buf, size_t count, off_t offset) {
+  return pread(fd, buf, count, offset);
+}
+
+ssize_t VolumeIo::Pwrite(int fd, const void* buf, size_t count, off_t offset) {
+  return pwrite(fd, buf, count, offset);
+}
+
+int VolumeIo::Fsync(int fd, bool datasync) { return datasync ? fdatasync(fd) : fsync(fd); }
+
+int VolumeIo::Ftruncate(int fd, off_t length) { return ftruncate(fd, length); }
+
+int VolumeIo::Fallocate(int fd, int mode, off_t offset, off_t length) {
+  return fallocate(fd, mode, offset, length);
+}
+
+ssize_t VolumeIo::CopyFileRange(int fd_in, off_t* off_in, int fd_out, off_t* off_out,
+                                size_t length, unsigned int flags) {
+  return copy_file_range(fd_in, off_in, fd_out, off_out, length, flags);
+}
+
+int VolumeIo::Rename(const std::string& from, const std::string& to) {
+  return rename(from.c_str(), to.c_str());
+}
+
+int VolumeIo::Unlink(const std::string& path) { return unlink(path.c_str()); }
+
+int VolumeIo::Mkdir(const std::string& path, mode_t mode) { return mkdir(path.c_str(), mode); }
+
+int VolumeIo::Dup2(int old_fd, int new_fd) { return dup2(old_fd, new_fd); }
+
+int VolumeIo::Close(int fd) { return close(fd); }
+
+VolumeIo& VolumeIo::Posix() {
+  static VolumeIo* posix = new VolumeIo;  // never destroyed: used until exit
+  return *posix;
+}
+
+}  // namespace tierfs

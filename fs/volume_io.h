@@ -1,0 +1,45 @@
+// VolumeIo: the backing I/O seam. Every system call tierfs makes on a volume's
+// objects (open, read, write, fsync, truncate, fallocate, copy, rename, unlink,
+// mkdir, dup2) goes through one of these, so tests can make any step fail
+// deterministically (fs/fault_injecting_volume_io.h) where the real file system
+// would fail at random: ENOSPC in the middle of a write, EIO from a copy, a short
+// write, the daemon stopping between two steps (conventions.md 8 and 9, the
+// Env of LevelDB).
+//
+// Each method has its system call's contract: it returns what the call returns
+// and, on failure, -1 with errno set (so callers keep Status::FromErrno). The
+// paths are absolute. Thread-safe: implementations are called from every FUSE
+// worker, the writeback thread and relocation workers at once.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+namespace tierfs {
+
+class VolumeIo {
+ public:
+  virtual ~VolumeIo() = default;
+
+  virtual int Open(const std::string& path, int flags, mode_t mode);
+  virtual ssize_t Pread(int fd, void* buf, size_t count, off_t offset);
+  virtual ssize_t Pwrite(int fd, const void* buf, size_t count, off_t offset);
+  // fdatasync(2) when `datasync`, else fsync(2).
+  virtual int Fsync(int fd, bool datasync);
+  virtual int Ftruncate(int fd, off_t length);
+  virtual int Fallocate(int fd, int mode, off_t offset, off_t length);
+  virtual ssize_t CopyFileRange(int fd_in, off_t* off_in, int fd_out, off_t* off_out,
+                                size_t length, unsigned int flags);
+  virtual int Rename(const std::string& from, const std::string& to);
+  virtual int Unlink(const std::string& path);
+  virtual int Mkdir(const std::string& path, mode_t mode);
+  // dup2(2): the relocator points an open object fd at its new object.
+  virtual int Dup2(int old_fd, int new_fd);
+  virtual int Close(int fd);
+
+  // The plain system calls; a process-wide instance.
+  static VolumeIo& Posix();
+};
+
+}  // namespace tierfs

@@ -1,0 +1,104 @@
+#include "fs/fault_injecting_volume_io.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace tierfs {
+namespace {
+
+class FaultInjectingVolumeIoTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/tierfs-fault-XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+  std::unique_ptr<FaultInjectingVolumeIo> Make(const std::string& spec) {
+    auto io = FaultInjectingVolumeIo::Create(spec, VolumeIo::Posix());
+    EXPECT_TRUE(io.ok()) << io.status().ToString();
+    return io.ok() ? std::move(*io) : nullptr;
+  }
+  std::string dir_;
+};
+
+TEST_F(FaultInjectingVolumeIoTest, FailsExactlyTheNthMatchingCall) {
+  auto io = Make("write@2=ENOSPC");
+  ASSERT_TRUE(io);
+  int fd = io->Open(dir_ + "/f", O_RDWR | O_CREAT, 0600);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(io->Pwrite(fd, "a", 1, 0), 1);
+  errno = 0;
+  EXPECT_EQ(io->Pwrite(fd, "b", 1, 1), -1);
+  EXPECT_EQ(errno, ENOSPC);
+  EXPECT_EQ(io->Pwrite(fd, "c", 1, 1), 1);  // only the 2nd
+  EXPECT_EQ(io->faults_injected(), 1u);
+  io->Close(fd);
+}
+
+TEST_F(FaultInjectingVolumeIoTest, PlusFailsThatCallAndEveryLaterOne) {
+  auto io = Make("fsync@1+=EIO");
+  ASSERT_TRUE(io);
+  int fd = io->Open(dir_ + "/f", O_RDWR | O_CREAT, 0600);
+  for (int i = 0; i < 3; ++i) {
+    errno = 0;
+    EXPECT_EQ(io->Fsync(fd, false), -1);
+    EXPECT_EQ(errno, EIO);
+  }
+  io->Close(fd);
+}
+
+TEST_F(FaultInjectingVolumeIoTest, PathFilterFollowsFdsThroughDup2) {
+  auto io = Make("write:/ssd/@1+=ENOSPC");
+  ASSERT_TRUE(io);
+  ASSERT_EQ(mkdir((dir_ + "/ssd").c_str(), 0700), 0);
+  ASSERT_EQ(mkdir((dir_ + "/hdd").c_str(), 0700), 0);
+  int on_ssd = io->Open(dir_ + "/ssd/o", O_RDWR | O_CREAT, 0600);
+  int on_hdd = io->Open(dir_ + "/hdd/o", O_RDWR | O_CREAT, 0600);
+  EXPECT_EQ(io->Pwrite(on_hdd, "x", 1, 0), 1);
+  EXPECT_EQ(io->Pwrite(on_ssd, "x", 1, 0), -1);
+  // The relocator's dup2: the ssd fd now points at the hdd object.
+  ASSERT_EQ(io->Dup2(on_hdd, on_ssd), on_ssd);
+  EXPECT_EQ(io->Pwrite(on_ssd, "y", 1, 1), 1);
+  io->Close(on_ssd);
+  io->Close(on_hdd);
+}
+
+TEST_F(FaultInjectingVolumeIoTest, ShortWriteMovesHalf) {
+  auto io = Make("write@1=short");
+  ASSERT_TRUE(io);
+  int fd = io->Open(dir_ + "/f", O_RDWR | O_CREAT, 0600);
+  EXPECT_EQ(io->Pwrite(fd, "abcdef", 6, 0), 3);
+  EXPECT_EQ(io->Pwrite(fd, "abcdef", 6, 0), 6);
+  io->Close(fd);
+}
+
+TEST_F(FaultInjectingVolumeIoTest, StopEndsTheProcessAtThatCall) {
+  EXPECT_EXIT(
+      {
+        auto io = FaultInjectingVolumeIo::Create("rename@1=stop", VolumeIo::Posix());
+        (*io)->Rename(dir_ + "/a", dir_ + "/b");
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(70), "");
+}
+
+TEST_F(FaultInjectingVolumeIoTest, BadSpecsAreRefusedNamingTheRule) {
+  for (const char* spec : {"", "write", "write@0=EIO", "scribble@1=EIO", "write@1=EWHAT",
+                           "fsync@1=short", "write@x=EIO"}) {
+    auto io = FaultInjectingVolumeIo::Create(spec, VolumeIo::Posix());
+    ASSERT_FALSE(io.ok()) << spec;
+    EXPECT_EQ(io.status().code(), EINVAL) << spec;
+  }
+  auto io = FaultInjectingVolumeIo::Create("write@1=EIO,scribble@1=EIO", VolumeIo::Posix());
+  ASSERT_FALSE(io.ok());
+  EXPECT_NE(io.status().message().find("scribble@1=EIO"), std::string::npos)
+      << io.status().message();
+}
+
+}  // namespace
+}  // namespace tierfs

@@ -1,0 +1,100 @@
+// A volume that disappears while mounted (issue 8, defect 5): its files answer EIO
+// (not ENOENT), it shows offline in `fsppadm status`, nothing is written into the
+// bare directory it leaves behind, the other volumes keep working, and it comes
+// back online once its label is there again. The hdd volume is a bind mount of
+// a directory here, so the test can take it away (umount -l) and give it back.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/integration/tierfs_fixture.h"
+
+namespace tierfs::testing {
+namespace {
+
+constexpr char kByDirectory[] = R"(<?xml version="1.0"?>
+<PLACEMENT_POLICY Version="5.1" Name="by_directory">
+  <RULE Flags="data" Name="cold"><SELECT><DIRECTORY Flags="recursive">cold</DIRECTORY></SELECT>
+    <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION></ON></CREATE></RULE>
+  <RULE Flags="data" Name="rest"><SELECT><PATTERN>*</PATTERN></SELECT>
+    <CREATE><ON><DESTINATION><CLASS>ssd</CLASS></DESTINATION></ON></CREATE></RULE>
+</PLACEMENT_POLICY>
+)";
+
+class LostVolumeTest : public TierfsFixture {
+ protected:
+  void PrepareVolumes() override {
+    device_ = root_ + "/hdd-device";
+    ASSERT_EQ(mkdir(device_.c_str(), 0755), 0);
+    MountScratch(hdd_, "", device_);
+  }
+  void LoseHdd() {
+    CommandResult r = RunCommand({"/bin/umount", "-l", hdd_}, 30);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  void RegainHdd() {
+    CommandResult r = RunCommand({"/bin/mount", "--bind", device_, hdd_}, 30);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  // The state fsppadm status shows for the hdd volume (vol2).
+  std::string HddState() {
+    CommandResult r = Tool("fsppadm", {"status", "--json", mnt_});
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    nlohmann::json doc = nlohmann::json::parse(r.output, nullptr, false);
+    if (!doc.is_object() || !doc.contains("volumes")) return "?";
+    for (const auto& v : doc["volumes"]) {
+      if (v.value("path", "") == hdd_) return v.value("state", "?");
+    }
+    return "?";
+  }
+  std::string device_;
+};
+
+TEST_F(LostVolumeTest, FilesOnALostVolumeAnswerEioAndItComesBack) {
+  AssignPolicy(kByDirectory);
+  ASSERT_EQ(mkdir(Path("cold").c_str(), 0755), 0);
+  WriteFile(Path("cold/a"), "on the hdd");
+  WriteFile(Path("hot"), "on the ssd");
+  ASSERT_EQ(ClassOf("cold/a"), "hdd");
+  EXPECT_EQ(HddState(), "online");
+
+  LoseHdd();
+  // Reading a file on it: EIO, not "No such file or directory".
+  int fd = open(Path("cold/a").c_str(), O_RDONLY);
+  EXPECT_EQ(fd, -1);
+  EXPECT_EQ(errno, EIO);
+  if (fd >= 0) close(fd);
+  // A create placed there: EIO, and nothing written into the bare directory.
+  fd = open(Path("cold/b").c_str(), O_WRONLY | O_CREAT, 0644);
+  EXPECT_EQ(fd, -1);
+  EXPECT_EQ(errno, EIO);
+  if (fd >= 0) close(fd);
+  EXPECT_TRUE(std::filesystem::is_empty(hdd_)) << "something was written into " << hdd_;
+  EXPECT_EQ(HddState(), "offline");
+  // Everything on the other volume keeps working.
+  EXPECT_EQ(ReadFile(Path("hot")), "on the ssd");
+  WriteFile(Path("hot2"), "new on the ssd");
+  EXPECT_EQ(ReadFile(Path("hot2")), "new on the ssd");
+  EXPECT_EQ(mkdir(Path("cold/sub").c_str(), 0755), 0);  // namespace only
+
+  RegainHdd();
+  // The periodic check (every writeback period, 5 s) brings it back.
+  std::string state;
+  for (int i = 0; i < 100 && (state = HddState()) != "online"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_EQ(state, "online");
+  EXPECT_EQ(ReadFile(Path("cold/a")), "on the hdd");
+  WriteFile(Path("cold/b"), "created again");
+  EXPECT_EQ(ClassOf("cold/b"), "hdd");
+}
+
+}  // namespace
+}  // namespace tierfs::testing
