@@ -243,6 +243,11 @@ class FileSystem {
   // At mount: removes the objects a crash left behind mid-relocation (recorded in
   // pending_objects), unless one is, after all, its inode's location.
   Status RemovePendingObjects();
+  // At a mount after a crash (no clean-unmount mark): trims every object longer
+  // than its file's recorded size, so bytes never acknowledged (written, but the
+  // size never committed) cannot reappear. One stat per regular file; first opens
+  // trim too (OpenObjectTrimmedLocked), this makes `tierfs check` clean at once.
+  Status TrimObjectsAfterCrash();
   // Writes back one inode's attributes if dirty.
   Status Writeback(const InodeRef& inode, std::string_view event);
   // relatime for a directory being listed: updates its atime (synchronously, a

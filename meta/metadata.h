@@ -106,6 +106,11 @@ class Metadata {
 
   // ---- File system and volumes -------------------------------------------------
   Result<FsInfo> GetFsInfo();
+  // Records whether the file system is cleanly unmounted (`clean`, at the end of
+  // an unmount) or in use (false, at mount) and returns what was recorded before:
+  // false after a crash, and for a file system that never recorded it.
+  // (meta/mount_state.cc)
+  Result<bool> SwapCleanUnmount(bool clean);
   Result<std::vector<Volume>> ListVolumes();  // ordered by id
   // Appends a volume; sets volume->id to the next id (max + 1; the input id is
   // ignored). EEXIST if the name is taken.

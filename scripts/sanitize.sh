@@ -14,7 +14,7 @@
 #
 # Reports: the daemon forks, detaches and points stderr at /dev/null, so a report on
 # stderr would be lost. Every sanitized process therefore writes its reports to
-# build-asan/sanitizer-logs/<asan|ubsan>.<pid> (log_path). UBSan is compiled with
+# build-asan/sanitizer-logs/report.<program>.<pid> (log_path). UBSan is compiled with
 # -fno-sanitize-recover (CMakeLists.txt) and ASan runs with halt_on_error, so the first
 # finding ends the process with a report and a failing exit code. Exits non-zero when
 # any test failed or any report was written, and prints where the reports are.
@@ -56,10 +56,13 @@ symbolizer=$(command -v llvm-symbolizer)
 # The options reach every process: ctest, the test binaries, and what they exec
 # (tierfs, mkdstfs, fsppadm...), which inherit the environment.
 export ASAN_SYMBOLIZER_PATH=$symbolizer
-export ASAN_OPTIONS="log_path=$logs/asan:log_exe_name=1:halt_on_error=1:detect_leaks=1:\
+# Not strict_string_checks: it reports libfuse 3.14's fuse_req_getgroups, whose strstr
+# runs over an unterminated /proc buffer (harmless, the pattern is always found first;
+# fixed in libfuse 3.16, libfuse PR #966), and kills every daemon that checks groups.
+export ASAN_OPTIONS="log_path=$logs/report:log_exe_name=1:halt_on_error=1:detect_leaks=1:\
 detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:\
-detect_odr_violation=2:strict_string_checks=1:external_symbolizer_path=$symbolizer"
-export UBSAN_OPTIONS="log_path=$logs/ubsan:log_exe_name=1:halt_on_error=1:print_stacktrace=1:\
+detect_odr_violation=2:external_symbolizer_path=$symbolizer"
+export UBSAN_OPTIONS="log_path=$logs/report:log_exe_name=1:halt_on_error=1:print_stacktrace=1:\
 external_symbolizer_path=$symbolizer"
 
 ctest --test-dir "$build" --output-on-failure -j"$jobs" --timeout 1200 "$@"

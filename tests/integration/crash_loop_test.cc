@@ -1,0 +1,211 @@
+// kill -9 in the middle of a mixed workload with relocations, again and again
+// (issue 8): after every remount, every fsync'ed byte reads back, no byte that
+// was never written shows up (a file extended past its recorded size reads
+// zeros), every namespace change that returned is there, and `tierfs check`
+// finds nothing to repair.
+//
+// CrashLoop.Short runs in the default suite; CrashLoop.Long (200 kills) only
+// with TIERFS_LONG_TESTS=1 in the environment.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/integration/tierfs_fixture.h"
+
+namespace tierfs::testing {
+namespace {
+
+constexpr size_t kFiles = 8;
+constexpr size_t kMaxOffset = 96 * 1024;
+
+std::string Relocating(const std::string& to) {
+  return R"(<?xml version="1.0"?>
+<PLACEMENT_POLICY Version="5.1" Name="to_)" + to + R"(">
+  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
+    <CREATE><ON><DESTINATION><CLASS>ssd</CLASS></DESTINATION></ON></CREATE>
+    <RELOCATE><TO><DESTINATION><CLASS>)" + to + R"(</CLASS></DESTINATION></TO></RELOCATE></RULE>
+</PLACEMENT_POLICY>
+)";
+}
+
+// One file as the workload knows it.
+struct ModelFile {
+  std::string name;
+  int fd = -1;
+  std::string durable;         // contents as of its last fsync (or create)
+  std::string current;         // contents as written
+  std::vector<bool> dirty;     // bytes written since the last fsync
+  bool in_flight = false;      // the op that the crash interrupted touched it
+  std::string other_name;      // for an interrupted rename: the name it may have now
+};
+
+class CrashLoopTest : public TierfsFixture {
+ protected:
+  void SetUp() override {
+    TierfsFixture::SetUp();
+    if (HasFatalFailure()) return;
+    for (size_t i = 0; i < kFiles; ++i) {
+      ModelFile f;
+      f.name = "f" + std::to_string(i) + ".0";
+      files_.push_back(f);
+    }
+    for (ModelFile& f : files_) Reopen(f, /*create=*/true);
+  }
+  void TearDown() override {
+    for (ModelFile& f : files_) {
+      if (f.fd >= 0) close(f.fd);
+    }
+    TierfsFixture::TearDown();
+  }
+
+  void Reopen(ModelFile& f, bool create) {
+    f.fd = open(Path(f.name).c_str(), O_RDWR | (create ? O_CREAT | O_EXCL : 0), 0644);
+    ASSERT_GE(f.fd, 0) << f.name << ": " << strerror(errno);
+  }
+
+  // The workload: runs until an operation fails (the daemon is gone) or `stop`.
+  void Work(std::mt19937& rng, const std::atomic<bool>& stop) {
+    uint64_t renames = 0;
+    while (!stop.load()) {
+      ModelFile& f = files_[rng() % files_.size()];
+      const unsigned op = rng() % 10;
+      f.in_flight = true;
+      if (op < 7) {  // write, sometimes fsync
+        const size_t offset = rng() % kMaxOffset;
+        std::string data = RandomBytes(1 + rng() % 16384, rng());
+        if (pwrite(f.fd, data.data(), data.size(), static_cast<off_t>(offset)) !=
+            static_cast<ssize_t>(data.size())) {
+          return;
+        }
+        if (f.current.size() < offset + data.size()) f.current.resize(offset + data.size(), '\0');
+        if (f.dirty.size() < f.current.size()) f.dirty.resize(f.current.size(), false);
+        f.current.replace(offset, data.size(), data);
+        for (size_t i = offset; i < offset + data.size(); ++i) f.dirty[i] = true;
+        if (rng() % 3 == 0) {
+          if (fsync(f.fd) != 0) return;
+          f.durable = f.current;
+          f.dirty.assign(f.current.size(), false);
+        }
+      } else if (op < 9) {  // rename to a fresh name (the fd follows the inode)
+        const std::string to = f.name.substr(0, f.name.find('.')) + "." + std::to_string(++renames);
+        f.other_name = to;
+        if (rename(Path(f.name).c_str(), Path(to).c_str()) != 0) return;
+        f.name = to;
+        f.other_name.clear();
+      } else {  // unlink and create again: empty and durable at once
+        close(f.fd);
+        f.fd = -1;
+        if (unlink(Path(f.name).c_str()) != 0) return;
+        f.durable.clear();
+        f.current.clear();
+        f.dirty.clear();
+        f.fd = open(Path(f.name).c_str(), O_RDWR | O_CREAT | O_EXCL, 0644);
+        if (f.fd < 0) return;
+      }
+      f.in_flight = false;
+    }
+  }
+
+  // Checks one file after the crash and remount; leaves the model equal to it.
+  void Verify(ModelFile& f) {
+    SCOPED_TRACE(f.name);
+    std::string name = f.name;
+    struct stat st;
+    if (stat(Path(name).c_str(), &st) != 0 && f.in_flight && !f.other_name.empty()) {
+      name = f.other_name;
+    }
+    if (stat(Path(name).c_str(), &st) != 0) {
+      // Only an interrupted unlink-and-create may leave no name behind.
+      EXPECT_TRUE(f.in_flight) << "a file that existed is gone";
+      f = ModelFile{f.name};
+      Reopen(f, /*create=*/true);
+      return;
+    }
+    f.name = name;
+    const std::string c = ReadFile(Path(name));
+    if (!f.in_flight) {
+      EXPECT_GE(c.size(), f.durable.size()) << "fsync'ed bytes were lost (size)";
+      EXPECT_LE(c.size(), f.current.size()) << "bytes beyond anything written";
+    }
+    size_t bad = 0;
+    for (size_t i = 0; i < c.size() && bad == 0; ++i) {
+      const char cur = i < f.current.size() ? f.current[i] : '\0';
+      const char dur = i < f.durable.size() ? f.durable[i] : '\0';
+      const bool dirty = f.in_flight || (i < f.dirty.size() && f.dirty[i]);
+      if (dirty ? (c[i] != cur && c[i] != dur && c[i] != '\0') : c[i] != cur) bad = i + 1;
+    }
+    EXPECT_EQ(bad, 0u) << "byte " << (bad - 1) << " of " << c.size() << " is wrong";
+    // Extending the file must show zeros, never bytes a crash left in its object.
+    ASSERT_EQ(truncate(Path(name).c_str(), static_cast<off_t>(c.size() + 4096)), 0);
+    const std::string extended = ReadFile(Path(name));
+    ASSERT_EQ(extended.size(), c.size() + 4096);
+    EXPECT_TRUE(extended.compare(c.size(), 4096, std::string(4096, '\0')) == 0)
+        << "unacknowledged bytes came back past " << c.size();
+    f.durable = f.current = extended;
+    f.dirty.assign(extended.size(), false);
+    f.in_flight = false;
+    f.other_name.clear();
+    Reopen(f, /*create=*/false);
+  }
+
+  void Run(int kills, uint32_t seed) {
+    std::mt19937 rng(seed);
+    for (int round = 0; round < kills; ++round) {
+      SCOPED_TRACE("round " + std::to_string(round));
+      AssignPolicy(Relocating(round % 2 == 0 ? "hdd" : "ssd"));
+      std::atomic<bool> stop{false};
+      std::thread enforcer([&] {
+        while (!stop.load()) {
+          if (Tool("fsppadm", {"enforce", mnt_}, 30).exit_code != 0) break;
+        }
+      });
+      std::mt19937 work_rng(rng());
+      std::thread worker([&] { Work(work_rng, stop); });
+      std::this_thread::sleep_for(std::chrono::milliseconds(20 + rng() % 300));
+      const pid_t pid = DaemonPid();
+      ASSERT_GT(pid, 0);
+      kill(pid, SIGKILL);  // the daemon this fixture started
+      stop = true;
+      worker.join();
+      enforcer.join();
+      for (int i = 0; i < 200 && kill(pid, 0) == 0; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      for (ModelFile& f : files_) {
+        if (f.fd >= 0) close(f.fd);  // on the dead mount
+        f.fd = -1;
+      }
+      Unmount();
+      Mount();
+      CommandResult check = Tool("tierfs", {"check", mnt_});
+      EXPECT_EQ(check.exit_code, 0) << check.output;
+      for (ModelFile& f : files_) Verify(f);
+      if (HasFatalFailure() || ::testing::Test::HasFailure()) return;
+    }
+  }
+
+  std::vector<ModelFile> files_;
+};
+
+TEST_F(CrashLoopTest, Short) { Run(12, 1); }
+
+TEST_F(CrashLoopTest, Long) {
+  const char* long_tests = std::getenv("TIERFS_LONG_TESTS");
+  if (long_tests == nullptr || std::string(long_tests) != "1") {
+    GTEST_SKIP() << "200 kills: set TIERFS_LONG_TESTS=1 to run";
+  }
+  Run(200, 2);
+}
+
+}  // namespace
+}  // namespace tierfs::testing
