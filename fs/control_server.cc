@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -311,6 +312,8 @@ void ControlServer::Impl::Reap() {
 
 void ControlServer::Impl::Serve(Connection* conn) {
   const int fd = conn->fd;
+  const timeval send_timeout{kControlSendTimeoutSeconds, 0};
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof send_timeout);
   ControlPeer peer;
   ucred cred{};
   socklen_t cred_len = sizeof cred;

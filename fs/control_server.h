@@ -63,6 +63,9 @@ constexpr int kMaxControlConnections = 32;
 constexpr int kControlRequestTimeoutSeconds = 30;
 // Milliseconds a connection beyond the maximum waits for a place before it is refused.
 constexpr int kControlQueueWaitMs = 2000;
+// Seconds one reply or progress line may wait for a client that stopped reading;
+// then the connection counts as gone, so it cannot hold its thread for ever.
+constexpr int kControlSendTimeoutSeconds = 60;
 
 struct ControlServerLimits {
   int max_connections = kMaxControlConnections;                  // >= 1

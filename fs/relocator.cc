@@ -206,6 +206,10 @@ Result<int> Relocator::CopyAndVerify(const meta::Inode& attr, uint32_t to_volume
 RelocationOutcome Relocator::CommitLocked(InodeState& inode, uint32_t from_volume,
                                           uint32_t to_volume, int new_fd) {
   RelocationOutcome result;
+  // sync_mu orders this commit with the refreshes that copy database rows into
+  // the entry (FileSystem::RefreshCached): one that read the row before the
+  // commit must not apply it after, or the entry would point at the old volume.
+  std::lock_guard sync(inode.sync_mu);
   if (Status st = fs_.metadata().SetInodeVolume(inode.attr.ino, from_volume, to_volume);
       !st.ok()) {
     result.outcome = "error: " + st.message();

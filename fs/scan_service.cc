@@ -181,6 +181,7 @@ namespace {
 struct Tally {
   uint64_t files_moved = 0, bytes_moved = 0, files_deleted = 0;
   uint64_t busy = 0, errors = 0, nospace = 0, stopped = 0, gone = 0;
+  uint64_t drained = 0;  // held by a SOURCE PERCENT (policy/planner.h)
 
   void Count(const std::string& outcome, uint64_t bytes) {
     if (outcome == "moved") {
@@ -442,7 +443,7 @@ Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& pr
     rows.push_back(Row(fs_, m, record_of(m.ino), outcomes[i]));
   }
   for (const policy::PlannedMove& m : plan.skipped) {
-    tally.nospace++;
+    (m.skip_reason == "drained" ? tally.drained : tally.nospace)++;
     rows.push_back(Row(fs_, m, record_of(m.ino), m.skip_reason.empty() ? "nospace" : m.skip_reason));
   }
   if (request.mode == ScanRequest::Mode::kQuery) {
@@ -473,7 +474,7 @@ Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& pr
         {"files_deleted", tally.files_deleted},
         {"files_skipped", {{"nospace", tally.nospace}, {"busy", tally.busy},
                            {"error", tally.errors}, {"stopped", tally.stopped},
-                           {"gone", tally.gone}}}}},
+                           {"gone", tally.gone}, {"drained", tally.drained}}}}},
       {"classes", ClassTable(fs_, plan, /*measured=*/enforce)},
       {"notes", notes}};
 

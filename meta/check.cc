@@ -15,7 +15,6 @@
 #include "meta/inode_rows.h"
 #include "meta/metadata.h"
 #include "meta/schema.h"
-#include "meta/sqlite_quirks.h"
 
 namespace tierfs::meta {
 namespace {
@@ -99,12 +98,7 @@ Result<std::vector<std::string>> Metadata::IntegrityCheck(int max_errors) {
     std::string line = st.Text(0);
     if (line != "ok") problems.push_back(std::move(line));
   }
-  st.Reset();
-  std::vector<std::string> real;
-  for (std::string& line : problems) {
-    if (!IsFalseNullReport(db_.get(), line)) real.push_back(std::move(line));
-  }
-  return real;
+  return problems;
 }
 
 Status Metadata::ForEachRegularFile(const std::function<void(const Inode&)>& visit) {

@@ -74,22 +74,27 @@ bool Evaluator::Holds(const Criterion& c, const FileRecord& file) const {
   return true;
 }
 
+std::string Evaluator::TemperatureKind(const Criterion& c, double value) const {
+  std::string kind = std::string(CriterionKindName(c.kind)) + " " + TempTypeName(c.type) + " " +
+                     FormatHours(c.period_hours);
+  if (c.average) {
+    double avg = Average(c.type);
+    char buf[48];
+    if (avg > 0) {
+      snprintf(buf, sizeof(buf), " x%.2f avg", value / avg);
+    } else {
+      snprintf(buf, sizeof(buf), " avg 0");
+    }
+    kind += buf;
+  }
+  return kind;
+}
+
 void Evaluator::Report(const Statement& st, const FileRecord& file, FileVerdict* v) const {
   const Criterion* c = st.ReportedCriterion();
   if (c == nullptr) return;
   v->temperature = Measure(*c, file);
-  v->temperature_kind = std::string(CriterionKindName(c->kind)) + " " + TempTypeName(c->type) +
-                        " " + FormatHours(c->period_hours);
-  if (c->average) {
-    double avg = Average(c->type);
-    char buf[48];
-    if (avg > 0) {
-      snprintf(buf, sizeof(buf), " x%.2f avg", v->temperature / avg);
-    } else {
-      snprintf(buf, sizeof(buf), " avg 0");
-    }
-    v->temperature_kind += buf;
-  }
+  v->temperature_kind = TemperatureKind(*c, v->temperature);
 }
 
 FileVerdict Evaluator::Evaluate(const FileRecord& file) const {

@@ -68,10 +68,18 @@ class Evaluator {
   const VolumeState* FindVolume(uint32_t id) const;
   // The file-system average of `type` (0 when the policy uses no Average).
   double Average(TempType type) const;
+  // What criterion `c` measures for `file`: bytes for SIZE, hours for
+  // ACCAGE/MODAGE, the temperature for IOTEMP/ACCESSTEMP (0 without I/O).
+  // `c` must belong to this evaluator's policy (its PERIOD is one of
+  // window_hours()). The planner uses it to weigh a class's residents by a
+  // promoting statement's temperature (tierfs extension, planner.h).
+  double Measure(const Criterion& c, const FileRecord& file) const;
+  // How reports name temperature `value` of criterion `c`, e.g.
+  // "IOTEMP nrbytes 6h x1.73 avg" (FileVerdict::temperature_kind).
+  std::string TemperatureKind(const Criterion& c, double value) const;
 
  private:
   bool Holds(const Criterion& c, const FileRecord& file) const;
-  double Measure(const Criterion& c, const FileRecord& file) const;
   void Report(const Statement& st, const FileRecord& file, FileVerdict* verdict) const;
 
   const PlacementPolicy& policy_;

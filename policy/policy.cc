@@ -23,6 +23,13 @@ Prefer Statement::OrderingPrefer() const {
   return c == nullptr ? Prefer::kNone : c->prefer;
 }
 
+std::optional<double> Statement::SourcePercent(const std::string& class_name) const {
+  for (const SourceLimit& l : from_limits) {
+    if (l.class_name == class_name) return l.percent;
+  }
+  return std::nullopt;
+}
+
 bool PlacementPolicy::UsesAverage() const {
   for (const Rule& rule : rules) {
     if (rule.flags != RuleFlags::kData) continue;

@@ -67,6 +67,11 @@ struct Destination {
   std::string class_name;     // "" only for a class-less DESTINATION under "any"
   uint64_t balance_size = 0;  // BALANCE_SIZE in bytes; 0 = not given
   bool any = false;           // Flags="any" on this DESTINATION
+  // <PERCENT> in a RELOCATE's TO (tierfs extension, docs/policies.md
+  // "Capacity limits"): a relocation by this statement may fill the class to
+  // at most this share, in percent (0-100], of the summed capacity of the
+  // volumes carrying it. Absent = 100. Ignored (with a warning) in CREATE.
+  std::optional<double> percent;
   int line = 0;               // of <DESTINATION>
   int class_line = 0;         // of <CLASS>, 0 when there is none
 };
@@ -125,12 +130,22 @@ struct Criterion {
   }
 };
 
+// <SOURCE><CLASS>c</CLASS><PERCENT>p</PERCENT></SOURCE> (tierfs extension,
+// docs/policies.md "Capacity limits"): the statement moves files out of
+// class c only while c is fuller than p percent of its capacity.
+struct SourceLimit {
+  std::string class_name;
+  double percent = 0;  // [0, 100]
+  int line = 0;        // of <PERCENT>
+};
+
 // A DELETE or RELOCATE statement (dst-spec 2.4, 2.5).
 struct Statement {
   enum Kind { kRelocate, kDelete };
   Kind kind = kRelocate;
   int number = 0;                            // 1-based among statements of this kind in the rule
   std::vector<Located<std::string>> from_classes;  // FROM/SOURCE/CLASS; empty = anywhere
+  std::vector<SourceLimit> from_limits;      // the SOURCEs that have a PERCENT
   std::vector<Destination> to_classes;       // TO/DESTINATION in order; empty for DELETE
   std::vector<Criterion> criteria;           // WHEN; empty = unconditional
   int line = 0;
@@ -142,6 +157,8 @@ struct Statement {
   const Criterion* ReportedCriterion() const;
   // The Prefer of ReportedCriterion() (kNone when it has none).
   Prefer OrderingPrefer() const;
+  // The PERCENT of the SOURCE naming `class_name`, or nullopt when it has none.
+  std::optional<double> SourcePercent(const std::string& class_name) const;
 };
 
 // <RULE> (dst-spec 2.2, 2.5).
@@ -154,11 +171,21 @@ struct Rule {
   int line = 0;
 };
 
+// The SwapHysteresis a policy gets when it names none (tierfs extension,
+// docs/policies.md "Swapping"): 1.25 keeps two files whose temperatures
+// differ by less than a quarter from trading places scan after scan as
+// their counts wobble.
+inline constexpr double kDefaultSwapHysteresis = 1.25;
+
 // <PLACEMENT_POLICY> (dst-spec 2.2, 10 item 1).
 struct PlacementPolicy {
   std::string name;
   std::string version;                // "5.0", "5.1", ... as written
   double average_period_hours = 24;   // AveragePeriod
+  // SwapHysteresis (tierfs extension, >= 1): a candidate displaces a
+  // resident only when its temperature is above this many times the
+  // resident's (planner.h).
+  double swap_hysteresis = kDefaultSwapHysteresis;
   std::vector<Rule> rules;            // in document order
   int line = 0;
 

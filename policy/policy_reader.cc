@@ -33,6 +33,17 @@ std::optional<double> PolicyReader::Number(const xmlNode* node, const std::strin
   return value;
 }
 
+std::optional<double> PolicyReader::Percent(const xmlNode* node, bool allow_zero) {
+  std::optional<double> value = Number(node, "a percentage");
+  if (!value) return std::nullopt;
+  if (*value > 100 || (*value == 0 && !allow_zero)) {
+    Error(node, std::string("PERCENT must be ") + (allow_zero ? "from 0" : "greater than 0") +
+                    " to 100, got " + Quoted(TextOf(node)));
+    return std::nullopt;
+  }
+  return value;
+}
+
 PlacementPolicy PolicyReader::Read(const xmlNode* root) {
   PlacementPolicy policy;
   policy.line = LineOf(root);
@@ -51,6 +62,15 @@ PlacementPolicy PolicyReader::Read(const xmlNode* root) {
       Error(root, "AveragePeriod may be at most 876000 hours (100 years), got " + Quoted(*avg));
     } else {
       policy.average_period_hours = *hours;
+    }
+  }
+  if (std::optional<std::string> h = AttributeOf(root, "SwapHysteresis")) {
+    // A tierfs extension (policy.h PlacementPolicy::swap_hysteresis).
+    std::optional<double> factor = ParseDecimal(Trim(*h));
+    if (!factor || *factor < 1 || *factor > 1000) {
+      Error(root, "SwapHysteresis must be a number from 1 to 1000, got " + Quoted(*h));
+    } else {
+      policy.swap_hysteresis = *factor;
     }
   }
   for (const xmlNode* child : ChildElements(root)) {
@@ -151,7 +171,14 @@ Destination PolicyReader::ReadDestination(const xmlNode* node, bool in_create) {
       dest.class_name = NonEmptyText(child);
       dest.class_line = LineOf(child);
     } else if (name == "PERCENT") {
-      Warn(child, "PERCENT is not implemented (nor was it in VxFS); ignored");
+      // A tierfs extension for relocations (policy.h Destination::percent);
+      // a new file's size is unknown at create time, so CREATE cannot honour it.
+      std::optional<double> percent = Percent(child, /*allow_zero=*/false);
+      if (in_create) {
+        Warn(child, "PERCENT limits relocations only; ignored in CREATE");
+      } else if (percent) {
+        dest.percent = *percent;
+      }
     } else if (name == "BALANCE_SIZE") {
       std::optional<double> unit = SizeUnitBytes(TrimmedAttribute(child, "Units"));
       std::optional<double> value = Number(child, "a positive size");
@@ -200,11 +227,15 @@ Statement PolicyReader::ReadStatement(const xmlNode* node, Statement::Kind kind,
     if (name == "FROM") {
       for (const xmlNode* source : ChildElements(child)) {
         if (NameOf(source) != "SOURCE") continue;
+        std::string class_name;
         for (const xmlNode* item : ChildElements(source)) {
           if (NameOf(item) == "CLASS") {
-            st.from_classes.push_back({NonEmptyText(item), LineOf(item)});
+            class_name = NonEmptyText(item);
+            st.from_classes.push_back({class_name, LineOf(item)});
           } else if (NameOf(item) == "PERCENT") {
-            Warn(item, "PERCENT is not implemented (nor was it in VxFS); ignored");
+            // The DTD puts PERCENT after CLASS, so class_name is known here.
+            std::optional<double> percent = Percent(item, /*allow_zero=*/true);
+            if (percent) st.from_limits.push_back({class_name, *percent, LineOf(item)});
           }
         }
       }

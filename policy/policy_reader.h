@@ -46,6 +46,11 @@ class PolicyReader {
   std::string NonEmptyText(const xmlNode* node);
   // A non-negative decimal, or an error "expected ..." and nullopt.
   std::optional<double> Number(const xmlNode* node, const std::string& what);
+  // A PERCENT value (tierfs extension, docs/policies.md "Capacity limits"):
+  // a decimal in (0, 100], or [0, 100] with `allow_zero` (a SOURCE may be
+  // drained completely; a DESTINATION limit of 0 would forbid every move).
+  // Otherwise an error and nullopt.
+  std::optional<double> Percent(const xmlNode* node, bool allow_zero);
 
   void Error(const xmlNode* node, std::string message);
   void Warn(const xmlNode* node, std::string message);

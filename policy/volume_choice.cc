@@ -37,6 +37,31 @@ const VolumeState* PickClassVolume(const std::vector<VolumeState>& volumes,
   return best;
 }
 
+ClassUsage UsageOf(const std::vector<VolumeState>& volumes, const std::string& class_name) {
+  ClassUsage u;
+  for (const VolumeState& v : volumes) {
+    if (!v.HasClass(class_name)) continue;
+    u.capacity += v.total_bytes;
+    u.used += v.total_bytes > v.free_bytes ? v.total_bytes - v.free_bytes : 0;
+  }
+  return u;
+}
+
+bool FitsUnderLimit(const std::vector<VolumeState>& volumes, const std::string& class_name,
+                    uint64_t adding, double percent) {
+  ClassUsage u = UsageOf(volumes, class_name);
+  if (u.capacity == 0) return false;
+  return static_cast<double>(u.used + adding) <=
+         percent / 100.0 * static_cast<double>(u.capacity);
+}
+
+bool DrainedTo(const std::vector<VolumeState>& volumes, const std::string& class_name,
+               double percent) {
+  ClassUsage u = UsageOf(volumes, class_name);
+  if (u.capacity == 0) return true;
+  return static_cast<double>(u.used) <= percent / 100.0 * static_cast<double>(u.capacity);
+}
+
 const VolumeState* PickAnyVolume(const std::vector<VolumeState>& volumes, uint64_t needed) {
   const VolumeState* best = nullptr;
   for (const VolumeState& v : volumes) {

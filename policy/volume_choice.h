@@ -27,6 +27,27 @@ bool HasRoom(const VolumeState& volume, uint64_t needed);
 const VolumeState* PickClassVolume(const std::vector<VolumeState>& volumes,
                                    const std::string& class_name, uint64_t needed, bool balance);
 
+// Capacity and use of a class, summed over the volumes carrying it (bytes).
+// used = total - free per volume (never negative).
+struct ClassUsage {
+  uint64_t capacity = 0;
+  uint64_t used = 0;
+};
+ClassUsage UsageOf(const std::vector<VolumeState>& volumes, const std::string& class_name);
+
+// True when adding `adding` bytes keeps class `class_name` at or under
+// `percent` (0-100) of its capacity: the DESTINATION PERCENT test (tierfs
+// extension, docs/policies.md "Capacity limits"). A class without capacity
+// is never under a limit.
+bool FitsUnderLimit(const std::vector<VolumeState>& volumes, const std::string& class_name,
+                    uint64_t adding, double percent);
+
+// True when class `class_name` is at or below `percent` (0-100) of its
+// capacity: the SOURCE PERCENT test (tierfs extension). A class without
+// capacity counts as drained.
+bool DrainedTo(const std::vector<VolumeState>& volumes, const std::string& class_name,
+               double percent);
+
 // The default allocator: the volume with the most free bytes that has room
 // for `needed`, or nullptr.
 const VolumeState* PickAnyVolume(const std::vector<VolumeState>& volumes, uint64_t needed);

@@ -3,7 +3,8 @@
 # UndefinedBehaviorSanitizer into ./build-asan, and runs every ctest test under them:
 # the unit tests, and the integration tests together with the real `tierfs` daemon and
 # the tools they start, which are the sanitized binaries of the same build.
-# Run by hand, not by CI (docs/testing-tools.md): ~25 minutes on 2 cores.
+# Run by hand, not by CI (docs/testing-tools.md): the first build takes ~20 minutes on
+# 2 cores, the suite ~2 minutes.
 #
 #   scripts/sanitize.sh               build, run everything
 #   scripts/sanitize.sh -R Policy     extra arguments go to ctest (here: a subset)

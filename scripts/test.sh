@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds tierfs and runs every test: unit tests and integration tests that mount a
-# real tierfs under /tmp (they need /dev/fuse and fusermount3).
+# Installs what the build needs, builds tierfs and runs every test: unit tests and
+# integration tests that mount a real tierfs under /tmp (they need /dev/fuse and
+# fusermount3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh   # a fresh machine has none of the build's packages
 bash scripts/build.sh
 ctest --test-dir build --output-on-failure -j2 --timeout 600

@@ -196,7 +196,6 @@ TEST_F(FsckTest, EveryKindOfDamageIsFoundThenRepaired) {
       "UPDATE inodes SET nlink = 5 WHERE ino = " + std::to_string(linked.ino) + ";"
       "UPDATE inodes SET nlink = 9 WHERE ino = " + std::to_string(d.ino) + ";"
       "INSERT INTO dirents(parent, name, ino) VALUES (1, 'ghost', 4242);");
-  // (After the reopen: SQLite 3.40's quick_check at open misreads pending_objects.)
   ASSERT_TRUE(meta_->AddPendingObject({shrunk.ino, 1, 1}).ok());
   WriteAt(Object(1, shrunk.ino), "pending copy");
   ASSERT_TRUE(meta_->AddPendingObject({grown.ino, 1, 2}).ok());  // a row without its object

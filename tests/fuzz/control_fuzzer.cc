@@ -23,6 +23,7 @@
 // its state from one input to the next (assigned policy, FCL on/off, where files
 // are), so a finding may need the inputs before it to reproduce; the files a policy
 // DELETE removed are put back every few hundred inputs.
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <sys/socket.h>
@@ -64,6 +65,7 @@ struct Harness {
   std::unique_ptr<tierfs::ControlHandlers> handlers;
   std::unique_ptr<tierfs::ControlServer> server;
   uint64_t inputs = 0;
+  int idle_threads = 0;  // threads of this process while no request is served
 };
 
 Harness* g_harness = nullptr;
@@ -77,6 +79,17 @@ void Cleanup() {
   if (g_harness == nullptr) return;
   if (g_harness->server) g_harness->server->Stop();
   nftw(g_harness->root.c_str(), RemoveEntry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+// Threads of this process (the server's connection thread ends a moment after the
+// client sees EOF: it still destroys its request and answer).
+int ThreadCount() {
+  DIR* dir = opendir("/proc/self/task");
+  if (dir == nullptr) Die("cannot list /proc/self/task");
+  int n = 0;
+  while (const dirent* e = readdir(dir)) n += e->d_name[0] != '.';
+  closedir(dir);
+  return n;
 }
 
 // Files for the scans to find: one per directory the seed policies select.
@@ -160,7 +173,18 @@ Harness* Setup() {
                  tierfs::ControlReply& reply) { return handlers->Handle(request, peer, reply); });
   if (!server.ok()) Die("ControlServer::Start: " + server.status().message());
   h->server = std::move(server).value();
+  h->idle_threads = ThreadCount();
   return h;
+}
+
+// Waits until only the threads of an idle server are left, so that libFuzzer's
+// leak check after each input does not see a connection thread halfway through
+// freeing its objects (a false leak). A thread that never ends is a finding.
+void WaitForIdleServer(const Harness& h) {
+  for (int i = 0; ThreadCount() > h.idle_threads; ++i) {
+    if (i == 30000) Die("a server thread is still running 30 s after its answer");
+    usleep(1000);
+  }
 }
 
 // Sends `request` on a new connection, then reads the whole answer.
@@ -238,6 +262,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string request(reinterpret_cast<const char*>(data), size);
   if (request.find('\n') == std::string::npos) request.push_back('\n');
   const std::string answer = Exchange(*h, request);
+  WaitForIdleServer(*h);
   // CONTROL_FUZZER_PRINT=1: show each exchange (to check what the seeds reach).
   static const bool print = std::getenv("CONTROL_FUZZER_PRINT") != nullptr;
   if (print) {

@@ -48,8 +48,8 @@ TEST_F(CheckQueriesTest, AHealthyNamespaceHasNoProblems) {
   (void)gone;
   EXPECT_TRUE(Links().empty());
   EXPECT_TRUE(Dirents().empty());
-  // SQLite 3.40 reports a NULL in pending_objects.generation for every row; the
-  // check sees through it (meta/check.cc).
+  // SQLite 3.40 reported a NULL in pending_objects.generation for every row of the
+  // version-1 table (meta/schema.cc, kMigrateV1ToV2); not any more.
   ASSERT_TRUE(meta_->AddPendingObject({f.ino, 1, 2}).ok());
   auto problems = meta_->IntegrityCheck();
   ASSERT_TRUE(problems.ok());

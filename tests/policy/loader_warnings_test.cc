@@ -25,10 +25,63 @@ TEST(LoadPolicyWarnings, UnimplementedGrammarIsAcceptedWithWarnings) {
   ASSERT_TRUE(r.ok()) << Dump(r);
   EXPECT_TRUE(Has(r.warnings, 6, "DESTINATION", "Flags=\"disallow\" is not implemented"))
       << Dump(r);
-  EXPECT_TRUE(Has(r.warnings, 6, "PERCENT", "PERCENT is not implemented"));
-  EXPECT_TRUE(Has(r.warnings, 9, "PERCENT", "PERCENT is not implemented"));
+  EXPECT_TRUE(Has(r.warnings, 6, "PERCENT", "PERCENT limits relocations only; ignored in CREATE"));
+  EXPECT_FALSE(Has(r.warnings, 9, "PERCENT", ""));  // a tierfs extension in SOURCE and TO
   EXPECT_TRUE(Has(r.warnings, 10, "DESTINATION", "ignored in TO"));
   EXPECT_FALSE(r.policy->rules[0].create->any);  // disallow is not any
+  EXPECT_FALSE(r.policy->rules[0].create->destinations[0].percent.has_value());
+}
+
+TEST(LoadPolicyWarnings, PercentIsReadInSourceAndDestination) {
+  LoadResult r = LoadPolicy(PolicyXml(R"(<RULE Flags="data" Name="r">
+  <SELECT/>
+  <RELOCATE>
+    <FROM><SOURCE><CLASS>a</CLASS><PERCENT>0</PERCENT></SOURCE><SOURCE><CLASS>c</CLASS></SOURCE></FROM>
+    <TO><DESTINATION><CLASS>b</CLASS><PERCENT> 92.5 </PERCENT></DESTINATION>
+        <DESTINATION><CLASS>c</CLASS></DESTINATION></TO>
+  </RELOCATE>
+</RULE>)"));
+  ASSERT_TRUE(r.ok()) << Dump(r);
+  EXPECT_TRUE(r.warnings.empty()) << Dump(r);
+  const Statement& st = r.policy->rules[0].statements[0];
+  ASSERT_EQ(st.from_limits.size(), 1u);
+  EXPECT_EQ(st.from_limits[0].class_name, "a");
+  EXPECT_EQ(st.from_limits[0].line, 6);
+  EXPECT_EQ(st.SourcePercent("a"), 0.0);
+  EXPECT_FALSE(st.SourcePercent("c").has_value());
+  EXPECT_EQ(st.to_classes[0].percent, 92.5);
+  EXPECT_FALSE(st.to_classes[1].percent.has_value());
+}
+
+TEST(LoadPolicyWarnings, SwapHysteresisBelowOneIsAnError) {
+  const char* rule = "<RULE Flags=\"data\" Name=\"r\"><SELECT/></RULE>";
+  LoadResult r = LoadPolicy(PolicyXml(rule, "SwapHysteresis=\"0.9\""));
+  EXPECT_FALSE(r.ok());
+  EXPECT_TRUE(Has(r.errors, 2, "PLACEMENT_POLICY",
+                  "SwapHysteresis must be a number from 1 to 1000, got \"0.9\""))
+      << Dump(r);
+  r = LoadPolicy(PolicyXml(rule));
+  ASSERT_TRUE(r.ok()) << Dump(r);
+  EXPECT_DOUBLE_EQ(r.policy->swap_hysteresis, kDefaultSwapHysteresis);
+}
+
+TEST(LoadPolicyWarnings, PercentOutOfRangeIsAnError) {
+  LoadResult r = LoadPolicy(PolicyXml(R"(<RULE Flags="data" Name="r">
+  <SELECT/>
+  <RELOCATE>
+    <FROM><SOURCE><CLASS>a</CLASS><PERCENT>101</PERCENT></SOURCE></FROM>
+    <TO><DESTINATION><CLASS>b</CLASS><PERCENT>0</PERCENT></DESTINATION></TO>
+  </RELOCATE>
+  <RELOCATE>
+    <TO><DESTINATION><CLASS>b</CLASS><PERCENT>half</PERCENT></DESTINATION></TO>
+  </RELOCATE>
+</RULE>)"));
+  EXPECT_FALSE(r.ok());
+  EXPECT_TRUE(Has(r.errors, 6, "PERCENT", "PERCENT must be from 0 to 100, got \"101\""))
+      << Dump(r);
+  EXPECT_TRUE(Has(r.errors, 7, "PERCENT", "PERCENT must be greater than 0 to 100, got \"0\""))
+      << Dump(r);
+  EXPECT_TRUE(Has(r.errors, 10, "PERCENT", "expected a percentage, got \"half\"")) << Dump(r);
 }
 
 TEST(LoadPolicyWarnings, UnreachableStatementsAndRules) {

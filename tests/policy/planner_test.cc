@@ -50,9 +50,9 @@ std::vector<std::string> Paths(const std::vector<PlannedMove>& moves) {
 }
 
 ScanPlan Plan(const std::string& rules, const std::vector<FileRecord>& files,
-              const std::vector<VolumeState>& vols) {
+              const std::vector<VolumeState>& vols, const PlanOptions& options = {}) {
   PlacementPolicy p = MustLoad(PolicyXml(rules));
-  return PlanScan(p, files, vols, ActivityTotals{}, kNow);
+  return PlanScan(p, files, vols, ActivityTotals{}, kNow, options);
 }
 
 TEST(PlanScan, PreferHighMovesTheHottestFirstAndSkipsTheRestForNoSpace) {
@@ -124,7 +124,9 @@ TEST(PlanScan, EvacuationsMakeRoomForLaterPromotionsAndRunFirst) {
   std::vector<VolumeState> vols{Volume(1, "ssd", 100, 5), Volume(2, "hdd", 1000, 500)};
   std::vector<FileRecord> files{Hot(1, "/cold_on_ssd", 10, 1, 0), Hot(2, "/hot1", 10, 2, 3),
                                 Hot(3, "/hot2", 10, 2, 7), Hot(4, "/warm_on_ssd", 10, 1, 2)};
-  ScanPlan plan = Plan(kTwoTier, files, vols);
+  // Without swapping: DST's reference algorithm (with it, /hot1 would
+  // displace /warm_on_ssd, see SwapTest below).
+  ScanPlan plan = Plan(kTwoTier, files, vols, PlanOptions{.swap = false});
   // ssd: 5 free + 10 credited by the evacuation = room for the hotter file only.
   EXPECT_EQ(Paths(plan.moves), (std::vector<std::string>{"/cold_on_ssd", "/hot2"}));
   EXPECT_EQ(Paths(plan.skipped), std::vector<std::string>{"/hot1"});
