@@ -10,6 +10,7 @@
 #include "cli/text_table.h"
 #include "cli/tool_support.h"
 #include "cli/units.h"
+#include "cli/version.h"
 
 namespace tierfs::cli {
 namespace {
@@ -80,11 +81,14 @@ std::string FcladmUsage() {
          "  state         show whether the log is on and how many records it holds\n"
          "  sync          write the daemon's in-memory I/O counters and inodes to the database\n"
          "  print         list records: SEQ TIME EVENT INO NAME DETAIL\n"
-         "  -s SEQ        from sequence number SEQ\n"
+         "  -s SEQ        from sequence number SEQ (default: the oldest record)\n"
          "  -t TIME       from TIME: epoch seconds or ISO 8601 local time\n"
-         "                (2026-11-22T10:00:00; append Z or +HH:MM for UTC or an offset)\n"
-         "  -n COUNT      at most COUNT records\n"
-         "  --json        the daemon's answer as one JSON document\n"
+         "                (2026-11-22T10:00:00; append Z or +HH:MM for UTC or an offset;\n"
+         "                default: the oldest record)\n"
+         "  -n COUNT      at most COUNT records (default: all)\n"
+         "  --json        the daemon's answer as one JSON document (default: a table)\n"
+         "  -h, --help    this text\n"
+         "  --version     print the version and exit\n"
          "Exit status: 0 ok, 1 the daemon refused, 2 usage error, 3 daemon unreachable.\n";
 }
 
@@ -96,13 +100,18 @@ Result<FcladmArgs> ParseFcladmArgs(const std::vector<std::string>& args) {
     a.help = true;
     return a;
   }
+  if (a.action == "--version") {
+    a.version = true;
+    return a;
+  }
   const bool print = a.action == "print";
   if (!print && a.action != "on" && a.action != "off" && a.action != "state" &&
       a.action != "sync") {
     return Status::Invalid("unknown action \"" + a.action +
                            "\" (expected on, off, state, sync or print)");
   }
-  std::vector<OptionSpec> specs = {{"help", 'h', false, ""}, {"json", 0, false, ""}};
+  std::vector<OptionSpec> specs = {
+      {"help", 'h', false, ""}, {"json", 0, false, ""}, {"version", 0, false, ""}};
   if (print) {
     specs.push_back({nullptr, 's', true, "SEQ"});
     specs.push_back({nullptr, 't', true, "TIME"});
@@ -134,12 +143,16 @@ Result<FcladmArgs> ParseFcladmArgs(const std::vector<std::string>& args) {
             return Status::Ok();
           }
           default:
-            a.json = true;
+            if (std::string(spec.long_name) == "version") {
+              a.version = true;
+            } else {
+              a.json = true;
+            }
             return Status::Ok();
         }
       });
   if (!operands.ok()) return Status::Invalid(a.action + ": " + operands.status().message());
-  if (a.help) return a;
+  if (a.help || a.version) return a;
   if (operands->size() != 1) return Status::Invalid(a.action + ": expected one MOUNT");
   a.mount = (*operands)[0];
   return a;
@@ -153,6 +166,10 @@ int FcladmMain(const std::vector<std::string>& args, const CliEnv& env) {
       return kExitUsage;
     }
     const FcladmArgs& a = *parsed;
+    if (a.version) {
+      *env.out << VersionText(kTool);
+      return kExitOk;
+    }
     if (a.help) {
       *env.out << FcladmUsage();
       return kExitOk;

@@ -2,6 +2,7 @@
 //
 //   fcladm on|off|state|sync [--json] MOUNT
 //   fcladm print [-s SEQ] [-t TIME] [-n COUNT] [--json] MOUNT
+//   fcladm --help | --version
 //
 // on/off start and stop recording, state shows it, sync flushes the daemon's
 // in-memory I/O counters and inodes to the database; each prints the state
@@ -23,6 +24,7 @@ namespace tierfs::cli {
 struct FcladmArgs {
   std::string action;  // on | off | state | sync | print
   bool help = false;
+  bool version = false;  // --version
   bool json = false;
   int64_t from_seq = 0;      // -s
   int64_t from_time_ns = 0;  // -t

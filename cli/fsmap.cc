@@ -13,6 +13,7 @@
 #include "cli/text_table.h"
 #include "cli/tool_support.h"
 #include "cli/units.h"
+#include "cli/version.h"
 
 namespace tierfs::cli {
 namespace {
@@ -32,23 +33,29 @@ struct FileQuery {
 std::string FsmapUsage() {
   return "usage: fsmap [-H] [--json] FILE...\n"
          "Shows the volume and placement class that hold each FILE of a tierfs file system.\n"
-         "  -H            sizes in K, M, G (powers of 1024)\n"
-         "  --json        one JSON document\n"
+         "  -H, --human-readable  sizes in K, M, G (powers of 1024; default: bytes)\n"
+         "  --json                one JSON document (default: a table)\n"
+         "  -h, --help            this text\n"
+         "  --version             print the version and exit\n"
          "Exit status: 0 ok, 1 some file could not be mapped, 2 usage error,\n"
          "3 a file is not on tierfs or its daemon could not be reached.\n";
 }
 
 int FsmapMain(const std::vector<std::string>& args, const CliEnv& env) {
   try {
-    bool help = false, human = false, as_json = false;
-    std::vector<OptionSpec> specs = {
-        {"help", 'h', false, ""}, {"human-readable", 'H', false, ""}, {"json", 0, false, ""}};
+    bool help = false, human = false, as_json = false, version = false;
+    std::vector<OptionSpec> specs = {{"help", 'h', false, ""},
+                                     {"human-readable", 'H', false, ""},
+                                     {"json", 0, false, ""},
+                                     {"version", 0, false, ""}};
     Result<std::vector<std::string>> operands =
         ParseOptions(args, specs, [&](const OptionSpec& spec, const char*) {
           if (spec.short_name == 'h')
             help = true;
           else if (spec.short_name == 'H')
             human = true;
+          else if (std::string(spec.long_name) == "version")
+            version = true;
           else
             as_json = true;
           return Status::Ok();
@@ -56,6 +63,10 @@ int FsmapMain(const std::vector<std::string>& args, const CliEnv& env) {
     if (!operands.ok()) {
       PrintError(env, kTool, operands.status().message());
       return kExitUsage;
+    }
+    if (version) {
+      *env.out << VersionText(kTool);
+      return kExitOk;
     }
     if (help) {
       *env.out << FsmapUsage();

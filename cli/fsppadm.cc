@@ -11,6 +11,7 @@
 #include "cli/policy_check.h"
 #include "cli/text_table.h"
 #include "cli/units.h"
+#include "cli/version.h"
 
 namespace tierfs::cli {
 namespace fsppadm {
@@ -202,6 +203,10 @@ int FsppadmMain(const std::vector<std::string>& args, const CliEnv& env) {
       return kExitUsage;
     }
     const FsppadmArgs& a = *parsed;
+    if (a.version) {
+      *env.out << VersionText(kTool);
+      return kExitOk;
+    }
     if (a.help) {
       *env.out << FsppadmUsage(a.command);
       return kExitOk;

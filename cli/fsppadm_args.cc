@@ -14,18 +14,24 @@ struct CommandInfo {
   const char* usage;
 };
 
+// The options every command takes, last in each command's list.
+constexpr char kCommonOptions[] =
+    "  -h, --help    this text\n"
+    "  --version     print the version and exit\n";
+
 constexpr CommandInfo kCommands[] = {
     {FsppadmCommand::kAssign, "assign",
      "usage: fsppadm assign [-f] MOUNT... POLICY.xml\n"
      "Validates POLICY.xml and makes it the active placement policy of each mount.\n"
-     "  -f, --force   accept a policy naming a class no volume carries (warning only)\n"},
+     "  -f, --force   accept a policy naming a class no volume carries (warning only;\n"
+     "                default: refuse it)\n"},
     {FsppadmCommand::kUnassign, "unassign",
      "usage: fsppadm unassign MOUNT...\n"
      "Removes the active policy; new files then go to the volume with the most free space.\n"},
     {FsppadmCommand::kList, "list",
      "usage: fsppadm list [--json] [MOUNT...]\n"
      "Shows the policy assigned to each mount (every tierfs mount when none is named).\n"
-     "  --json        one JSON document\n"},
+     "  --json        one JSON document (default: a table)\n"},
     {FsppadmCommand::kPrint, "print",
      "usage: fsppadm print MOUNT\n"
      "Prints the XML of the policy assigned to MOUNT.\n"},
@@ -34,7 +40,8 @@ constexpr CommandInfo kCommands[] = {
      "Checks POLICY.xml. Alone: syntax and semantics, locally. With mounts: also\n"
      "against the classes of each mount's volumes (nothing is assigned).\n"
      "Diagnostics read FILE:LINE: <ELEMENT>: message.\n"
-     "  -f, --force   a class no volume carries is a warning, not an error\n"},
+     "  -f, --force   a class no volume carries is a warning, not an error (default:\n"
+     "                an error)\n"},
     {FsppadmCommand::kEnforce, "enforce", nullptr},
     {FsppadmCommand::kAnalyze, "analyze", nullptr},
     {FsppadmCommand::kQuery, "query", nullptr},
@@ -42,7 +49,7 @@ constexpr CommandInfo kCommands[] = {
      "usage: fsppadm status [-n COUNT] [--json] MOUNT\n"
      "Shows the assigned policy, the volumes, and the latest scans and relocations.\n"
      "  -n COUNT      how many scans and relocations to show (default 10)\n"
-     "  --json        one JSON document\n"},
+     "  --json        one JSON document (default: tables)\n"},
     {FsppadmCommand::kTag, "tag",
      "usage: fsppadm tag add|remove TAG FILE...\n"
      "       fsppadm tag list FILE...\n"
@@ -53,17 +60,21 @@ constexpr CommandInfo kCommands[] = {
 
 constexpr char kScanOptions[] =
     "  -C            only files with I/O or namespace activity in the policy's longest PERIOD\n"
-    "  -T CLASS      only files now on volumes of CLASS (repeatable)\n"
+    "                (default: every file)\n"
+    "  -T CLASS      only files now on volumes of CLASS (repeatable; default: all classes)\n"
     "  -F POLICY.xml use this policy instead of the assigned one\n"
     "  -P            tab-separated output: file, summary, class and note records\n"
     "  --json        the daemon's result as one JSON document\n"
     "  -r REPORT     write the report to the file REPORT (standard output gets the summary)\n"
     "  -a            add access and modification times to each file row\n"
-    "  -s BYTES      stop after moving this much data (suffixes K, M, G, T)\n"
-    "  -n FILES      stop after moving or deleting this many files\n"
-    "  -t HOURS      stop after running this long (decimals allowed)\n"
+    "  -s BYTES      stop after moving this much data: bytes, or with a suffix K, M, G, T\n"
+    "                (powers of 1024; default: no limit)\n"
+    "  -n FILES      stop after moving or deleting this many files (default: no limit)\n"
+    "  -t HOURS      stop after running this many hours, decimals allowed (default: no limit)\n"
     "  -p IO_NICE    1..100: files relocated at once: 1 at 1, 16 at 50 (default), 32 at 100\n"
-    "  --no-wait     exit at once if another enforce runs on the mount\n"
+    "  --no-wait     exit at once if another enforce runs on the mount (default: wait)\n";
+
+constexpr char kScanNotes[] =
     "The first PATH names the file system; every PATH must be in it. A directory is\n"
     "swept recursively. Exit status: 0 ok, 1 some files failed, 2 usage or policy\n"
     "error, 3 the daemon could not be reached.\n";
@@ -88,7 +99,7 @@ bool IsScan(FsppadmCommand c) {
 }
 
 std::vector<OptionSpec> SpecsFor(FsppadmCommand c) {
-  std::vector<OptionSpec> specs = {{"help", 'h', false, ""}};
+  std::vector<OptionSpec> specs = {{"help", 'h', false, ""}, {"version", 0, false, ""}};
   switch (c) {
     case FsppadmCommand::kAssign:
     case FsppadmCommand::kValidate:
@@ -178,7 +189,9 @@ Status OnOption(FsppadmArgs* a, const OptionSpec& spec, const char* value) {
     default:
       break;
   }
-  if (name == "json") {
+  if (name == "version") {
+    a->version = true;
+  } else if (name == "json") {
     a->json = true;
   } else if (name == "no-wait") {
     a->no_wait = true;
@@ -270,10 +283,10 @@ std::string FsppadmUsage(FsppadmCommand command) {
     return "usage: fsppadm " + name +
            " [-C] [-T CLASS]... [-F POLICY.xml] [-P | --json] [-r REPORT [-a]]\n"
            "       [-s BYTES] [-n FILES] [-t HOURS] [-p IO_NICE] [--no-wait] PATH...\n" +
-           what + kScanOptions;
+           what + kScanOptions + kCommonOptions + kScanNotes;
   }
   if (const CommandInfo* info = InfoOf(command); info != nullptr && info->usage != nullptr) {
-    return info->usage;
+    return std::string(info->usage) + kCommonOptions;
   }
   return "usage: fsppadm COMMAND [OPTIONS] [OPERANDS]\n"
          "Placement policy administration for tierfs file systems.\n"
@@ -288,6 +301,10 @@ std::string FsppadmUsage(FsppadmCommand command) {
          "  query [OPTIONS] PATH...               report the policy's decision for each file\n"
          "  status [-n COUNT] [--json] MOUNT      policy, volumes, recent scans and moves\n"
          "  tag add|remove TAG FILE...           tag files for <TAG> selects (list FILE...)\n"
+         "\n"
+         "\n"
+         "  -h, --help, help [COMMAND]            this text, or COMMAND's\n"
+         "  --version                             print the version and exit\n"
          "\n"
          "`fsppadm COMMAND --help` describes a command. Exit status: 0 ok, 1 some files\n"
          "failed, 2 usage or validation error, 3 the daemon could not be reached.\n";
@@ -304,6 +321,10 @@ Result<FsppadmArgs> ParseFsppadmArgs(const std::vector<std::string>& args) {
       if (info == nullptr) return Status::Invalid("unknown command \"" + args[2] + "\"");
       a.command = info->command;
     }
+    return a;
+  }
+  if (word == "--version") {
+    a.version = true;
     return a;
   }
   const CommandInfo* info = FindCommand(word);
@@ -323,7 +344,7 @@ Result<FsppadmArgs> ParseFsppadmArgs(const std::vector<std::string>& args) {
   if (!operands.ok()) {
     return Status::Invalid(std::string(info->name) + ": " + operands.status().message());
   }
-  if (a.help) return a;
+  if (a.help || a.version) return a;
   Status st = CheckOperands(&a, std::move(*operands));
   if (!st.ok()) return Status::Invalid(std::string(info->name) + ": " + st.message());
   return a;

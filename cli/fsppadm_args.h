@@ -9,7 +9,7 @@
 //                    [-r REPORT [-a]] [-s BYTES] [-n FILES] [-t HOURS] [-p IO_NICE]
 //                    [--no-wait] PATH...
 //   fsppadm status   [-n COUNT] [--json] MOUNT
-//   fsppadm help [COMMAND] | --help | COMMAND --help
+//   fsppadm help [COMMAND] | --help | COMMAND --help | --version | COMMAND --version
 //
 // Parsing only: no I/O. Not thread-safe (getopt_long, see option_parser.h).
 #pragma once
@@ -38,7 +38,8 @@ enum class FsppadmCommand {
 
 struct FsppadmArgs {
   FsppadmCommand command = FsppadmCommand::kNone;
-  bool help = false;  // print the usage of `command` (the overview for kNone) and exit 0
+  bool help = false;     // print the usage of `command` (the overview for kNone) and exit 0
+  bool version = false;  // --version: print "fsppadm (tierfs) VERSION" and exit 0
 
   bool force = false;       // assign/validate -f: a class without volumes only warns
   std::string policy_file;  // assign/validate POLICY.xml operand; scan -F

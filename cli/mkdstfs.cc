@@ -15,6 +15,7 @@
 #include "cli/option_parser.h"
 #include "cli/text_table.h"
 #include "cli/tool_support.h"
+#include "cli/version.h"
 #include "fs/media_type.h"
 #include "fs/volume_label.h"
 
@@ -75,14 +76,18 @@ std::string MkdstfsUsage() {
          "mixed) unless CLASS is given. The first ssd DIR (else the first mixed one) holds\n"
          "the metadata and is tagged class ssdmetadata; the default policy IOTEMP_Policy\n"
          "places new files on hdd, and on ssdmetadata only when hdd is full.\n"
-         "  -f               proceed without any ssd or mixed DIR (the first DIR holds the\n"
+         "  -f, --force      proceed without any ssd or mixed DIR (the first DIR holds the\n"
          "                   metadata); never makes mkdstfs reuse a tierfs volume\n"
-         "  -v               print every step as a command line\n"
-         "  -h, --help       this text\n"
-         "  -m MOUNTOPTS     mount options, passed to tierfs as -o MOUNTOPTS\n"
+         "                   (default: refuse)\n"
+         "  -v, --verbose    print every step as a command line\n"
+         "  -m MOUNTOPTS     mount options, comma separated, passed to tierfs as\n"
+         "                   -o MOUNTOPTS (allow_other,ro...; default: none)\n"
          "  --cron SCHEDULE  install /etc/cron.d/tierfs-FSNAME running `fsppadm enforce\n"
-         "                   MOUNTPOINT` on SCHEDULE (\"0 * * * *\", @daily...)\n"
-         "  --no-mount       create the file system but do not mount it\n"
+         "                   MOUNTPOINT` on SCHEDULE, a crontab time (\"0 * * * *\",\n"
+         "                   @daily...; default: no schedule)\n"
+         "  --no-mount       create the file system but do not mount it (default: mount)\n"
+         "  -h, --help       this text\n"
+         "  --version        print the version and exit\n"
          "Exit status: 0 ok, 1 the creation failed (and was undone), 2 usage error or a\n"
          "directory that cannot be used.\n";
 }
@@ -91,7 +96,8 @@ Result<MkdstfsArgs> ParseMkdstfsArgs(const std::vector<std::string>& args) {
   MkdstfsArgs a;
   std::vector<OptionSpec> specs = {{"force", 'f', false, ""},     {"verbose", 'v', false, ""},
                                    {"help", 'h', false, ""},      {nullptr, 'm', true, "MOUNTOPTS"},
-                                   {"cron", 0, true, "SCHEDULE"}, {"no-mount", 0, false, ""}};
+                                   {"cron", 0, true, "SCHEDULE"}, {"no-mount", 0, false, ""},
+                                   {"version", 0, false, ""}};
   Result<std::vector<std::string>> operands =
       ParseOptions(args, specs, [&a](const OptionSpec& spec, const char* value) -> Status {
         switch (spec.short_name) {
@@ -110,7 +116,9 @@ Result<MkdstfsArgs> ParseMkdstfsArgs(const std::vector<std::string>& args) {
           default:
             break;
         }
-        if (std::string(spec.long_name) == "cron") {
+        if (std::string(spec.long_name) == "version") {
+          a.version = true;
+        } else if (std::string(spec.long_name) == "cron") {
           Status st = CheckCronSchedule(value);
           if (!st.ok()) return Status::Invalid("--cron: " + st.message());
           a.cron_schedule = value;
@@ -120,7 +128,7 @@ Result<MkdstfsArgs> ParseMkdstfsArgs(const std::vector<std::string>& args) {
         return Status::Ok();
       });
   if (!operands.ok()) return operands.status();
-  if (a.help) return a;
+  if (a.help || a.version) return a;
   if (operands->size() < 3) return Status::Invalid("expected MOUNTPOINT FSNAME DIR[:CLASS]...");
   a.mount_point = (*operands)[0];
   a.fs_name = (*operands)[1];
@@ -189,6 +197,10 @@ int MkdstfsMain(const std::vector<std::string>& args, const CliEnv& env) {
       return kExitUsage;
     }
     const MkdstfsArgs& a = *parsed;
+    if (a.version) {
+      *env.out << VersionText(kTool);
+      return kExitOk;
+    }
     if (a.help) {
       *env.out << MkdstfsUsage();
       return kExitOk;

@@ -4,6 +4,7 @@
 //
 //   mkdstfs [-f] [-v] [-h] [-m MOUNTOPTS] [--cron SCHEDULE] [--no-mount]
 //           MOUNTPOINT FSNAME DIR[:CLASS]...
+//   mkdstfs --version
 //
 // Steps: check every DIR (exists, is a directory, is not already a tierfs
 // volume), detect media types, plan the volume set (cli/mkdstfs_plan.h), write
@@ -31,6 +32,7 @@ struct MkdstfsArgs {
   bool force = false;         // -f: proceed without an ssd or mixed volume
   bool verbose = false;       // -v: print every step as a command line
   bool help = false;          // -h, --help
+  bool version = false;       // --version
   bool mount = true;          // --no-mount clears it
   std::string mount_options;  // -m, passed as tierfs -o
   std::string cron_schedule;  // --cron

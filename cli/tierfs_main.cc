@@ -11,14 +11,19 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cli/check_command.h"
+#include "cli/version.h"
 #include "fs/session.h"
 
 DEFINE_bool(f, false, "stay in the foreground (do not detach)");
 DEFINE_bool(d, false, "trace every FUSE request (implies -f)");
-DEFINE_string(o, "", "mount options, comma separated (passed to FUSE; e.g. allow_other,ro)");
+DEFINE_string(o, "",
+              "mount options, comma separated, passed to FUSE (allow_other, "
+              "default_permissions, ro...)");
 DEFINE_bool(sync_full, false, "SQLite synchronous=FULL: every metadata commit reaches the disk");
 DEFINE_double(entry_timeout, 60, "seconds the kernel may cache directory entries (0..31536000)");
 DEFINE_double(attr_timeout, 60, "seconds the kernel may cache attributes (0..31536000)");
@@ -72,6 +77,128 @@ DEFINE_validator(fcl_keep_hours, &ValidateFclHours);
 DEFINE_validator(fcl_max_records, &ValidateRecords);
 DEFINE_validator(iostat_keep_days, &ValidateIostatDays);
 
+namespace {
+
+// tierfs's own --help and --version. gflags' built-in --help lists every flag
+// linked into the program, its own internals (-tab_completion_word, -undefok,
+// -flagfile...) among them, and exits 1; its --version prints "tierfs version
+// X". Both are answered here instead, before gflags parses anything. The list
+// is built from gflags' registry, keeping the flags defined in cli/, so a new
+// DEFINE_ there shows up without touching this text.
+
+constexpr char kUsageHead[] =
+    "usage: tierfs [OPTIONS] METADATA_VOLUME_DIR MOUNTPOINT\n"
+    "       tierfs check ...    reconcile the database with the volumes (tierfs check --help)\n"
+    "       tierfs backup ...   copy the metadata database (tierfs backup --help)\n"
+    "Mounts the tierfs file system whose metadata volume is METADATA_VOLUME_DIR (the\n"
+    "directory holding .tierfs/meta.db, made by mkdstfs) on MOUNTPOINT and serves it\n"
+    "until `fusermount3 -u MOUNTPOINT`. mount(8) runs it for type fuse.tierfs:\n"
+    "`mount -t fuse.tierfs METADATA_VOLUME_DIR MOUNTPOINT -o OPTS` and /etc/fstab.\n"
+    "\n"
+    "Options (-name VALUE, -name=VALUE or --name=VALUE; switches -name or -noname):\n";
+
+constexpr char kUsageTail[] =
+    "  -h, --help                this text\n"
+    "  --version                 print the version and exit\n"
+    "Exit status: 0 after a clean unmount, 1 could not mount (or a bad option),\n"
+    "2 wrong operands.\n";
+
+// The placeholder after an option that takes a value: its unit where it has one.
+std::string ValueName(const gflags::CommandLineFlagInfo& flag) {
+  static constexpr std::pair<std::string_view, std::string_view> kNames[] = {
+      {"o", "OPTS"},
+      {"entry_timeout", "SECONDS"},
+      {"attr_timeout", "SECONDS"},
+      {"writeback_seconds", "SECONDS"},
+      {"threads", "N"},
+      {"fcl_keep_hours", "HOURS"},
+      {"fcl_max_records", "N"},
+      {"iostat_keep_days", "DAYS"},
+  };
+  for (const auto& [name, value] : kNames) {
+    if (flag.name == name) return std::string(value);
+  }
+  if (flag.type == "bool") return "";
+  return flag.type == "string" ? "STRING" : "N";
+}
+
+// True for a flag defined in a file under cli/ (DEFINE_ records __FILE__).
+bool DefinedInCli(const gflags::CommandLineFlagInfo& flag) {
+  const std::string& file = flag.filename;
+  return file.rfind("cli/", 0) == 0 || file.find("/cli/") != std::string::npos;
+}
+
+// Appends `text` to *out as lines of at most 80 columns, the first starting at
+// column `column` (where *out's last line ends), the rest indented by `indent`.
+void AppendWrapped(std::string* out, size_t column, size_t indent, std::string_view text) {
+  size_t start = 0;
+  bool line_empty = true;
+  while (start < text.size()) {
+    size_t end = text.find(' ', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view word = text.substr(start, end - start);
+    start = end + 1;
+    if (word.empty()) continue;
+    if (!line_empty && column + 1 + word.size() > 80) {
+      *out += "\n" + std::string(indent, ' ');
+      column = indent;
+      line_empty = true;
+    }
+    if (!line_empty) {
+      *out += ' ';
+      ++column;
+    }
+    *out += word;
+    column += word.size();
+    line_empty = false;
+  }
+  *out += '\n';
+}
+
+std::string TierfsUsage() {
+  constexpr size_t kDescriptionColumn = 28;
+  std::string usage = kUsageHead;
+  std::vector<gflags::CommandLineFlagInfo> flags;
+  gflags::GetAllFlags(&flags);  // sorted by file, then name
+  for (const gflags::CommandLineFlagInfo& flag : flags) {
+    if (!DefinedInCli(flag)) continue;
+    std::string value = ValueName(flag);
+    std::string left = "  -" + flag.name + (value.empty() ? "" : " " + value);
+    usage += left;
+    if (left.size() + 1 > kDescriptionColumn) {
+      usage += "\n" + std::string(kDescriptionColumn, ' ');
+    } else {
+      usage += std::string(kDescriptionColumn - left.size(), ' ');
+    }
+    std::string shown = flag.default_value == "true"    ? "on"
+                        : flag.default_value == "false" ? "off"
+                        : flag.default_value.empty()    ? "none"
+                                                        : flag.default_value;
+    AppendWrapped(&usage, kDescriptionColumn, kDescriptionColumn,
+                  flag.description + " (default: " + shown + ")");
+  }
+  return usage + kUsageTail;
+}
+
+// What argv asks for before gflags sees it: help in any spelling gflags knows
+// (-h, -help, --helpfull, --helpshort, --helpon=...), or the version.
+enum class EarlyRequest { kNone, kHelp, kVersion };
+EarlyRequest FindEarlyRequest(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--") break;
+    if (arg == "-h") return EarlyRequest::kHelp;
+    if (arg.substr(0, 2) == "--") arg.remove_prefix(2);
+    else if (arg.substr(0, 1) == "-") arg.remove_prefix(1);
+    else continue;
+    if (arg.substr(0, 4) == "help") return EarlyRequest::kHelp;
+    if (arg == "version") return EarlyRequest::kVersion;
+  }
+  return EarlyRequest::kNone;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   // Subcommands (cli/check_command.h); anything else mounts. A metadata volume
   // directory literally named "check" or "backup" is mounted as ./check.
@@ -81,8 +208,18 @@ int main(int argc, char** argv) {
     return args[0] == "check" ? tierfs::cli::CheckMain(args, env)
                               : tierfs::cli::BackupMain(args, env);
   }
-  gflags::SetUsageMessage("mounts a tierfs file system\n  tierfs [options] METADATA_VOLUME_DIR MOUNTPOINT");
-  gflags::SetVersionString("0.1.0");
+  switch (FindEarlyRequest(argc, argv)) {
+    case EarlyRequest::kHelp:
+      std::fputs(TierfsUsage().c_str(), stdout);
+      return 0;
+    case EarlyRequest::kVersion:
+      std::fputs(tierfs::cli::VersionText("tierfs").c_str(), stdout);
+      return 0;
+    case EarlyRequest::kNone:
+      break;
+  }
+  gflags::SetUsageMessage("tierfs [OPTIONS] METADATA_VOLUME_DIR MOUNTPOINT (see tierfs --help)");
+  gflags::SetVersionString(tierfs::cli::kTierfsVersion);
   gflags::ParseCommandLineFlags(&argc, &argv, /*remove_flags=*/true);
   if (argc != 3) {
     std::fprintf(stderr, "usage: tierfs [options] METADATA_VOLUME_DIR MOUNTPOINT (see --help)\n");

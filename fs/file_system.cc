@@ -152,6 +152,24 @@ Status FileSystem::RemovePendingObjects() {
     auto inode = meta_->GetInode(p.ino);
     const bool is_location = inode.ok() && inode->volume_id == p.volume_id &&
                              inode->generation == p.generation;
+    // Never remove what may be a file's only copy: if the location's object is
+    // missing (it should not be: it was renamed into place and its directory
+    // synced before the commit), keep the pending one for `tierfs check`, which
+    // reports the file as misplaced and points it there.
+    struct stat st;
+    const bool location_missing =
+        inode.ok() && S_ISREG(inode->mode) && inode->size > 0 && !is_location &&
+        stat(volumes_->ObjectPath(inode->volume_id, inode->ino, inode->generation).c_str(), &st) !=
+            0;
+    if (location_missing) {
+      std::fprintf(stderr,
+                   "tierfs: inode %llu: its object on %s is missing; keeping the one on %s "
+                   "(run `tierfs check --repair`)\n",
+                   static_cast<unsigned long long>(p.ino),
+                   volumes_->NameOf(inode->volume_id).c_str(),
+                   volumes_->NameOf(p.volume_id).c_str());
+      continue;
+    }
     if (!is_location) {
       Status st = volumes_->RemoveObject(p.volume_id, p.ino, p.generation);
       if (!st.ok()) return st;

@@ -966,17 +966,6 @@ Result<CheckReport> CheckFileSystem(meta::Metadata& meta, const CheckOptions& op
   return Checker(meta, options).Run();
 }
 
-std::string ObjectSubdirName(uint64_t ino) {
-  char xx[8];
-  std::snprintf(xx, sizeof xx, "%02x", static_cast<unsigned>(ino % 256));
-  return xx;
-}
-
-std::string ObjectPathIn(const std::string& volume_dir, uint64_t ino, uint64_t generation) {
-  return ObjectsDir(volume_dir) + "/" + ObjectSubdirName(ino) + "/" + std::to_string(ino) + "." +
-         std::to_string(generation);
-}
-
 std::optional<ObjectName> ParseObjectName(std::string_view name) {
   const size_t dot = name.find('.');
   if (dot == std::string_view::npos || dot == 0 || dot + 1 == name.size()) return std::nullopt;

@@ -142,10 +142,7 @@ struct CheckReport {
 // status.
 Result<CheckReport> CheckFileSystem(meta::Metadata& meta, const CheckOptions& options);
 
-// Object naming, as fs/volume_set.h defines it: <volume>/.tierfs/objects/<xx>/<ino>.<gen>,
-// xx = ino mod 256 as two lower-case hex digits.
-std::string ObjectSubdirName(uint64_t ino);
-std::string ObjectPathIn(const std::string& volume_dir, uint64_t ino, uint64_t generation);
+// Object naming (ObjectSubdirName, ObjectPathIn): fs/volume_label.h.
 // Parses "<ino>.<generation>" (decimal, both > 0); nullopt otherwise.
 struct ObjectName {
   uint64_t ino = 0;

@@ -20,6 +20,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <string_view>
 
 #include "common/unique_fd.h"
@@ -257,6 +258,17 @@ Result<VolumeLabel> ReadVolumeLabel(const std::string& volume_dir) {
     }
   }
   return Parse(text, path);
+}
+
+std::string ObjectSubdirName(uint64_t ino) {
+  char xx[8];
+  std::snprintf(xx, sizeof xx, "%02x", static_cast<unsigned>(ino % 256));
+  return xx;
+}
+
+std::string ObjectPathIn(const std::string& volume_dir, uint64_t ino, uint64_t generation) {
+  return ObjectsDir(volume_dir) + "/" + ObjectSubdirName(ino) + "/" + std::to_string(ino) + "." +
+         std::to_string(generation);
 }
 
 }  // namespace tierfs

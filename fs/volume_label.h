@@ -36,6 +36,10 @@ inline std::string DaemonLockPath(const std::string& volume_dir) {
   return TierfsDir(volume_dir) + "/daemon.lock";
 }
 std::string VolumeLabelPath(const std::string& volume_dir);    // <dir>/.tierfs/label
+// Object naming (design.md, "Layout on disk"): <dir>/.tierfs/objects/<xx>/<ino>.<gen>,
+// xx = ino mod 256 as two lower-case hex digits.
+std::string ObjectSubdirName(uint64_t ino);  // "xx"
+std::string ObjectPathIn(const std::string& volume_dir, uint64_t ino, uint64_t generation);
 
 // Creates <dir>/.tierfs/{objects,tmp} and writes the label atomically (temp file +
 // rename + fsync). EEXIST if the directory already carries a label of another file

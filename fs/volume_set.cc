@@ -15,12 +15,6 @@
 namespace tierfs {
 namespace {
 
-std::string ObjectSubdir(const std::string& volume_dir, uint64_t ino) {
-  char xx[8];
-  std::snprintf(xx, sizeof xx, "%02x", static_cast<unsigned>(ino % 256));
-  return ObjectsDir(volume_dir) + "/" + xx;
-}
-
 // Removes every entry of a flat directory (the tmp/ of a volume).
 void EmptyDirectory(const std::string& dir) {
   DIR* d = opendir(dir.c_str());
@@ -98,7 +92,7 @@ std::string VolumeSet::NameOf(uint32_t id) const {
 std::string VolumeSet::ObjectPath(uint32_t volume_id, uint64_t ino, uint64_t generation) const {
   const meta::Volume* v = Find(volume_id);
   if (v == nullptr) return {};
-  return ObjectSubdir(v->path, ino) + "/" + std::to_string(ino) + "." + std::to_string(generation);
+  return ObjectPathIn(v->path, ino, generation);
 }
 
 std::string VolumeSet::TmpPath(uint32_t volume_id, uint64_t ino, uint64_t generation) const {
@@ -199,7 +193,7 @@ Result<int> VolumeSet::OpenObject(uint32_t volume_id, uint64_t ino, uint64_t gen
       return Status::Io("object " + path + " is missing on volume " + v->name +
                         " (run `tierfs check`)");
     }
-    io_.Mkdir(ObjectSubdir(v->path, ino), 0700);  // first object in this subdir
+    io_.Mkdir(ObjectsDir(v->path) + "/" + ObjectSubdirName(ino), 0700);  // its first object
     fd = io_.Open(path, flags, 0600);
   }
   if (fd < 0) return Status::FromErrno("open object " + path);

@@ -3,6 +3,7 @@
 #include <libxml/tree.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 
 #include "policy/policy_lint.h"
@@ -50,6 +51,7 @@ void CheckClasses(const PlacementPolicy& policy, const std::vector<std::string>&
                      : " (use -f to assign anyway)";
     found.push_back({line, "CLASS", message});
   };
+  for (const ClassLimit& l : policy.class_limits) check(l.class_name, l.class_line);
   for (const Rule& rule : policy.rules) {
     if (rule.flags != RuleFlags::kData) continue;
     if (rule.create) {
@@ -63,6 +65,44 @@ void CheckClasses(const PlacementPolicy& policy, const std::vector<std::string>&
   std::vector<Diagnostic>* target = force ? &result->warnings : &result->errors;
   target->insert(target->end(), found.begin(), found.end());
   SortByLine(target);
+  if (!result->errors.empty()) result->policy.reset();  // after the last use of `policy`
+}
+
+void CheckHeatResolution(const PlacementPolicy& policy, int64_t bucket_seconds,
+                         LoadResult* result) {
+  std::vector<Diagnostic> found;
+  const double bucket = static_cast<double>(bucket_seconds);
+  auto describe = [](double seconds) {
+    char buf[48];
+    if (seconds >= 3600) {
+      snprintf(buf, sizeof buf, "%g h", seconds / 3600);
+    } else {
+      snprintf(buf, sizeof buf, "%g s", seconds);
+    }
+    return std::string(buf);
+  };
+  auto check = [&](double hours, int line, const std::string& element, const std::string& what) {
+    if (hours * 3600 >= bucket) return;
+    found.push_back({line, element,
+                     what + " of " + describe(hours * 3600) +
+                         " is shorter than this file system's heat bucket of " +
+                         describe(bucket) +
+                         ": I/O is counted per bucket, so it cannot be measured (use at least " +
+                         describe(bucket) + ", or a shorter bucket)"});
+  };
+  if (policy.UsesAverage()) {
+    check(policy.average_period_hours, policy.line, "PLACEMENT_POLICY", "AveragePeriod");
+  }
+  for (const Rule& rule : policy.rules) {
+    if (rule.flags != RuleFlags::kData) continue;
+    for (const Statement& st : rule.statements) {
+      for (const Criterion& c : st.criteria) {
+        if (c.IsTemperature()) check(c.period_hours, c.line, CriterionKindName(c.kind), "PERIOD");
+      }
+    }
+  }
+  result->errors.insert(result->errors.end(), found.begin(), found.end());
+  SortByLine(&result->errors);
   if (!result->errors.empty()) result->policy.reset();  // after the last use of `policy`
 }
 

@@ -4,11 +4,13 @@
 // with line numbers: well-formedness (libxml2 with network, external
 // entities and external DTDs disabled), the DTD compiled into tierfs
 // (placement_policy.dtd, never the DOCTYPE's SYSTEM path), then semantic
-// checks. CheckClasses() adds the check against a file system's classes.
+// checks. CheckClasses() and CheckHeatResolution() add the checks against a
+// file system's classes and heat bucket.
 // Pure (no I/O besides parsing the string); thread-safe.
 // dst-spec 2, 2.6 and 10 items 1-11.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,5 +45,17 @@ LoadResult LoadPolicy(std::string_view xml);
 // before the reset.
 void CheckClasses(const PlacementPolicy& policy, const std::vector<std::string>& known_classes,
                   bool force, LoadResult* result);
+
+// Checks the PERIODs of the data rules' IOTEMP/ACCESSTEMP criteria, and the
+// AveragePeriod when some criterion uses Average="*", against
+// `bucket_seconds`, the length of the file system's iostat buckets (its heat
+// resolution, > 0). A window shorter than one bucket cannot be measured: the
+// counts would mean "since the current bucket began" and depend on the
+// minute the scan runs; each such window is an error (tierfs extension,
+// issue 10; docs/policies.md "Temperatures"). Appends to `result` (sorted by
+// line); when `result` then holds any error, result->policy is reset.
+// `policy` may be *result->policy.
+void CheckHeatResolution(const PlacementPolicy& policy, int64_t bucket_seconds,
+                         LoadResult* result);
 
 }  // namespace tierfs::policy

@@ -71,11 +71,14 @@ void Transfer(std::vector<VolumeState>* projected, uint32_t from, uint32_t to, u
   Credit(projected, from, bytes);
 }
 
-// The volume of `d`'s class that takes `bytes` within `d`'s PERCENT, or nullptr.
-const VolumeState* PickDestination(const std::vector<VolumeState>& projected,
+// The volume of `d`'s class that takes `bytes` within the class's limit for
+// `d` (PlacementPolicy::DestinationPercent), or nullptr.
+const VolumeState* PickDestination(const PlacementPolicy& policy,
+                                   const std::vector<VolumeState>& projected,
                                    const Destination& d, uint64_t bytes) {
   if (d.class_name.empty()) return nullptr;
-  if (d.percent && !FitsUnderLimit(projected, d.class_name, bytes, *d.percent)) return nullptr;
+  std::optional<double> percent = policy.DestinationPercent(d);
+  if (percent && !FitsUnderLimit(projected, d.class_name, bytes, *percent)) return nullptr;
   return PickClassVolume(projected, d.class_name, bytes, d.balance_size > 0);
 }
 
@@ -158,10 +161,10 @@ class Placer {
   }
 
   // The first TO class with room under its limit, as DST's reference
-  // algorithm has it (dst-spec 4), plus PERCENT.
+  // algorithm has it (dst-spec 4), plus the class limits.
   bool PlaceDirect(const Statement& st, PlannedMove* m) {
     for (const Destination& d : st.to_classes) {
-      const VolumeState* to = PickDestination(projected_, d, m->bytes);
+      const VolumeState* to = PickDestination(policy_, projected_, d, m->bytes);
       if (to == nullptr) continue;  // full, over its limit, or no volume carries the class
       m->to_volume = to->id;
       m->to_class = d.class_name;
@@ -199,8 +202,8 @@ class Placer {
 
   // Where resident `r` of class `leaving` goes: the first other class its
   // own rule's RELOCATEs name that has room (under that destination's
-  // PERCENT), else `fallback` (the class the candidate comes from). Sets
-  // *to_class; nullptr when nothing can take it.
+  // limit), else `fallback` (the class the candidate comes from, under its
+  // CLASS_LIMIT). Sets *to_class; nullptr when nothing can take it.
   const VolumeState* EvictionTarget(const std::vector<VolumeState>& trial, const Settled& r,
                                     const std::string& leaving, const std::string& fallback,
                                     std::string* to_class) const {
@@ -213,7 +216,7 @@ class Placer {
         if (own.kind != Statement::kRelocate) continue;
         for (const Destination& d : own.to_classes) {
           if (!usable(d.class_name)) continue;
-          if (const VolumeState* v = PickDestination(trial, d, r.file->size)) {
+          if (const VolumeState* v = PickDestination(policy_, trial, d, r.file->size)) {
             *to_class = d.class_name;
             return v;
           }
@@ -222,7 +225,9 @@ class Placer {
     }
     if (!usable(fallback)) return nullptr;
     *to_class = fallback;
-    return PickClassVolume(trial, fallback, r.file->size, /*balance=*/false);
+    Destination d;
+    d.class_name = fallback;  // no PERCENT of its own: the CLASS_LIMIT, if any
+    return PickDestination(policy_, trial, d, r.file->size);
   }
 
   // Tries to make room for candidate `c` in `d` by displacing residents
@@ -236,7 +241,7 @@ class Placer {
     std::vector<PlannedMove> outs;
     std::vector<size_t> taken;
     for (size_t i = s->next;; ++i) {
-      if (const VolumeState* to = PickDestination(trial, d, m->bytes)) {
+      if (const VolumeState* to = PickDestination(policy_, trial, d, m->bytes)) {
         m->to_volume = to->id;
         m->to_class = d.class_name;
         m->statement += " swap-in";

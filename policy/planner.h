@@ -14,8 +14,9 @@
 // reason "nospace". A DELETE always succeeds and credits its source.
 //
 // Capacity limits (tierfs extension, docs/policies.md "Capacity limits"): a
-// TO DESTINATION with PERCENT p takes a candidate only while the class's
-// projected use plus the file stays at or under p% of the class's capacity;
+// TO DESTINATION with PERCENT p (or, without one, the policy's CLASS_LIMIT
+// for the class) takes a candidate only while the class's projected use
+// plus the file stays at or under p% of the class's capacity;
 // a candidate whose FROM class has a SOURCE PERCENT q and is already at or
 // below q% full is skipped with reason "drained".
 //

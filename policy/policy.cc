@@ -23,6 +23,14 @@ Prefer Statement::OrderingPrefer() const {
   return c == nullptr ? Prefer::kNone : c->prefer;
 }
 
+std::optional<double> PlacementPolicy::DestinationPercent(const Destination& d) const {
+  if (d.percent) return d.percent;
+  for (const ClassLimit& l : class_limits) {
+    if (l.class_name == d.class_name) return l.percent;
+  }
+  return std::nullopt;
+}
+
 std::optional<double> Statement::SourcePercent(const std::string& class_name) const {
   for (const SourceLimit& l : from_limits) {
     if (l.class_name == class_name) return l.percent;

@@ -177,6 +177,16 @@ struct Rule {
 // their counts wobble.
 inline constexpr double kDefaultSwapHysteresis = 1.25;
 
+// <CLASS_LIMIT><CLASS>c</CLASS><PERCENT>p</PERCENT></CLASS_LIMIT> (tierfs
+// extension, docs/policies.md "Capacity limits"): the PERCENT of every
+// relocation into class c whose DESTINATION names none.
+struct ClassLimit {
+  std::string class_name;
+  double percent = 100;  // (0, 100]
+  int line = 0;          // of <CLASS_LIMIT>
+  int class_line = 0;    // of its <CLASS>
+};
+
 // <PLACEMENT_POLICY> (dst-spec 2.2, 10 item 1).
 struct PlacementPolicy {
   std::string name;
@@ -186,6 +196,7 @@ struct PlacementPolicy {
   // resident only when its temperature is above this many times the
   // resident's (planner.h).
   double swap_hysteresis = kDefaultSwapHysteresis;
+  std::vector<ClassLimit> class_limits;  // at most one per class
   std::vector<Rule> rules;            // in document order
   int line = 0;
 
@@ -199,6 +210,10 @@ struct PlacementPolicy {
   // True when some SELECT names owners by USER or GROUP (callers then resolve
   // uid/gid to names; most policies do not need it).
   bool SelectsByOwnerName() const;
+  // The limit (percent of capacity, (0, 100]) of a relocation into class
+  // `d.class_name` by destination `d`: its own PERCENT, else the policy's
+  // CLASS_LIMIT for the class, else nullopt (no limit beyond free space).
+  std::optional<double> DestinationPercent(const Destination& d) const;
 };
 
 // Names as they appear in policy XML: "SIZE", "IOTEMP"...; "nrbytes"...

@@ -33,6 +33,22 @@ std::optional<double> PolicyReader::Number(const xmlNode* node, const std::strin
   return value;
 }
 
+ClassLimit PolicyReader::ReadClassLimit(const xmlNode* node) {
+  ClassLimit limit;
+  limit.line = LineOf(node);
+  for (const xmlNode* child : ChildElements(node)) {
+    if (NameOf(child) == "CLASS") {
+      limit.class_name = NonEmptyText(child);
+      limit.class_line = LineOf(child);
+    } else if (NameOf(child) == "PERCENT") {
+      if (std::optional<double> percent = Percent(child, /*allow_zero=*/false)) {
+        limit.percent = *percent;
+      }
+    }
+  }
+  return limit;
+}
+
 std::optional<double> PolicyReader::Percent(const xmlNode* node, bool allow_zero) {
   std::optional<double> value = Number(node, "a percentage");
   if (!value) return std::nullopt;
@@ -75,6 +91,16 @@ PlacementPolicy PolicyReader::Read(const xmlNode* root) {
   }
   for (const xmlNode* child : ChildElements(root)) {
     if (NameOf(child) == "RULE") policy.rules.push_back(ReadRule(child));
+    if (NameOf(child) == "CLASS_LIMIT") {
+      ClassLimit limit = ReadClassLimit(child);
+      for (const ClassLimit& earlier : policy.class_limits) {
+        if (!limit.class_name.empty() && earlier.class_name == limit.class_name) {
+          Error(child, "class " + Quoted(limit.class_name) + " already has a CLASS_LIMIT (line " +
+                           std::to_string(earlier.line) + ")");
+        }
+      }
+      policy.class_limits.push_back(std::move(limit));
+    }
   }
   return policy;
 }

@@ -33,6 +33,7 @@ class PolicyReader {
 
  private:
   Rule ReadRule(const xmlNode* node);
+  ClassLimit ReadClassLimit(const xmlNode* node);
   Select ReadSelect(const xmlNode* node);
   Create ReadCreate(const xmlNode* node);
   Destination ReadDestination(const xmlNode* node, bool in_create);

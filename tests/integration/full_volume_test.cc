@@ -168,5 +168,31 @@ TEST_F(FullVolumeTest, WriterGetsEnospcOnlyWhenEveryAllowedVolumeIsFull) {
   EXPECT_TRUE(ReadFile(Path("small")) == RandomBytes(kMiB, 4)) << "contents differ";
 }
 
+// The other volume full in turn: a data-only volume fills and the write moves
+// to the metadata volume's class, which has room.
+class FullDataVolumeTest : public TierfsFixture {
+ protected:
+  void PrepareVolumes() override { MountScratch(hdd_, "64m"); }
+};
+
+TEST_F(FullDataVolumeTest, WriteMovesOnToTheNextClassAndCompletes) {
+  AssignPolicy(R"(<?xml version="1.0"?>
+<PLACEMENT_POLICY Version="5.1" Name="hdd_then_ssd">
+  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
+    <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION>
+                <DESTINATION><CLASS>ssd</CLASS></DESTINATION></ON></CREATE></RULE>
+</PLACEMENT_POLICY>
+)");
+  const std::string data = RandomBytes(100 * kMiB, 9);
+  size_t written = 0;
+  ASSERT_EQ(WriteAndSync(Path("big"), data, &written), 0) << "after " << written << " bytes";
+  EXPECT_EQ(ClassOf("big"), "ssd");
+  EXPECT_TRUE(ReadFile(Path("big")) == data) << "contents differ";
+  CommandResult r = Tool("fsppadm", {"status", mnt_});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  Remount();
+  EXPECT_TRUE(ReadFile(Path("big")) == data) << "contents differ";
+}
+
 }  // namespace
 }  // namespace tierfs::testing

@@ -65,6 +65,37 @@ TEST(LoadPolicyWarnings, SwapHysteresisBelowOneIsAnError) {
   EXPECT_DOUBLE_EQ(r.policy->swap_hysteresis, kDefaultSwapHysteresis);
 }
 
+TEST(LoadPolicyWarnings, ClassLimitsAreReadAndChecked) {
+  const std::string body = R"(<CLASS_LIMIT><CLASS>ssd</CLASS><PERCENT>90</PERCENT></CLASS_LIMIT>
+<CLASS_LIMIT><CLASS>nvme</CLASS><PERCENT>80</PERCENT></CLASS_LIMIT>
+<RULE Flags="data" Name="r"><SELECT/>
+  <RELOCATE><TO><DESTINATION><CLASS>ssd</CLASS></DESTINATION>
+    <DESTINATION><CLASS>hdd</CLASS><PERCENT>70</PERCENT></DESTINATION></TO></RELOCATE>
+</RULE>)";
+  LoadResult r = LoadPolicy(PolicyXml(body));
+  ASSERT_TRUE(r.ok()) << Dump(r);
+  ASSERT_EQ(r.policy->class_limits.size(), 2u);
+  EXPECT_EQ(r.policy->class_limits[1].class_name, "nvme");
+  EXPECT_EQ(r.policy->class_limits[1].line, 4);
+  const Statement& st = r.policy->rules[0].statements[0];
+  EXPECT_EQ(r.policy->DestinationPercent(st.to_classes[0]), 90.0);  // the CLASS_LIMIT
+  EXPECT_EQ(r.policy->DestinationPercent(st.to_classes[1]), 70.0);  // its own PERCENT
+  // A CLASS_LIMIT names a class like any other: it must have a volume.
+  CheckClasses(*r.policy, {"ssd", "hdd"}, /*force=*/false, &r);
+  EXPECT_TRUE(Has(r.errors, 4, "CLASS", "class \"nvme\" has no volume")) << Dump(r);
+
+  r = LoadPolicy(PolicyXml(R"(<CLASS_LIMIT><CLASS>ssd</CLASS><PERCENT>90</PERCENT></CLASS_LIMIT>
+<CLASS_LIMIT><CLASS>ssd</CLASS><PERCENT>0</PERCENT></CLASS_LIMIT>
+<RULE Flags="data" Name="r"><SELECT/></RULE>)"));
+  EXPECT_TRUE(Has(r.errors, 4, "CLASS_LIMIT", "class \"ssd\" already has a CLASS_LIMIT (line 3)"))
+      << Dump(r);
+  EXPECT_TRUE(Has(r.errors, 4, "PERCENT", "PERCENT must be greater than 0 to 100")) << Dump(r);
+  // After the rules, it is not the grammar.
+  r = LoadPolicy(PolicyXml(R"(<RULE Flags="data" Name="r"><SELECT/></RULE>
+<CLASS_LIMIT><CLASS>ssd</CLASS><PERCENT>90</PERCENT></CLASS_LIMIT>)"));
+  EXPECT_FALSE(r.ok());
+}
+
 TEST(LoadPolicyWarnings, PercentOutOfRangeIsAnError) {
   LoadResult r = LoadPolicy(PolicyXml(R"(<RULE Flags="data" Name="r">
   <SELECT/>
@@ -180,6 +211,33 @@ TEST(CheckClasses, AllKnownAddsNothing) {
   CheckClasses(*r.policy, {"ssd", "hdd", "tape", "cloud"}, false, &r);
   EXPECT_TRUE(r.ok());
   EXPECT_TRUE(r.errors.empty());
+}
+
+TEST(CheckHeatResolution, WindowsShorterThanABucketAreErrors) {
+  const char* body = R"(<RULE Flags="data" Name="r"><SELECT/>
+  <RELOCATE><TO><DESTINATION><CLASS>ssd</CLASS></DESTINATION></TO>
+    <WHEN><IOTEMP Type="nrbytes" Average="*"><MIN Flags="gteq">2</MIN><PERIOD Units="hours">0.5</PERIOD></IOTEMP>
+      <ACCESSTEMP Type="nreads"><MIN Flags="gteq">1</MIN><PERIOD Units="hours">1</PERIOD></ACCESSTEMP></WHEN>
+  </RELOCATE></RULE>
+<RULE Flags="checkpoint" Name="c"><SELECT/>
+  <RELOCATE><TO><DESTINATION><CLASS>ssd</CLASS></DESTINATION></TO>
+    <WHEN><IOTEMP Type="nrbytes"><MIN Flags="gteq">2</MIN><PERIOD Units="hours">0.01</PERIOD></IOTEMP></WHEN>
+  </RELOCATE></RULE>)";
+  LoadResult r = LoadPolicy(PolicyXml(body, "AveragePeriod=\"0.25\""));
+  ASSERT_TRUE(r.ok()) << Dump(r);
+  // One-minute buckets measure all of it (checkpoint rules are not checked).
+  CheckHeatResolution(*r.policy, 60, &r);
+  EXPECT_TRUE(r.ok()) << Dump(r);
+  // Hour buckets: the 30-minute PERIOD and the 15-minute AveragePeriod cannot be measured.
+  CheckHeatResolution(*r.policy, 3600, &r);
+  EXPECT_FALSE(r.ok());
+  EXPECT_FALSE(r.policy.has_value());
+  ASSERT_EQ(r.errors.size(), 2u) << Dump(r);
+  EXPECT_EQ(r.errors[0].ToString(),
+            "line 2: <PLACEMENT_POLICY>: AveragePeriod of 900 s is shorter than this file "
+            "system's heat bucket of 1 h: I/O is counted per bucket, so it cannot be measured "
+            "(use at least 1 h, or a shorter bucket)");
+  EXPECT_TRUE(Has(r.errors, 5, "IOTEMP", "PERIOD of 1800 s is shorter than")) << Dump(r);
 }
 
 }  // namespace

@@ -97,6 +97,25 @@ TEST(CapacityLimit, DestinationPercentCapsTheClassOverAllItsVolumes) {
   EXPECT_EQ(Plan(TwoTier(), files, vols).moves.size(), 10u);
 }
 
+TEST(CapacityLimit, ClassLimitIsTheDefaultOfDestinationsWithoutPercent) {
+  // ssd 100 bytes, empty; CLASS_LIMIT 30% unless the DESTINATION says otherwise.
+  const std::string limit =
+      "<CLASS_LIMIT><CLASS>ssd</CLASS><PERCENT>30</PERCENT></CLASS_LIMIT>\n";
+  std::vector<VolumeState> vols{Volume(1, "ssd", 100, 100), Volume(2, "hdd", 1000, 500)};
+  std::vector<FileRecord> files;
+  for (int i = 0; i < 6; ++i) files.push_back(Hot(1 + i, "/f" + std::to_string(i), 10, 2, 5 + i));
+  EXPECT_EQ(Plan(limit + TwoTier(), files, vols).moves.size(), 3u);
+  EXPECT_EQ(Plan(limit + TwoTier("<PERCENT>50</PERCENT>"), files, vols).moves.size(), 5u);
+  // It also caps the class a swapped-out resident falls back to: with hdd
+  // limited to its current use, the resident has nowhere to go.
+  std::vector<FileRecord> full = {Hot(101, "/ssd/r", 10, 1, 1), Hot(1, "/hdd/c", 10, 2, 9)};
+  std::vector<VolumeState> tight{Volume(1, "ssd", 10, 0), Volume(2, "hdd", 100, 50)};
+  EXPECT_EQ(Plan(TwoTier(), full, tight).moves.size(), 2u);
+  const std::string hdd_limit =
+      "<CLASS_LIMIT><CLASS>hdd</CLASS><PERCENT>50</PERCENT></CLASS_LIMIT>\n";
+  EXPECT_TRUE(Plan(hdd_limit + TwoTier(), full, tight).moves.empty());
+}
+
 TEST(CapacityLimit, AClassAlreadyOverItsLimitTakesNothing) {
   std::vector<VolumeState> vols{Volume(1, "ssd", 100, 40), Volume(2, "hdd", 1000, 500)};
   std::vector<FileRecord> files{Hot(1, "/a", 1, 2, 5)};

@@ -1,0 +1,254 @@
+// --help, --version, the bash completion and `cmake --install`, tried on the
+// real programs of this build (TIERFS_BINARY_DIR/cli/...), as an administrator
+// meets them.
+#include <gtest/gtest.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli/version.h"
+#include "temp_dir.h"
+
+namespace tierfs::cli {
+namespace {
+
+using tierfs::testing::ReadFile;
+using tierfs::testing::TempDir;
+
+struct RunResult {
+  int status = -1;  // exit status, -1 when it did not exit normally
+  std::string out;
+  std::string err;
+};
+
+// Runs `command` through /bin/sh and collects its stdout and stderr.
+RunResult RunShell(const std::string& command) {
+  TempDir dir;
+  RunResult r;
+  const std::string out = dir / "out", err = dir / "err";
+  int raw = std::system((command + " >'" + out + "' 2>'" + err + "'").c_str());
+  r.status = raw != -1 && WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = ReadFile(out);
+  r.err = ReadFile(err);
+  return r;
+}
+
+std::string Tool(const std::string& name) {
+  return std::string(TIERFS_BINARY_DIR) + "/cli/" + name;
+}
+
+// Each command line (a tool and its subcommand, as typed) and the options its
+// help must list: every option its parser takes (cli/*.cc OptionSpec lists).
+struct HelpCase {
+  std::string command;   // "fsppadm enforce"
+  std::string help_args; // what asks for the help
+  std::vector<std::string> options;
+};
+
+std::vector<HelpCase> HelpCases() {
+  const std::vector<std::string> scan = {"-C", "-T", "-F", "-P",       "--json",
+                                         "-r", "-a", "-s", "-n",       "-t",
+                                         "-p", "--no-wait", "--help", "--version"};
+  return {
+      {"mkdstfs", "--help",
+       {"-f", "--force", "-v", "--verbose", "-m", "--cron", "--no-mount", "-h", "--help",
+        "--version"}},
+      {"fsppadm", "--help", {"--help", "--version"}},
+      {"fsppadm assign", "--help", {"-f", "--force", "--help", "--version"}},
+      {"fsppadm unassign", "--help", {"--help", "--version"}},
+      {"fsppadm list", "--help", {"--json", "--help", "--version"}},
+      {"fsppadm print", "--help", {"--help", "--version"}},
+      {"fsppadm validate", "--help", {"-f", "--force", "--help", "--version"}},
+      {"fsppadm enforce", "--help", scan},
+      {"fsppadm analyze", "--help", scan},
+      {"fsppadm query", "--help", scan},
+      {"fsppadm status", "--help", {"-n", "--json", "--help", "--version"}},
+      {"fsppadm tag", "--help", {"--help", "--version"}},
+      {"fcladm", "--help", {"-s", "-t", "-n", "--json", "--help", "--version"}},
+      {"fsmap", "--help", {"-H", "--human-readable", "--json", "-h", "--help", "--version"}},
+  };
+}
+
+// True when `text` holds `option` as a whole word ("-n" but not in "--no-wait").
+bool ListsOption(const std::string& text, const std::string& option) {
+  // Options are letters, digits and dashes: nothing to escape.
+  std::regex word("(^|[\\s,\\[|])" + option + "($|[\\s,\\]|=])");
+  return std::regex_search(text, word);
+}
+
+// The flags cli/tierfs_main.cc defines: what tierfs --help must list.
+std::vector<std::string> TierfsFlags() {
+  std::string source = ReadFile(std::string(TIERFS_SOURCE_DIR) + "/cli/tierfs_main.cc");
+  std::regex define("DEFINE_(bool|string|int32|uint32|int64|uint64|double)\\(\\s*(\\w+)");
+  std::vector<std::string> flags;
+  for (auto it = std::sregex_iterator(source.begin(), source.end(), define);
+       it != std::sregex_iterator(); ++it) {
+    flags.push_back((*it)[2]);
+  }
+  return flags;
+}
+
+TEST(HelpTest, VersionEverywhere) {
+  const std::string version = kTierfsVersion;
+  ASSERT_FALSE(version.empty());
+  // The tool, and a subcommand where the tool has them.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"tierfs", "--version"},        {"tierfs", "-version"},
+      {"mkdstfs", "--version"},       {"fsppadm", "--version"},
+      {"fsppadm", "enforce --version"}, {"fsppadm", "status --version"},
+      {"fcladm", "--version"},        {"fcladm", "print --version"},
+      {"fsmap", "--version"}};
+  for (const auto& [tool, args] : cases) {
+    SCOPED_TRACE(tool + " " + args);
+    RunResult r = RunShell(Tool(tool) + " " + args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, tool + " (tierfs) " + version + "\n");
+    EXPECT_EQ(r.err, "");
+  }
+}
+
+TEST(HelpTest, TierfsHelpListsItsOwnFlagsOnly) {
+  const std::vector<std::string> flags = TierfsFlags();
+  ASSERT_GE(flags.size(), 10u);  // the regex found the DEFINE_ lines
+  for (const char* args : {"--help", "-help", "-h", "--helpfull", "--helpshort"}) {
+    SCOPED_TRACE(args);
+    RunResult r = RunShell(Tool("tierfs") + " " + args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    for (const std::string& flag : flags) {
+      EXPECT_TRUE(ListsOption(r.out, "-" + flag)) << "-" << flag << " missing from\n" << r.out;
+    }
+    // gflags' own flags, which its built-in --help lists first.
+    for (const char* internal : {"tab_completion_word", "tab_completion_columns", "undefok",
+                                 "flagfile", "fromenv", "tryfromenv", "helpxml", "helpmatch",
+                                 "helppackage", "gflags.cc", "gflags_reporting.cc"}) {
+      EXPECT_EQ(r.out.find(internal), std::string::npos) << internal << " in\n" << r.out;
+    }
+    // Defaults and units, as the flags' definitions give them.
+    EXPECT_NE(r.out.find("-threads N"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("(default: 16)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("-attr_timeout SECONDS"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("-fcl_keep_hours HOURS"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("(default: 336)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("usage: tierfs"), std::string::npos) << r.out;
+  }
+  // Every line fits a terminal.
+  RunResult r = RunShell(Tool("tierfs") + " --help");
+  size_t start = 0;
+  while (start < r.out.size()) {
+    size_t nl = r.out.find('\n', start);
+    if (nl == std::string::npos) nl = r.out.size();
+    EXPECT_LE(nl - start, 80u) << r.out.substr(start, nl - start);
+    start = nl + 1;
+  }
+}
+
+TEST(HelpTest, EveryToolListsEveryOption) {
+  for (const HelpCase& c : HelpCases()) {
+    SCOPED_TRACE(c.command);
+    std::string tool = c.command.substr(0, c.command.find(' '));
+    std::string rest = c.command.size() > tool.size() ? c.command.substr(tool.size()) : "";
+    RunResult r = RunShell(Tool(tool) + rest + " " + c.help_args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_NE(r.out.find("usage: " + tool), std::string::npos) << r.out;
+    for (const std::string& option : c.options) {
+      EXPECT_TRUE(ListsOption(r.out, option)) << option << " missing from\n" << r.out;
+    }
+  }
+}
+
+// Offers of the completion for `words` (the last is the word being completed),
+// run in a bash without the bash-completion package.
+std::set<std::string> Complete(const std::string& words) {
+  std::string script = "source '" + std::string(TIERFS_SOURCE_DIR) +
+                       "/cli/completion/tierfs.bash'; COMP_WORDS=(" + words +
+                       "); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); "
+                       "f=$(complete -p ${COMP_WORDS[0]} | sed 's/.*-F \\([^ ]*\\).*/\\1/'); "
+                       "$f; printf '%s\\n' \"${COMPREPLY[@]}\"";
+  RunResult r = RunShell("bash -c '" + std::regex_replace(script, std::regex("'"), "'\\''") + "'");
+  EXPECT_EQ(r.status, 0) << r.err;
+  std::set<std::string> offers;
+  size_t start = 0;
+  while (start < r.out.size()) {
+    size_t nl = r.out.find('\n', start);
+    if (nl == std::string::npos) nl = r.out.size();
+    if (nl > start) offers.insert(r.out.substr(start, nl - start));
+    start = nl + 1;
+  }
+  return offers;
+}
+
+TEST(HelpTest, CompletionOffersWhatHelpLists) {
+  for (const HelpCase& c : HelpCases()) {
+    SCOPED_TRACE(c.command);
+    // fcladm's options follow its action; print takes them all.
+    std::string words = c.command == "fcladm" ? "fcladm print" : c.command;
+    std::set<std::string> offers = Complete(words + " -");
+    for (const std::string& option : c.options) {
+      EXPECT_TRUE(offers.count(option)) << option << " not offered";
+    }
+  }
+  std::set<std::string> commands = Complete("fsppadm ''");
+  for (const char* command : {"assign", "unassign", "list", "print", "validate", "enforce",
+                              "analyze", "query", "status", "tag"}) {
+    EXPECT_TRUE(commands.count(command)) << command;
+  }
+  EXPECT_EQ(Complete("fsppadm enf"), std::set<std::string>{"enforce"});
+  EXPECT_EQ(Complete("fsppadm tag ''"), (std::set<std::string>{"add", "list", "remove"}));
+  EXPECT_EQ(Complete("fsppadm enforce -T s"), (std::set<std::string>{"ssd", "ssdmetadata"}));
+  EXPECT_EQ(Complete("fcladm s"), (std::set<std::string>{"state", "sync"}));
+  std::set<std::string> tierfs = Complete("tierfs -");
+  for (const std::string& flag : TierfsFlags()) {
+    EXPECT_TRUE(tierfs.count("-" + flag)) << "-" << flag << " not offered";
+  }
+  EXPECT_TRUE(Complete("tierfs ch").count("check"));
+  EXPECT_TRUE(Complete("tierfs check -").count("--repair"));
+}
+
+// `cmake --install` of this build into DESTDIR: programs, mount helper (and
+// its /sbin link), man pages, completions, where an administrator looks.
+TEST(HelpTest, InstallPutsEverythingInPlace) {
+  TempDir dest;
+  const std::string prefix = "/opt/tierfs-test";
+  RunResult r = RunShell("DESTDIR='" + dest.path() + "' cmake --install '" + TIERFS_BINARY_DIR +
+                    "' --prefix " + prefix);
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const std::string root = dest.path() + prefix;
+  struct stat st;
+  for (const char* tool : {"tierfs", "mkdstfs", "fsppadm", "fcladm", "fsmap",
+                           "mount.fuse.tierfs"}) {
+    std::string path = root + "/sbin/" + tool;
+    ASSERT_EQ(stat(path.c_str(), &st), 0) << path;
+    EXPECT_TRUE(st.st_mode & S_IXUSR) << path;
+    std::string completion = root + "/share/bash-completion/completions/" + tool;
+    if (std::string(tool) != "mount.fuse.tierfs") {
+      EXPECT_EQ(stat(completion.c_str(), &st), 0) << completion;
+    }
+  }
+  for (const char* page : {"man8/tierfs.8", "man8/mkdstfs.8", "man8/fsppadm.8",
+                           "man8/fcladm.8", "man1/fsmap.1"}) {
+    std::string path = root + "/share/man/" + page;
+    EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
+  }
+  // mount(8) looks in /sbin: a link to the helper under the prefix.
+  char target[4096];
+  std::string link = dest.path() + "/sbin/mount.fuse.tierfs";
+  ssize_t n = readlink(link.c_str(), target, sizeof target - 1);
+  ASSERT_GT(n, 0) << link;
+  EXPECT_EQ(std::string(target, static_cast<size_t>(n)), prefix + "/sbin/mount.fuse.tierfs");
+  // The installed tierfs runs and knows its version.
+  r = RunShell("'" + root + "/sbin/tierfs' --version");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, std::string("tierfs (tierfs) ") + kTierfsVersion + "\n");
+}
+
+}  // namespace
+}  // namespace tierfs::cli
