@@ -239,6 +239,9 @@ int FsppadmMain(const std::vector<std::string>& args, const CliEnv& env) {
       case FsppadmCommand::kTag:
         code = fsppadm::RunTag(a, env);
         break;
+      case FsppadmCommand::kHeatBucket:
+        code = fsppadm::RunHeatBucket(a, env);
+        break;
       case FsppadmCommand::kNone:
         *env.out << FsppadmUsage(a.command);
         break;

@@ -50,6 +50,12 @@ constexpr CommandInfo kCommands[] = {
      "Shows the assigned policy, the volumes, and the latest scans and relocations.\n"
      "  -n COUNT      how many scans and relocations to show (default 10)\n"
      "  --json        one JSON document (default: tables)\n"},
+    {FsppadmCommand::kHeatBucket, "heatbucket",
+     "usage: fsppadm heatbucket MOUNT SECONDS\n"
+     "Sets the length of the buckets MOUNT counts I/O in (its heat resolution) to\n"
+     "SECONDS, 1 to 86400. The I/O counted so far is discarded: temperatures start\n"
+     "again from zero (FCL records are kept). Refused, changing nothing, when a\n"
+     "PERIOD of the assigned policy would be shorter than SECONDS.\n"},
     {FsppadmCommand::kTag, "tag",
      "usage: fsppadm tag add|remove TAG FILE...\n"
      "       fsppadm tag list FILE...\n"
@@ -228,6 +234,17 @@ Status CheckOperands(FsppadmArgs* a, std::vector<std::string> ops) {
       TIERFS_RETURN_IF_ERROR(need(ops.size() == 1, "one MOUNT"));
       a->mounts = std::move(ops);
       break;
+    case FsppadmCommand::kHeatBucket: {
+      TIERFS_RETURN_IF_ERROR(need(ops.size() == 2, "MOUNT SECONDS"));
+      Result<uint64_t> seconds = ParseCount(ops[1]);
+      if (!seconds.ok() || *seconds < 1 || *seconds > 86400) {
+        return Status::Invalid("SECONDS must be 1 to 86400, got \"" + ops[1] + "\"");
+      }
+      a->heat_bucket_seconds = static_cast<int64_t>(*seconds);
+      ops.pop_back();
+      a->mounts = std::move(ops);
+      break;
+    }
     case FsppadmCommand::kEnforce:
     case FsppadmCommand::kAnalyze:
     case FsppadmCommand::kQuery:
@@ -301,6 +318,7 @@ std::string FsppadmUsage(FsppadmCommand command) {
          "  query [OPTIONS] PATH...               report the policy's decision for each file\n"
          "  status [-n COUNT] [--json] MOUNT      policy, volumes, recent scans and moves\n"
          "  tag add|remove TAG FILE...           tag files for <TAG> selects (list FILE...)\n"
+         "  heatbucket MOUNT SECONDS              set the heat bucket (restarts the counts)\n"
          "\n"
          "\n"
          "  -h, --help, help [COMMAND]            this text, or COMMAND's\n"

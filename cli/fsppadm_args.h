@@ -9,6 +9,7 @@
 //                    [-r REPORT [-a]] [-s BYTES] [-n FILES] [-t HOURS] [-p IO_NICE]
 //                    [--no-wait] PATH...
 //   fsppadm status   [-n COUNT] [--json] MOUNT
+//   fsppadm heatbucket MOUNT SECONDS
 //   fsppadm help [COMMAND] | --help | COMMAND --help | --version | COMMAND --version
 //
 // Parsing only: no I/O. Not thread-safe (getopt_long, see option_parser.h).
@@ -34,6 +35,7 @@ enum class FsppadmCommand {
   kQuery,
   kStatus,
   kTag,  // fsppadm tag add|remove|list ... (dst-spec 10 item 7)
+  kHeatBucket,  // fsppadm heatbucket MOUNT SECONDS (tierfs extension, issue 10)
 };
 
 struct FsppadmArgs {
@@ -61,6 +63,7 @@ struct FsppadmArgs {
   std::vector<std::string> paths;    // PATH operands
 
   uint64_t status_count = 10;  // status -n
+  int64_t heat_bucket_seconds = 0;  // heatbucket SECONDS, 1..86400
 
   // tag: the action ("add", "remove", "list"), the TAG word (add/remove), and the
   // files, which are in `paths`.

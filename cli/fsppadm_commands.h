@@ -36,5 +36,6 @@ int RunValidate(const FsppadmArgs& args, const CliEnv& env);
 int RunScan(const FsppadmArgs& args, const CliEnv& env);    // fsppadm_scan.cc
 int RunStatus(const FsppadmArgs& args, const CliEnv& env);  // fsppadm_status.cc
 int RunTag(const FsppadmArgs& args, const CliEnv& env);     // fsppadm_tag.cc
+int RunHeatBucket(const FsppadmArgs& args, const CliEnv& env);  // fsppadm_heat.cc
 
 }  // namespace tierfs::cli::fsppadm

@@ -89,6 +89,9 @@ int RunStatus(const FsppadmArgs& args, const CliEnv& env) {
                 {"volumes", JsonArray(*volumes, "volumes")},
                 {"scans", JsonArray(*status, "scans")},
                 {"relocations", JsonArray(*status, "relocations")}};
+    if (JsonHasNumber(*status, "heat_bucket_seconds")) {
+      out["heat_bucket_seconds"] = JsonInt(*status, "heat_bucket_seconds");
+    }
     *env.out << JsonDump(out, 2) << "\n";
     return exit_code;
   }
@@ -98,7 +101,11 @@ int RunStatus(const FsppadmArgs& args, const CliEnv& env) {
          (p.empty() ? std::string("none assigned")
                     : PrintableField(JsonString(p, "name", "(unnamed)")) + " (assigned " +
                           FormatLocalTime(JsonInt(p, "assigned_ns")) + ")") +
-         "\n\n";
+         "\n";
+  if (JsonHasNumber(*status, "heat_bucket_seconds")) {
+    out += "Heat bucket : " + std::to_string(JsonInt(*status, "heat_bucket_seconds")) + " s\n";
+  }
+  out += "\n";
   out += VolumesTable(*volumes);
   out += "\nRecent scans:\n";
   out += JsonArray(*status, "scans").empty() ? "  none\n" : ScansTable(*status);

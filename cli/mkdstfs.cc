@@ -15,6 +15,7 @@
 #include "cli/option_parser.h"
 #include "cli/text_table.h"
 #include "cli/tool_support.h"
+#include "cli/units.h"
 #include "cli/version.h"
 #include "fs/media_type.h"
 #include "fs/volume_label.h"
@@ -69,8 +70,8 @@ std::string ResolveMountPoint(const std::string& mount_point) {
 }  // namespace
 
 std::string MkdstfsUsage() {
-  return "usage: mkdstfs [-f] [-v] [-h] [-m MOUNTOPTS] [--cron SCHEDULE] [--no-mount]\n"
-         "               MOUNTPOINT FSNAME DIR[:CLASS]...\n"
+  return "usage: mkdstfs [-f] [-v] [-h] [-m MOUNTOPTS] [--cron SCHEDULE]\n"
+         "               [--heat-bucket SECONDS] [--no-mount] MOUNTPOINT FSNAME DIR[:CLASS]...\n"
          "Creates a tierfs file system over the directories DIR (one per device) and mounts\n"
          "it on MOUNTPOINT. Each DIR's placement class is its detected media type (ssd, hdd,\n"
          "mixed) unless CLASS is given. The first ssd DIR (else the first mixed one) holds\n"
@@ -85,6 +86,10 @@ std::string MkdstfsUsage() {
          "  --cron SCHEDULE  install /etc/cron.d/tierfs-FSNAME running `fsppadm enforce\n"
          "                   MOUNTPOINT` on SCHEDULE, a crontab time (\"0 * * * *\",\n"
          "                   @daily...; default: no schedule)\n"
+         "  --heat-bucket SECONDS\n"
+         "                   length of the buckets I/O is counted in, 1 to 86400 s: no\n"
+         "                   policy PERIOD may be shorter (default 3600; fsppadm\n"
+         "                   heatbucket changes it later)\n"
          "  --no-mount       create the file system but do not mount it (default: mount)\n"
          "  -h, --help       this text\n"
          "  --version        print the version and exit\n"
@@ -97,6 +102,7 @@ Result<MkdstfsArgs> ParseMkdstfsArgs(const std::vector<std::string>& args) {
   std::vector<OptionSpec> specs = {{"force", 'f', false, ""},     {"verbose", 'v', false, ""},
                                    {"help", 'h', false, ""},      {nullptr, 'm', true, "MOUNTOPTS"},
                                    {"cron", 0, true, "SCHEDULE"}, {"no-mount", 0, false, ""},
+                                   {"heat-bucket", 0, true, "SECONDS"},
                                    {"version", 0, false, ""}};
   Result<std::vector<std::string>> operands =
       ParseOptions(args, specs, [&a](const OptionSpec& spec, const char* value) -> Status {
@@ -122,6 +128,14 @@ Result<MkdstfsArgs> ParseMkdstfsArgs(const std::vector<std::string>& args) {
           Status st = CheckCronSchedule(value);
           if (!st.ok()) return Status::Invalid("--cron: " + st.message());
           a.cron_schedule = value;
+        } else if (std::string(spec.long_name) == "heat-bucket") {
+          Result<uint64_t> seconds = ParseCount(value);
+          if (!seconds.ok() || *seconds < uint64_t{meta::kMinIoBucketSeconds} ||
+              *seconds > uint64_t{meta::kMaxIoBucketSeconds}) {
+            return Status::Invalid("--heat-bucket: SECONDS must be 1 to 86400, got " +
+                                   std::string(value));
+          }
+          a.heat_bucket_seconds = static_cast<int64_t>(*seconds);
         } else {
           a.mount = false;
         }
@@ -231,6 +245,7 @@ int MkdstfsMain(const std::vector<std::string>& args, const CliEnv& env) {
     request.mount_point = ResolveMountPoint(a.mount_point);
     request.mount_options = a.mount_options;
     request.cron_schedule = a.cron_schedule;
+    request.heat_bucket_seconds = a.heat_bucket_seconds;
     request.mount = a.mount;
     request.root_uid = getuid();
     request.root_gid = getgid();

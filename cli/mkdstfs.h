@@ -2,8 +2,8 @@
 // (dst-spec.md 5.3, after the Veritas paper's mkdstfs, with directories in
 // place of VxVM volumes):
 //
-//   mkdstfs [-f] [-v] [-h] [-m MOUNTOPTS] [--cron SCHEDULE] [--no-mount]
-//           MOUNTPOINT FSNAME DIR[:CLASS]...
+//   mkdstfs [-f] [-v] [-h] [-m MOUNTOPTS] [--cron SCHEDULE] [--heat-bucket SECONDS]
+//           [--no-mount] MOUNTPOINT FSNAME DIR[:CLASS]...
 //   mkdstfs --version
 //
 // Steps: check every DIR (exists, is a directory, is not already a tierfs
@@ -18,6 +18,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "cli/cli_env.h"
 #include "cli/mkdstfs_plan.h"
 #include "common/status.h"
+#include "meta/records.h"
 
 namespace tierfs::cli {
 
@@ -36,6 +38,7 @@ struct MkdstfsArgs {
   bool mount = true;          // --no-mount clears it
   std::string mount_options;  // -m, passed as tierfs -o
   std::string cron_schedule;  // --cron
+  int64_t heat_bucket_seconds = meta::kDefaultIoBucketSeconds;  // --heat-bucket, 1..86400 s
   std::string mount_point;
   std::string fs_name;
   std::vector<std::string> volumes;  // DIR[:CLASS] operands, in order
@@ -60,6 +63,8 @@ struct CreateRequest {
   std::string mount_point;    // absolute
   std::string mount_options;  // "" = none
   std::string cron_schedule;  // "" = no cron entry
+  // FsInfo::iostat_bucket_seconds, 1..86400 s (Format refuses others).
+  int64_t heat_bucket_seconds = meta::kDefaultIoBucketSeconds;
   bool mount = true;
   std::string tierfs_binary;   // absolute path, when mount
   std::string fsppadm_binary;  // for the cron entry

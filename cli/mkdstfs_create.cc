@@ -120,6 +120,7 @@ Status CreateDatabase(const CreateRequest& r, const std::string& uuid, Undo& und
   info.uuid = uuid;
   info.name = r.fs_name;
   info.created_ns = clock.NowNanos();
+  info.iostat_bucket_seconds = r.heat_bucket_seconds;
   TIERFS_RETURN_IF_ERROR(
       meta::Metadata::Format(db, info, r.plan.volumes, r.root_uid, r.root_gid, clock));
   // Format creates the file as the invoking user; mode 0600 keeps the namespace

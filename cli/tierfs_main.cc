@@ -88,8 +88,8 @@ namespace {
 
 constexpr char kUsageHead[] =
     "usage: tierfs [OPTIONS] METADATA_VOLUME_DIR MOUNTPOINT\n"
-    "       tierfs check ...    reconcile the database with the volumes (tierfs check --help)\n"
-    "       tierfs backup ...   copy the metadata database (tierfs backup --help)\n"
+    "       tierfs check ...    check the database against the volumes (check --help)\n"
+    "       tierfs backup ...   copy the metadata database (backup --help)\n"
     "Mounts the tierfs file system whose metadata volume is METADATA_VOLUME_DIR (the\n"
     "directory holding .tierfs/meta.db, made by mkdstfs) on MOUNTPOINT and serves it\n"
     "until `fusermount3 -u MOUNTPOINT`. mount(8) runs it for type fuse.tierfs:\n"
@@ -128,17 +128,26 @@ bool DefinedInCli(const gflags::CommandLineFlagInfo& flag) {
   return file.rfind("cli/", 0) == 0 || file.find("/cli/") != std::string::npos;
 }
 
-// Appends `text` to *out as lines of at most 80 columns, the first starting at
-// column `column` (where *out's last line ends), the rest indented by `indent`.
-void AppendWrapped(std::string* out, size_t column, size_t indent, std::string_view text) {
+// The words of `text`, split at spaces.
+std::vector<std::string> Words(std::string_view text) {
+  std::vector<std::string> words;
   size_t start = 0;
-  bool line_empty = true;
   while (start < text.size()) {
     size_t end = text.find(' ', start);
     if (end == std::string_view::npos) end = text.size();
-    std::string_view word = text.substr(start, end - start);
+    if (end > start) words.emplace_back(text.substr(start, end - start));
     start = end + 1;
-    if (word.empty()) continue;
+  }
+  return words;
+}
+
+// Appends `words` to *out as lines of at most 80 columns (a longer word gets a
+// line of its own), the first continuing at column `column` (where *out's last
+// line ends), the rest indented by `indent`.
+void AppendWrapped(std::string* out, size_t column, size_t indent,
+                   const std::vector<std::string>& words) {
+  bool line_empty = true;
+  for (const std::string& word : words) {
     if (!line_empty && column + 1 + word.size() > 80) {
       *out += "\n" + std::string(indent, ' ');
       column = indent;
@@ -174,8 +183,10 @@ std::string TierfsUsage() {
                         : flag.default_value == "false" ? "off"
                         : flag.default_value.empty()    ? "none"
                                                         : flag.default_value;
-    AppendWrapped(&usage, kDescriptionColumn, kDescriptionColumn,
-                  flag.description + " (default: " + shown + ")");
+    // "(default: 336)" stays on one line.
+    std::vector<std::string> words = Words(flag.description);
+    words.push_back("(default: " + shown + ")");
+    AppendWrapped(&usage, kDescriptionColumn, kDescriptionColumn, words);
   }
   return usage + kUsageTail;
 }

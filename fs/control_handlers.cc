@@ -3,8 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 
 #include "fs/check_ops.h"
+#include "fs/request_fields.h"
 #include "policy/loader.h"
 
 namespace tierfs {
@@ -57,6 +60,7 @@ Result<json> ControlHandlers::Dispatch(const json& request, const ControlPeer& p
   if (op == "fsmap") return Fsmap(request);
   if (op == "fcl") return Fcl(request);
   if (op == "status") return ScanStatus(request);
+  if (op == "heat_bucket") return HeatBucket(request);
   if (op == "check") return HandleCheckOp(fs_, request, reply);    // fs/check_ops.h
   if (op == "backup") return HandleBackupOp(fs_, request, reply);  // fs/check_ops.h
   if (op == "flush") {
@@ -105,12 +109,17 @@ Result<json> ControlHandlers::Assign(const json& request, bool validate_only) {
     return Status::Invalid("assign needs the policy text in \"xml\"");
   }
   const std::string xml = request["xml"];
+  std::lock_guard lock(admin_mu_);
   policy::LoadResult result = policy::LoadPolicy(xml);
   if (result.ok()) {
     std::vector<std::string> classes;
     for (const meta::Volume& v : fs_.volumes().volumes()) classes.push_back(v.placement_class);
-    policy::CheckClasses(*result.policy, classes, request.value("force", false), &result);
+    auto force = RequestBool(request, "force", false);
+    if (!force.ok()) return force.status();
+    policy::CheckClasses(*result.policy, classes, *force, &result);
   }
+  // The current length, not info()'s: fsppadm heatbucket may have changed it.
+  if (result.ok()) policy::CheckHeatResolution(*result.policy, fs_.heat_bucket_seconds(), &result);
   if (!result.ok()) return Status::Invalid(JoinDiagnostics(result.errors));
   json out = {{"name", result.policy->name}, {"warnings", DiagnosticsJson(result.warnings)}};
   if (validate_only) return out;
@@ -151,7 +160,10 @@ Result<json> ControlHandlers::Fsmap(const json& request) {
   }
   json files = json::array();
   for (const json& j : request["inos"]) {
-    if (!j.is_number_unsigned()) return Status::Invalid("inode numbers must be unsigned");
+    if (!j.is_number_unsigned() || j.get<uint64_t>() > uint64_t{INT64_MAX}) {
+      return Status::Invalid("inode numbers must be integers from 0 to " +
+                             std::to_string(INT64_MAX));
+    }
     const uint64_t ino = j.get<uint64_t>();
     auto attr = fs_.CurrentAttr(ino);
     if (!attr.ok()) return attr.status();
@@ -171,17 +183,25 @@ Result<json> ControlHandlers::Fsmap(const json& request) {
 }
 
 Result<json> ControlHandlers::Fcl(const json& request) {
-  const std::string action = request.value("action", "");
+  auto action_field = RequestString(request, "action", "");
+  if (!action_field.ok()) return action_field.status();
+  const std::string& action = *action_field;
   meta::Metadata& meta = fs_.metadata();
   if (action == "on" || action == "off") {
     TIERFS_RETURN_IF_ERROR(meta.SetFclEnabled(action == "on"));
   } else if (action == "sync") {
     TIERFS_RETURN_IF_ERROR(fs_.FlushAll());
   } else if (action == "print") {
+    constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+    auto from_seq = RequestInt(request, "from_seq", 0, kMax, 0);
+    if (!from_seq.ok()) return from_seq.status();
+    auto from_time_ns = RequestInt(request, "from_time_ns", 0, kMax, 0);
+    if (!from_time_ns.ok()) return from_time_ns.status();
+    auto limit = RequestInt(request, "limit", 0, kMax, 0);
+    if (!limit.ok()) return limit.status();
     json records = json::array();
-    Status st = meta.ReadFcl(request.value("from_seq", int64_t{0}),
-                             request.value("from_time_ns", int64_t{0}),
-                             request.value("limit", size_t{0}), [&](const meta::FclRecord& r) {
+    Status st = meta.ReadFcl(*from_seq, *from_time_ns, static_cast<size_t>(*limit),
+                             [&](const meta::FclRecord& r) {
                                records.push_back({{"seq", r.seq},
                                                   {"time_ns", r.time_ns},
                                                   {"event", r.event},
@@ -209,7 +229,9 @@ Result<json> ControlHandlers::Fcl(const json& request) {
 }
 
 Result<json> ControlHandlers::ScanStatus(const json& request) {
-  const size_t limit = request.value("limit", size_t{10});
+  auto limit_field = RequestInt(request, "limit", 0, std::numeric_limits<int64_t>::max(), 10);
+  if (!limit_field.ok()) return limit_field.status();
+  const size_t limit = static_cast<size_t>(*limit_field);
   auto scans = fs_.metadata().RecentScans(limit);
   if (!scans.ok()) return scans.status();
   auto moves = fs_.metadata().RecentRelocations(limit);
@@ -231,7 +253,33 @@ Result<json> ControlHandlers::ScanStatus(const json& request) {
                          {"to_volume", fs_.volumes().NameOf(r.to_volume)}, {"bytes", r.bytes},
                          {"seconds", r.seconds}, {"outcome", r.outcome}});
   }
-  return json{{"scans", out_scans}, {"relocations", out_moves}};
+  return json{{"scans", out_scans},
+              {"relocations", out_moves},
+              {"heat_bucket_seconds", fs_.heat_bucket_seconds()}};
+}
+
+Result<json> ControlHandlers::HeatBucket(const json& request) {
+  auto seconds = RequestInt(request, "seconds", meta::kMinIoBucketSeconds,
+                            meta::kMaxIoBucketSeconds, 0);
+  if (!seconds.ok()) return seconds.status();
+  if (*seconds == 0) return Status::Invalid("heat_bucket needs \"seconds\": 1 to 86400");
+  std::lock_guard lock(admin_mu_);
+  const int64_t old_seconds = fs_.heat_bucket_seconds();
+  // The assigned policy must still measure every PERIOD with the new length.
+  auto record = fs_.metadata().GetPolicy();
+  if (!record.ok()) return record.status();
+  if (record->has_value()) {
+    policy::LoadResult result = policy::LoadPolicy((*record)->xml);
+    if (result.ok()) policy::CheckHeatResolution(*result.policy, *seconds, &result);
+    if (!result.ok()) {
+      return Status::Invalid("the assigned policy " + (*record)->name +
+                             " would not be valid with a heat bucket of " +
+                             std::to_string(*seconds) + " s (nothing changed):\n" +
+                             JoinDiagnostics(result.errors));
+    }
+  }
+  TIERFS_RETURN_IF_ERROR(fs_.RestartHeatCounts(*seconds));
+  return json{{"old_seconds", old_seconds}, {"seconds", *seconds}, {"counts_restarted", true}};
 }
 
 }  // namespace tierfs

@@ -1,10 +1,12 @@
 // ControlHandlers: the daemon's answers to control-channel requests
 // (fs/control_protocol.md): ping, volumes, assign, unassign, get_policy, validate,
-// scan, fsmap, fcl, status, flush.
+// scan, fsmap, fcl, status, flush, heat_bucket.
 //
 // Owned by the session next to the FileSystem it serves; Handle() is called on
 // control-server threads and is thread-safe.
 #pragma once
+
+#include <mutex>
 
 #include <nlohmann/json.hpp>
 
@@ -36,8 +38,12 @@ class ControlHandlers {
   Result<nlohmann::json> Fsmap(const nlohmann::json& request);
   Result<nlohmann::json> Fcl(const nlohmann::json& request);
   Result<nlohmann::json> ScanStatus(const nlohmann::json& request);
+  Result<nlohmann::json> HeatBucket(const nlohmann::json& request);
 
   FileSystem& fs_;
+  // Serializes assign/validate and heat_bucket, so that the policy checked
+  // against a bucket length is never assigned after the length changed.
+  std::mutex admin_mu_;
   Relocator relocator_;
   ScanService scans_;
 };

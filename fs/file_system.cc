@@ -340,17 +340,37 @@ Status FileSystem::FlushAll() {
     Status st = Writeback(inode, {});
     if (!st.ok() && first.ok()) first = st;
   }
-  std::vector<meta::IoDelta> deltas = io_.Drain();
-  if (!deltas.empty()) {
-    Status st = meta_->AddIoStats(deltas);
-    if (!st.ok()) {
-      io_.Restore(deltas);
-      if (first.ok()) first = st;
-    } else {
-      LogFileStats(deltas);
+  std::vector<meta::IoDelta> deltas;
+  Status st;
+  {
+    std::lock_guard lock(iostat_mu_);
+    deltas = io_.Drain();
+    if (!deltas.empty()) {
+      st = meta_->AddIoStats(deltas);
+      if (!st.ok()) io_.Restore(deltas);
     }
   }
+  if (!st.ok()) {
+    if (first.ok()) first = st;
+  } else if (!deltas.empty()) {
+    LogFileStats(deltas);
+  }
   return first;
+}
+
+Status FileSystem::RestartHeatCounts(int64_t bucket_seconds) {
+  if (bucket_seconds < meta::kMinIoBucketSeconds || bucket_seconds > meta::kMaxIoBucketSeconds) {
+    return Status::Invalid("the heat bucket must be 1 to 86400 s, got " +
+                           std::to_string(bucket_seconds));
+  }
+  // Attributes and the counts so far reach the database (and their FCL
+  // "filestats" records) before the buckets go.
+  TIERFS_RETURN_IF_ERROR(FlushAll());
+  std::lock_guard lock(iostat_mu_);
+  TIERFS_RETURN_IF_ERROR(meta_->RestartIoStats(bucket_seconds));
+  // Counts made since FlushAll fell in buckets of the old length: Restart drops them.
+  io_.Restart(bucket_seconds);
+  return Status::Ok();
 }
 
 Status FileSystem::ApplyRetention() {

@@ -199,6 +199,16 @@ class FileSystem {
   const meta::SpaceReserve* reserve() const { return reserve_.get(); }
   // Drops FCL records and iostat buckets beyond the retention bounds of the options.
   Status ApplyRetention();
+  // Changes the heat resolution (fsppadm heatbucket): writes back what is dirty,
+  // then deletes every iostat bucket and sets iostat_bucket_seconds in the
+  // database, and restarts the in-memory counts with the new length. I/O counted
+  // before is gone (FCL records are kept). `bucket_seconds`: 1..86400; EINVAL
+  // otherwise, and a database error leaves the old length in place. The caller
+  // checks the assigned policy against the new length.
+  Status RestartHeatCounts(int64_t bucket_seconds);
+  // The current iostat bucket length, s (info().iostat_bucket_seconds is the
+  // length at mount and goes stale after RestartHeatCounts).
+  int64_t heat_bucket_seconds() const { return io_.bucket_seconds(); }
   // Called after the daemon removed a name on its own initiative, so the kernel can
   // forget the dentry; the session sets it to fuse_lowlevel_notify_delete. Set once
   // before the file system serves requests.
@@ -289,6 +299,9 @@ class FileSystem {
   const FileSystemOptions options_;
   InodeTable inodes_;
   IoAccounting io_;
+  // Held from io_.Drain() until its deltas are in the database (or restored), and
+  // across RestartHeatCounts: deltas of the old length never meet the new one.
+  std::mutex iostat_mu_;
 
   EntryRemovedHook entry_removed_hook_;  // set once at mount, then read-only
   mutable std::mutex policy_mu_;  // guards policy_

@@ -7,9 +7,10 @@ IoAccounting::IoAccounting(const Clock& clock, int64_t bucket_seconds)
 
 void IoAccounting::Record(uint64_t ino, uint64_t bytes, bool write) {
   const int64_t now = clock_.NowSeconds();
-  const int64_t bucket = now - now % bucket_seconds_;
   Shard& shard = shards_[ino % kShards];
   std::lock_guard lock(shard.mu);
+  const int64_t length = bucket_seconds_.load(std::memory_order_relaxed);
+  const int64_t bucket = now - now % length;
   Counts& c = shard.counts[Key{ino, bucket}];
   if (write) {
     c.wbytes += bytes;
@@ -45,6 +46,15 @@ void IoAccounting::Restore(const std::vector<meta::IoDelta>& deltas) {
     c.rops += d.rops;
     c.wops += d.wops;
   }
+}
+
+void IoAccounting::Restart(int64_t bucket_seconds) {
+  if (bucket_seconds <= 0) return;
+  // Every shard, in index order (the only place that holds more than one).
+  std::array<std::unique_lock<std::mutex>, kShards> locks;
+  for (size_t i = 0; i < kShards; ++i) locks[i] = std::unique_lock(shards_[i].mu);
+  for (Shard& shard : shards_) shard.counts.clear();
+  bucket_seconds_.store(bucket_seconds, std::memory_order_relaxed);
 }
 
 }  // namespace tierfs

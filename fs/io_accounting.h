@@ -4,10 +4,13 @@
 // Record() is called by every read and write that reaches a volume; it takes one
 // of kShards mutexes, never touches the database and never blocks on I/O. Drain()
 // swaps the counters out and returns them as IoDeltas keyed by the bucket each
-// count fell in, for Metadata::AddIoStats. Thread-safe.
+// count fell in, for Metadata::AddIoStats. Restart() changes the bucket length
+// at run time (fsppadm heatbucket): it discards every count, so no count of the
+// old length is ever drained after it. Thread-safe.
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <unordered_map>
@@ -31,7 +34,16 @@ class IoAccounting {
   // Removes and returns everything counted so far, one delta per (inode, bucket).
   std::vector<meta::IoDelta> Drain();
   // Puts deltas back (after a failed database write) so nothing counted is lost.
+  // The caller must not Restore deltas drained before a Restart().
   void Restore(const std::vector<meta::IoDelta>& deltas);
+
+  // Discards every count and counts from now on in buckets of `bucket_seconds`
+  // (> 0; the value of FsInfo::iostat_bucket_seconds just committed). Atomic
+  // against Record(): each count lands either before (discarded) or after (new
+  // length).
+  void Restart(int64_t bucket_seconds);
+  // The current bucket length, s.
+  int64_t bucket_seconds() const { return bucket_seconds_.load(std::memory_order_relaxed); }
 
  private:
   struct Key {
@@ -54,7 +66,9 @@ class IoAccounting {
   void Record(uint64_t ino, uint64_t bytes, bool write);
 
   const Clock& clock_;
-  const int64_t bucket_seconds_;
+  // Written only by Restart() while it holds every shard's mutex; Record() reads
+  // it under its shard's mutex, so a count and the length it used agree.
+  std::atomic<int64_t> bucket_seconds_;
   std::array<Shard, kShards> shards_;
 };
 

@@ -210,6 +210,8 @@ Result<std::shared_ptr<const policy::PlacementPolicy>> ScanPolicy(const FileSyst
                            " (fsppadm assign MOUNTPOINT POLICY.xml)");
   }
   policy::LoadResult loaded = policy::LoadPolicy(*request.policy_xml);
+  // As assign: a PERIOD shorter than a heat bucket cannot be measured.
+  if (loaded.ok()) policy::CheckHeatResolution(*loaded.policy, fs.heat_bucket_seconds(), &loaded);
   if (!loaded.ok()) {
     std::string why;
     for (const policy::Diagnostic& d : loaded.errors) why += d.ToString() + "\n";

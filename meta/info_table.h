@@ -21,6 +21,9 @@ inline constexpr char kInfoName[] = "name";                         // text
 inline constexpr char kInfoCreatedNs[] = "created_ns";              // integer, ns
 inline constexpr char kInfoBucketSeconds[] = "iostat_bucket_seconds";  // integer, s
 inline constexpr char kInfoFclState[] = "fcl_state";                // text: "on" | "off"
+// 1 after a clean unmount (and at format), 0 while mounted: see
+// Metadata::SwapCleanUnmount.
+inline constexpr char kInfoCleanUnmount[] = "clean_unmount";        // integer
 
 // The value of `key`; ENOENT if absent (a damaged database).
 Result<std::string> GetInfoText(Database* db, std::string_view key);

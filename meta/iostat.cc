@@ -1,7 +1,8 @@
 // Metadata: per-file I/O statistics in time buckets (the iostat table).
 //
 // A bucket covers [bucket_start, bucket_start + L) seconds, L being
-// FsInfo::iostat_bucket_seconds (fs_info, fixed at Format). The daemon counts
+// FsInfo::iostat_bucket_seconds (fs_info, set at Format; RestartIoStats
+// changes it and deletes every bucket, since buckets of two lengths cannot mix). The daemon counts
 // I/O in memory and adds it here on flush; AddIoStats upserts, so two flushes
 // into the same bucket add up.
 #include <limits>
@@ -97,6 +98,22 @@ Status Metadata::PruneIoStats(int64_t before_s) {
         "DELETE FROM iostat WHERE NOT EXISTS (SELECT 1 FROM inodes WHERE ino = iostat.ino)");
     TIERFS_RETURN_IF_ERROR(st.Run());
   }
+  return txn.Commit();
+}
+
+Status Metadata::RestartIoStats(int64_t bucket_seconds) {
+  if (bucket_seconds < kMinIoBucketSeconds || bucket_seconds > kMaxIoBucketSeconds) {
+    return Status::Invalid("iostat bucket must be 1 to 86400 s, got " +
+                           std::to_string(bucket_seconds));
+  }
+  auto lock = db_->Lock();
+  Database* db = db_.get();
+  META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  {
+    Statement st = db->Prepare("DELETE FROM iostat");
+    TIERFS_RETURN_IF_ERROR(st.Run());
+  }
+  TIERFS_RETURN_IF_ERROR(SetInfoInt(db, kInfoBucketSeconds, bucket_seconds));
   return txn.Commit();
 }
 

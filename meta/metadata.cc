@@ -43,6 +43,8 @@ Status FormatFile(const std::string& db_path, const FsInfo& info,
       SetInfoInt(&db, kInfoCreatedNs, info.created_ns != 0 ? info.created_ns : now));
   TIERFS_RETURN_IF_ERROR(SetInfoInt(&db, kInfoBucketSeconds, info.iostat_bucket_seconds));
   TIERFS_RETURN_IF_ERROR(SetInfoText(&db, kInfoFclState, "on"));
+  // A new file system has no objects: its first mount has nothing to recover.
+  TIERFS_RETURN_IF_ERROR(SetInfoInt(&db, kInfoCleanUnmount, 1));
   for (size_t i = 0; i < volumes.size(); ++i) {
     Volume volume = volumes[i];
     volume.id = static_cast<uint32_t>(i + 1);
@@ -86,7 +88,11 @@ Status Metadata::Format(const std::string& db_path, const FsInfo& info,
                         const std::vector<Volume>& volumes, uid_t root_uid, gid_t root_gid,
                         const Clock& clock) {
   if (volumes.empty()) return Status::Invalid("a file system needs at least one volume");
-  if (info.iostat_bucket_seconds <= 0) return Status::Invalid("iostat bucket must be > 0 s");
+  if (info.iostat_bucket_seconds < kMinIoBucketSeconds ||
+      info.iostat_bucket_seconds > kMaxIoBucketSeconds) {
+    return Status::Invalid("iostat bucket must be 1 to 86400 s, got " +
+                           std::to_string(info.iostat_bucket_seconds));
+  }
   // O_EXCL: never format over an existing file. 0600: the database is the
   // daemon's; tools reach it through the daemon.
   int fd = ::open(db_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);

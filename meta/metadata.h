@@ -267,6 +267,11 @@ class Metadata {
   // Deletes buckets that ended at or before `before_s` (start + length <=
   // before_s) and those of deleted inodes.
   Status PruneIoStats(int64_t before_s);
+  // Restarts the I/O statistics with buckets of `bucket_seconds` (the heat
+  // resolution, 1..kMaxIoBucketSeconds): deletes every iostat bucket and sets
+  // FsInfo::iostat_bucket_seconds, in one transaction. FCL records are kept.
+  // EINVAL (nothing changed) for a length out of range.
+  Status RestartIoStats(int64_t bucket_seconds);
 
   // ---- File Change Log -----------------------------------------------------------
   Result<bool> FclEnabled();

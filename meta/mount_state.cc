@@ -5,9 +5,6 @@
 #include "meta/metadata.h"
 
 namespace tierfs::meta {
-namespace {
-inline constexpr char kInfoCleanUnmount[] = "clean_unmount";  // integer: 1 = clean
-}  // namespace
 
 Result<bool> Metadata::SwapCleanUnmount(bool clean) {
   auto lock = db_->Lock();

@@ -63,11 +63,18 @@ struct VolumeUsage {
 };
 
 // File-system-wide facts: rows of `fs_info`.
+// The range of FsInfo::iostat_bucket_seconds (the heat resolution): 1 s to 1 day.
+inline constexpr int64_t kMinIoBucketSeconds = 1;
+inline constexpr int64_t kMaxIoBucketSeconds = 86400;
+inline constexpr int64_t kDefaultIoBucketSeconds = 3600;
+
 struct FsInfo {
   std::string uuid;                     // written into every volume's label
   std::string name;                     // the FSNAME given to mkdstfs
   int64_t created_ns = 0;
-  int64_t iostat_bucket_seconds = 3600; // length of one iostat bucket
+  // Length of one iostat bucket, s (kMinIoBucketSeconds..kMaxIoBucketSeconds); set
+  // by mkdstfs --heat-bucket, changed by Metadata::RestartIoStats.
+  int64_t iostat_bucket_seconds = kDefaultIoBucketSeconds;
 };
 
 // One directory entry as readdir returns it.

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # Builds the Debian package tierfs_<version>_<arch>.deb with CPack (in
-# ./build-pkg, a Release build installed under /usr; cmake/packaging.cmake says
+# ./build-pkg, a build installed under /usr; cmake/packaging.cmake says
 # what goes in) and checks it with dpkg-deb: the programs in /usr/sbin, the mount
 # helper, man pages, bash completion, and the Depends line.
 #
 #   scripts/package.sh            build and check; the .deb is left in ./build-pkg
 #   scripts/package.sh --install-check
 #                                 also, as root, dpkg -i it, run the installed
-#                                 `tierfs --version` and `mount.fuse.tierfs`
-#                                 lookup, and dpkg -r it again (refused when a
-#                                 tierfs package is already installed: it would
-#                                 be removed)
+#                                 `tierfs --version`, mount a scratch file system
+#                                 with `mount -t fuse.tierfs` (private mount
+#                                 namespace), and dpkg -r it again (refused when
+#                                 a tierfs package is installed already)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,8 +22,15 @@ case "${1:-}" in
 esac
 
 build=build-pkg
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
-  -DTIERFS_BUILD_TESTS=OFF >/dev/null
+# RelWithDebInfo like scripts/build.sh, so that ccache (when installed) reuses
+# its objects; CPack strips the programs.
+launcher=()
+if command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" \
+  -DCMAKE_INSTALL_PREFIX=/usr -DTIERFS_BUILD_TESTS=OFF "${launcher[@]}" >/dev/null
 cmake --build "$build" -j"${JOBS:-2}"
 (cd "$build" && cpack -G DEB >/dev/null)
 
@@ -78,8 +85,20 @@ if [[ $install_check -eq 1 ]]; then
     echo "package.sh: installed tierfs --version says: $installed" >&2; exit 1; }
   # mount(8) runs /sbin/mount.fuse.TYPE: through the merged /usr, the packaged helper.
   [[ -x /sbin/mount.fuse.tierfs ]] || { echo "package.sh: no /sbin/mount.fuse.tierfs" >&2; exit 1; }
+  # The whole chain mount(8) -> mount.fuse.tierfs -> mount.fuse3 -> tierfs, on a
+  # scratch file system, in a private mount namespace (nothing outside sees the
+  # mount) and with a PATH that has no sbin directory.
+  tmp=$(mktemp -d /tmp/tierfs-package.XXXXXX)
+  trap 'dpkg -r tierfs >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
+  mkdir "$tmp/ssd" "$tmp/hdd" "$tmp/mnt"
+  /usr/sbin/mkdstfs --no-mount "$tmp/mnt" pkgcheck "$tmp/ssd:ssd" "$tmp/hdd:hdd" >/dev/null 2>&1
+  unshare -m --propagation private env -i PATH=/usr/bin:/bin sh -ec "
+    mount -t fuse.tierfs '$tmp/ssd' '$tmp/mnt' -o default_permissions,nofail 2>/dev/null
+    echo mounted >'$tmp/mnt/f'
+    grep -q ' $tmp/mnt fuse.tierfs ' /proc/mounts
+    umount '$tmp/mnt'" || { echo "package.sh: mount -t fuse.tierfs failed" >&2; exit 1; }
   dpkg -r tierfs >/dev/null
-  trap - EXIT
+  trap 'rm -rf "$tmp"' EXIT
   [[ ! -e /usr/sbin/tierfs ]] || { echo "package.sh: dpkg -r left /usr/sbin/tierfs" >&2; exit 1; }
-  echo "package.sh: installed, ran '$installed', removed"
+  echo "package.sh: installed, ran '$installed', mounted with mount -t fuse.tierfs, removed"
 fi

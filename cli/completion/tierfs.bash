@@ -66,9 +66,10 @@ _tierfs_mkdstfs() {
   case $prev in
     -m) _tierfs_words "allow_other default_permissions ro"; return 0 ;;
     --cron) _tierfs_words "@hourly @daily @weekly @monthly"; return 0 ;;
+    --heat-bucket) _tierfs_words "60 600 3600"; return 0 ;;
   esac
   if [[ $cur == -* ]]; then
-    _tierfs_words "-f --force -v --verbose -m --cron --no-mount -h --help --version"
+    _tierfs_words "-f --force -v --verbose -m --cron --heat-bucket --no-mount -h --help --version"
   else
     _tierfs_files -d
   fi
@@ -77,7 +78,7 @@ _tierfs_mkdstfs() {
 
 _tierfs_fsppadm() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-  local commands="assign unassign list print validate enforce analyze query status tag help"
+  local commands="assign unassign list print validate enforce analyze query status heatbucket tag help"
   if [[ $COMP_CWORD -eq 1 ]]; then
     _tierfs_words "$commands --help --version"
     return 0
@@ -96,7 +97,7 @@ _tierfs_fsppadm() {
         -s|-n|-t|-p) return 0 ;;
       esac ;;
     tag)
-      if [[ $COMP_CWORD -eq 2 ]]; then
+      if [[ $COMP_CWORD -eq 2 && $cur != -* ]]; then
         _tierfs_words "add remove list"
         return 0
       fi ;;

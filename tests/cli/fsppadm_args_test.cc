@@ -65,6 +65,23 @@ TEST(FsppadmArgs, PolicyCommandsTakeTheLastOperandAsThePolicy) {
   EXPECT_TRUE(r->json);
 }
 
+TEST(FsppadmArgs, HeatbucketTakesMountAndSeconds) {
+  Result<FsppadmArgs> r = ParseFsppadmArgs({"fsppadm", "heatbucket", "/m", "60"});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->command, FsppadmCommand::kHeatBucket);
+  EXPECT_EQ(r->mounts, (std::vector<std::string>{"/m"}));
+  EXPECT_EQ(r->heat_bucket_seconds, 60);
+  EXPECT_TRUE(ParseFsppadmArgs({"fsppadm", "heatbucket", "/m", "86400"}).ok());
+  for (const char* bad : {"0", "86401", "1.5", "1h"}) {
+    r = ParseFsppadmArgs({"fsppadm", "heatbucket", "/m", bad});
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("SECONDS must be 1 to 86400"), std::string::npos)
+        << r.status().message();
+  }
+  EXPECT_FALSE(ParseFsppadmArgs({"fsppadm", "heatbucket", "/m"}).ok());
+  EXPECT_NE(FsppadmUsage(FsppadmCommand::kHeatBucket).find("discarded"), std::string::npos);
+}
+
 TEST(FsppadmArgs, ErrorsNameTheOption) {
   EXPECT_EQ(ErrorOf({"fsppadm", "enforce", "-x", "/m"}), "enforce: unknown option -x");
   EXPECT_EQ(ErrorOf({"fsppadm", "enforce", "-Cx", "/m"}), "enforce: unknown option -x");

@@ -58,8 +58,8 @@ std::vector<HelpCase> HelpCases() {
                                          "-p", "--no-wait", "--help", "--version"};
   return {
       {"mkdstfs", "--help",
-       {"-f", "--force", "-v", "--verbose", "-m", "--cron", "--no-mount", "-h", "--help",
-        "--version"}},
+       {"-f", "--force", "-v", "--verbose", "-m", "--cron", "--heat-bucket", "--no-mount", "-h",
+        "--help", "--version"}},
       {"fsppadm", "--help", {"--help", "--version"}},
       {"fsppadm assign", "--help", {"-f", "--force", "--help", "--version"}},
       {"fsppadm unassign", "--help", {"--help", "--version"}},
@@ -71,6 +71,7 @@ std::vector<HelpCase> HelpCases() {
       {"fsppadm query", "--help", scan},
       {"fsppadm status", "--help", {"-n", "--json", "--help", "--version"}},
       {"fsppadm tag", "--help", {"--help", "--version"}},
+      {"fsppadm heatbucket", "--help", {"--help", "--version"}},
       {"fcladm", "--help", {"-s", "-t", "-n", "--json", "--help", "--version"}},
       {"fsmap", "--help", {"-H", "--human-readable", "--json", "-h", "--help", "--version"}},
   };
@@ -198,7 +199,7 @@ TEST(HelpTest, CompletionOffersWhatHelpLists) {
   }
   std::set<std::string> commands = Complete("fsppadm ''");
   for (const char* command : {"assign", "unassign", "list", "print", "validate", "enforce",
-                              "analyze", "query", "status", "tag"}) {
+                              "analyze", "query", "status", "heatbucket", "tag"}) {
     EXPECT_TRUE(commands.count(command)) << command;
   }
   EXPECT_EQ(Complete("fsppadm enf"), std::set<std::string>{"enforce"});

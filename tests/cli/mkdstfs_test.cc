@@ -59,6 +59,13 @@ TEST(MkdstfsArgs, Parses) {
   a = ParseMkdstfsArgs({"mkdstfs", "--no-mount", "/mnt/t", "data", "/s"});
   ASSERT_TRUE(a.ok());
   EXPECT_FALSE(a->mount);
+  EXPECT_EQ(a->heat_bucket_seconds, 3600);
+  a = ParseMkdstfsArgs({"mkdstfs", "--heat-bucket", "60", "/mnt/t", "data", "/s"});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->heat_bucket_seconds, 60);
+  a = ParseMkdstfsArgs({"mkdstfs", "--heat-bucket=86400", "/mnt/t", "data", "/s"});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(a->heat_bucket_seconds, 86400);
 }
 
 TEST(MkdstfsArgs, ErrorsNameTheOption) {
@@ -72,6 +79,12 @@ TEST(MkdstfsArgs, ErrorsNameTheOption) {
             "--cron: cron schedule \"every hour\": expected five fields (minute hour "
             "day-of-month month day-of-week) or @hourly, @daily...");
   EXPECT_EQ(error({"mkdstfs", "/m", "n"}), "expected MOUNTPOINT FSNAME DIR[:CLASS]...");
+  EXPECT_EQ(error({"mkdstfs", "--heat-bucket", "0", "/m", "n", "/d"}),
+            "--heat-bucket: SECONDS must be 1 to 86400, got 0");
+  EXPECT_EQ(error({"mkdstfs", "--heat-bucket", "86401", "/m", "n", "/d"}),
+            "--heat-bucket: SECONDS must be 1 to 86400, got 86401");
+  EXPECT_EQ(error({"mkdstfs", "--heat-bucket", "1h", "/m", "n", "/d"}),
+            "--heat-bucket: SECONDS must be 1 to 86400, got 1h");
   EXPECT_EQ(error({"mkdstfs", "/m", "bad/name", "/d"}),
             "file system name \"bad/name\" may hold only letters, digits, '_', '.' and '-'");
   EXPECT_EQ(error({"mkdstfs", "--no-mount", "-m", "ro", "/m", "n", "/d"}),

@@ -255,6 +255,16 @@ TEST_F(MountSafetyTest, ControlSocketRefusesGarbageAndOutOfRangeNumbers) {
       << answer.dump();
   answer = RawRequest("{\"op\":\"scan\",\"mode\":\"analyze\",\"limits\":{\"files\":-1}}\n");
   EXPECT_EQ(answer["errno"], EINVAL) << answer.dump();
+  // Every handler reads its numbers and flags strictly, naming the field.
+  for (const char* bad : {"{\"op\":\"fcl\",\"action\":\"print\",\"limit\":-1}\n",
+                          "{\"op\":\"fcl\",\"action\":\"print\",\"from_seq\":1e300}\n",
+                          "{\"op\":\"fcl\",\"action\":7}\n",
+                          "{\"op\":\"status\",\"limit\":-5}\n",
+                          "{\"op\":\"fsmap\",\"inos\":[18446744073709551615]}\n",
+                          "{\"op\":\"validate\",\"xml\":\"<x/>\",\"force\":\"yes\"}\n"}) {
+    answer = RawRequest(bad);
+    EXPECT_EQ(answer["errno"], EINVAL) << bad << " -> " << answer.dump();
+  }
   EXPECT_EQ(RawRequest("{\"op\":\"ping\"}\n")["ok"], true);
 
   CommandResult r = Tool("fsppadm", {"enforce", "-p", "1e300", mnt_});

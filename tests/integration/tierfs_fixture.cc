@@ -125,8 +125,10 @@ void TierfsFixture::SetUp() {
   for (const std::string& d : {ssd_, hdd_, mnt_}) ASSERT_EQ(mkdir(d.c_str(), 0755), 0) << d;
   PrepareVolumes();
   if (HasFatalFailure()) return;
-  CommandResult r = RunCommand({testing::Tool("mkdstfs"), mnt_, "testfs", ssd_ + ":ssd",
-                                hdd_ + ":hdd"});
+  std::vector<std::string> argv = {testing::Tool("mkdstfs")};
+  for (const std::string& option : MkdstfsOptions()) argv.push_back(option);
+  argv.insert(argv.end(), {mnt_, "testfs", ssd_ + ":ssd", hdd_ + ":hdd"});
+  CommandResult r = RunCommand(argv);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   mounted_ = true;
   ASSERT_TRUE(IsMounted(mnt_)) << "mkdstfs returned but " << mnt_ << " is not mounted";

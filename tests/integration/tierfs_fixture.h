@@ -50,6 +50,8 @@ class TierfsFixture : public ::testing::Test {
   // Called by SetUp once the directories exist, before mkdstfs: a test may mount
   // small file systems on ssd_ or hdd_ (MountScratch) to make them fill up or vanish.
   virtual void PrepareVolumes() {}
+  // Extra options SetUp passes to mkdstfs before its operands ({"--heat-bucket", "60"}).
+  virtual std::vector<std::string> MkdstfsOptions() const { return {}; }
   // Mounts a tmpfs of `size` ("64m") on `dir`, or with `size` empty bind-mounts
   // `source` there; TearDown unmounts each (lazily if busy) after the file system.
   void MountScratch(const std::string& dir, const std::string& size,

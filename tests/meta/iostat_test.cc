@@ -52,6 +52,29 @@ TEST_F(IoStatTest, MisalignedBucketIsEinvalAndWritesNothing) {
   EXPECT_TRUE(meta_->AddIoStats({}).ok());
 }
 
+TEST_F(IoStatTest, RestartDeletesEveryBucketAndSetsTheLength) {
+  ASSERT_TRUE(meta_->AddIoStats({{7, kStartS, 1, 1, 1, 1}, {8, kStartS + kHour, 1, 1, 1, 1}}).ok());
+  ASSERT_TRUE(meta_->RestartIoStats(60).ok());
+  EXPECT_TRUE(Buckets(0).empty());
+  EXPECT_EQ(meta_->GetFsInfo()->iostat_bucket_seconds, 60);
+  // Buckets of the new length are accepted, those of the old one are not.
+  EXPECT_TRUE(meta_->AddIoStats({{7, kStartS + 60, 5, 0, 1, 0}}).ok());
+  EXPECT_EQ(meta_->AddIoStats({{7, kStartS + 30, 1, 0, 1, 0}}).code(), EINVAL);
+  auto buckets = Buckets(0);
+  ASSERT_EQ(buckets.size(), 1u);
+  EXPECT_EQ(buckets[0].bucket_seconds, 60);
+}
+
+TEST_F(IoStatTest, RestartOutOfRangeIsEinvalAndChangesNothing) {
+  ASSERT_TRUE(meta_->AddIoStats({{7, kStartS, 1, 1, 1, 1}}).ok());
+  EXPECT_EQ(meta_->RestartIoStats(0).code(), EINVAL);
+  EXPECT_EQ(meta_->RestartIoStats(86401).code(), EINVAL);
+  EXPECT_EQ(Buckets(0).size(), 1u);
+  EXPECT_EQ(meta_->GetFsInfo()->iostat_bucket_seconds, kHour);
+  EXPECT_TRUE(meta_->RestartIoStats(86400).ok());
+  EXPECT_TRUE(meta_->RestartIoStats(1).ok());
+}
+
 TEST_F(IoStatTest, ForEachOrdersByInodeThenTimeAndFiltersByEnd) {
   ASSERT_TRUE(meta_->AddIoStats({{9, kStartS - 2 * kHour, 1, 0, 0, 0},
                                  {9, kStartS, 2, 0, 0, 0},

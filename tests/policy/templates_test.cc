@@ -4,6 +4,9 @@
 // days of hourly scans.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
+
 #include "policy/loader.h"
 #include "tests/policy/simulation.h"
 #include "tests/policy/test_util.h"
@@ -25,6 +28,33 @@ TEST(Templates, AllValidateWithoutErrorsOrWarnings) {
     EXPECT_TRUE(r.ok()) << name << "\n" << testing::Dump(r);
     EXPECT_TRUE(r.warnings.empty()) << name << "\n" << testing::Dump(r);
   }
+}
+
+// Every PERIOD of the templates and of the shipped examples is at least 3 hours,
+// so they assign on a default file system (3600 s buckets, issue 10).
+TEST(Templates, TemplatesAndExamplesFitTheDefaultHeatBucket) {
+  std::vector<std::string> texts;
+  for (const char* name : {"mkdstfs_default.xml", "ssd_read_intensive_template.xml",
+                           "ssd_dbdata_and_index_template.xml", "ssd_dblog_and_tmp_template.xml"}) {
+    texts.push_back(ReadTestData(name));
+  }
+  for (const char* name : {"hot_reads.xml", "shifting_hot_set.xml"}) {
+    std::ifstream in(std::string(TIERFS_SOURCE_DIR) + "/docs/examples/" + name);
+    ASSERT_TRUE(in) << name;
+    std::stringstream text;
+    text << in.rdbuf();
+    texts.push_back(text.str());
+  }
+  for (const std::string& text : texts) {
+    LoadResult r = LoadPolicy(text);
+    ASSERT_TRUE(r.ok()) << testing::Dump(r);
+    CheckHeatResolution(*r.policy, 3600, &r);
+    EXPECT_TRUE(r.ok()) << testing::Dump(r);
+  }
+  // The read-intensive template's 3-hour PERIODs need buckets of 3 hours at most.
+  LoadResult r = LoadData("ssd_read_intensive_template.xml");
+  CheckHeatResolution(*r.policy, 4 * 3600, &r);
+  EXPECT_FALSE(r.ok());
 }
 
 TEST(Templates, MkdstfsDefaultModel) {
