@@ -199,9 +199,15 @@ class DaemonLock {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
+    path_ = path;
+    return Status::Ok();
+  }
+  // Writes this process's pid into the held lock file, once the file system
+  // opened: a mount refused before that changes nothing, not even this file.
+  Status RecordPid() {
     const std::string pid = std::to_string(getpid()) + "\n";
     if (ftruncate(fd_, 0) != 0 || pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
-      return Status::FromErrno("write " + path);
+      return Status::FromErrno("write " + path_);
     }
     return Status::Ok();
   }
@@ -218,6 +224,7 @@ class DaemonLock {
   }
 
   int fd_ = -1;
+  std::string path_;
 };
 
 // Mounts and serves; reports the mount result through `startup`.
@@ -260,6 +267,7 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
     }
     return fail(message);
   }
+  if (Status st = daemon_lock.RecordPid(); !st.ok()) return fail("tierfs: " + st.message());
   if (Status st = (*fs)->ApplyRetention(); !st.ok()) {
     return fail("tierfs: FCL retention: " + st.message());
   }
