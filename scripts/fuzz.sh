@@ -66,6 +66,12 @@ flags_of() {
   esac
 }
 
+# Scratch space of the targets (control_fuzzer's file system), emptied before each run:
+# a target that crashes cannot clean up after itself.
+export TMPDIR=$build/tmp
+rm -rf "$TMPDIR"
+mkdir -p "$TMPDIR"
+
 failed=()
 for t in "${targets[@]}"; do
   corpus=$build/corpus/$t

@@ -139,8 +139,12 @@ void EnsureFiles(Harness* h) {
 
 Harness* Setup() {
   auto* h = new Harness;
-  char tmpl[] = "/tmp/tierfs-control-fuzz-XXXXXX";
-  if (mkdtemp(tmpl) == nullptr) Die("mkdtemp failed");
+  // Under $TMPDIR (scripts/fuzz.sh points it into build-fuzz): a crash ends the
+  // process without atexit handlers and leaves the directory behind.
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string tmpl = std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") +
+                     "/tierfs-control-fuzz-XXXXXX";
+  if (mkdtemp(tmpl.data()) == nullptr) Die("mkdtemp failed in " + tmpl);
   h->root = tmpl;
   g_harness = h;
   std::atexit(Cleanup);
