@@ -22,6 +22,10 @@
 // history-based rule can do). Also the bytes moved, the swaps, and the time
 // PlanScan took.
 //
+// The oracle placement and the application of a plan are the policy
+// library's (policy/oracle_placement.h, policy/plan_apply.h), shared with the
+// replay behind `fsppadm advise` (policy/replay.h).
+//
 // Used by bench/placement_bench.cc (run by hand) and by the regression test
 // tests/policy/placement_sim_test.cc. Pure computation, deterministic for a
 // seed; single-threaded.
@@ -39,6 +43,8 @@
 #include <vector>
 
 #include "policy/file_record.h"
+#include "policy/oracle_placement.h"
+#include "policy/plan_apply.h"
 #include "policy/planner.h"
 #include "policy/policy.h"
 #include "policy/volume_state.h"
@@ -79,33 +85,6 @@ struct RunResult {
   double served_seen = 0, oracle_seen = 0, prev_oracle_seen = 0;
 };
 
-namespace internal {
-
-// Bytes a greedy placement by reads per byte (descending) puts on a class of
-// `capacity` bytes serve, as a share of all read bytes. Files that do not
-// fit are passed over for smaller ones.
-inline double GreedyShare(const std::vector<double>& rank_reads,
-                          const std::vector<double>& period_reads,
-                          const std::vector<uint64_t>& sizes, uint64_t capacity) {
-  std::vector<size_t> order(sizes.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return rank_reads[a] > rank_reads[b]; });
-  double served = 0, total = 0;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    total += period_reads[i] * static_cast<double>(sizes[i]);
-  }
-  uint64_t used = 0;
-  for (size_t i : order) {
-    if (rank_reads[i] <= 0) break;
-    if (used + sizes[i] > capacity) continue;
-    used += sizes[i];
-    served += period_reads[i] * static_cast<double>(sizes[i]);
-  }
-  return total > 0 ? served / total : 0;
-}
-
-}  // namespace internal
 
 // Runs the workload of `w` against `policy` (its classes must be "ssd" and
 // "hdd") with planner `options`.
@@ -187,8 +166,11 @@ inline RunResult RunShiftingHotSet(const policy::PlacementPolicy& policy,
       if (files[i].volume_id == kSsd) period_served += bytes;
     }
     r.served = period_total > 0 ? period_served / period_total : 0;
-    r.oracle = internal::GreedyShare(reads, reads, sizes, result.ssd_capacity);
-    r.prev_oracle = internal::GreedyShare(previous, reads, sizes, result.ssd_capacity);
+    // The oracles rank by whole-file reads, i.e. read bytes per byte of file.
+    std::vector<double> read_bytes(n);
+    for (size_t i = 0; i < n; ++i) read_bytes[i] = reads[i] * static_cast<double>(sizes[i]);
+    r.oracle = policy::OracleShare(reads, read_bytes, sizes, result.ssd_capacity);
+    r.prev_oracle = policy::OracleShare(previous, read_bytes, sizes, result.ssd_capacity);
     previous = reads;
     served_bytes += period_served;
     oracle_bytes += r.oracle * period_total;
@@ -234,17 +216,13 @@ inline RunResult RunShiftingHotSet(const policy::PlacementPolicy& policy,
     policy::ScanPlan plan = policy::PlanScan(policy, records, volumes, totals, now, options);
     r.plan_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    for (const policy::PlannedMove& m : plan.moves) {
-      if (m.action != policy::FileVerdict::kRelocate) continue;  // the workload deletes nothing
-      policy::FileRecord& f = files[m.ino - 2];
-      for (policy::VolumeState& v : volumes) {
-        if (v.id == m.from_volume) v.free_bytes += m.bytes;
-        if (v.id == m.to_volume) v.free_bytes -= m.bytes;
-      }
-      f.volume_id = m.to_volume;
-      r.bytes_moved += m.bytes;
-      r.swaps += m.swap == policy::PlannedMove::kSwapIn;
-    }
+    const policy::AppliedPlan applied =
+        policy::ApplyPlan(plan, &volumes, [&](const policy::PlannedMove& m) {
+          // The workload deletes nothing, so every move is a relocation.
+          if (m.action == policy::FileVerdict::kRelocate) files[m.ino - 2].volume_id = m.to_volume;
+        });
+    r.bytes_moved = applied.bytes_moved;
+    r.swaps = applied.swaps;
     r.ssd_used = volumes[0].total_bytes - volumes[0].free_bytes;
     result.periods.push_back(r);
   }

@@ -242,6 +242,9 @@ int FsppadmMain(const std::vector<std::string>& args, const CliEnv& env) {
       case FsppadmCommand::kHeatBucket:
         code = fsppadm::RunHeatBucket(a, env);
         break;
+      case FsppadmCommand::kAdvise:
+        code = fsppadm::RunAdvise(a, env);
+        break;
       case FsppadmCommand::kNone:
         *env.out << FsppadmUsage(a.command);
         break;

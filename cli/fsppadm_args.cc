@@ -1,5 +1,6 @@
 #include "cli/fsppadm_args.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "cli/option_parser.h"
@@ -56,6 +57,32 @@ constexpr CommandInfo kCommands[] = {
      "SECONDS, 1 to 86400. The I/O counted so far is discarded: temperatures start\n"
      "again from zero (FCL records are kept). Refused, changing nothing, when a\n"
      "PERIOD of the assigned policy would be shorter than SECONDS.\n"},
+    {FsppadmCommand::kAdvise, "advise",
+     "usage: fsppadm advise [--json] [--interval DURATION] [--class CLASS] [--periods F,...]\n"
+     "                      [--thresholds F,...] [--limits P,...] [-n COUNT] [--show RANK]\n"
+     "                      [-o FILE] MOUNT [POLICY.xml]\n"
+     "Replays the I/O MOUNT has recorded (its heat buckets) against the assigned policy\n"
+     "(or POLICY.xml) and against variants of it, enforcing at every interval as\n"
+     "`fsppadm enforce` would, moving nothing. Lists, best first, the share of read and\n"
+     "written bytes the CLASS files would have served over the recorded window and the\n"
+     "bytes each variant would have moved, then prints the policy text of the best (or\n"
+     "of --show RANK) for `fsppadm assign`. Needs at least 2 intervals of history\n"
+     "(exit 1 otherwise).\n"
+     "  --interval DURATION  time between simulated enforces: seconds, or with a suffix\n"
+     "                s, m, h, d (\"90s\", \"15m\", \"6h\"); a multiple of the heat bucket\n"
+     "                (default: the policy's shortest PERIOD, rounded up to whole buckets)\n"
+     "  --class CLASS the fast class whose served share is measured and whose limit the\n"
+     "                variants change (default ssd)\n"
+     "  --periods F,...     factors applied to every IOTEMP/ACCESSTEMP PERIOD (default\n"
+     "                0.5,1,2)\n"
+     "  --thresholds F,...  factors applied to every IOTEMP/ACCESSTEMP MIN and MAX\n"
+     "                (default 0.5,1,2)\n"
+     "  --limits P,...      CLASS limits to try, percent of its capacity, besides the\n"
+     "                policy's own (default 80,90,100)\n"
+     "  -n COUNT      variants to list (default 10; 0 = all)\n"
+     "  --show RANK   print the policy text of this rank instead of the best (1)\n"
+     "  -o FILE       also write that policy text to FILE\n"
+     "  --json        one JSON document (every variant with its policy text)\n"},
     {FsppadmCommand::kTag, "tag",
      "usage: fsppadm tag add|remove TAG FILE...\n"
      "       fsppadm tag list FILE...\n"
@@ -118,6 +145,17 @@ std::vector<OptionSpec> SpecsFor(FsppadmCommand c) {
       specs.push_back({nullptr, 'n', true, "COUNT"});
       specs.push_back({"json", 0, false, ""});
       break;
+    case FsppadmCommand::kAdvise:
+      specs.insert(specs.end(), {{"json", 0, false, ""},
+                                 {"interval", 0, true, "DURATION"},
+                                 {"class", 0, true, "CLASS"},
+                                 {"periods", 0, true, "F,..."},
+                                 {"thresholds", 0, true, "F,..."},
+                                 {"limits", 0, true, "P,..."},
+                                 {nullptr, 'n', true, "COUNT"},
+                                 {"show", 0, true, "RANK"},
+                                 {nullptr, 'o', true, "FILE"}});
+      break;
     case FsppadmCommand::kEnforce:
     case FsppadmCommand::kAnalyze:
     case FsppadmCommand::kQuery:
@@ -145,6 +183,31 @@ template <typename T>
 Status Take(const OptionSpec& spec, Result<T> parsed, T* out) {
   if (!parsed.ok()) return Status::Invalid(OptionName(spec) + ": " + parsed.status().message());
   *out = *parsed;
+  return Status::Ok();
+}
+
+// A comma-separated list of decimal numbers, each > 0 and at most `max`
+// ("0.5,1,2"). EINVAL naming the option and the bad item.
+Status ParseNumberList(const std::string& option, const char* value, double max,
+                       std::vector<double>* out) {
+  out->clear();
+  std::string text = value;
+  size_t start = 0;
+  for (;;) {
+    size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos
+                                                                     : comma - start);
+    // ParseHours accepts exactly the plain decimals wanted here ("0.5", "2").
+    Result<double> number = ParseHours(item);
+    if (!number.ok() || !(*number > 0) || *number > max) {
+      return Status::Invalid(option + ": expected numbers greater than 0" +
+                             (max < 1e9 ? " and at most " + std::to_string(static_cast<long long>(max)) : std::string()) +
+                             " separated by commas, got \"" + item + "\"");
+    }
+    out->push_back(*number);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
   return Status::Ok();
 }
 
@@ -180,7 +243,13 @@ Status OnOption(FsppadmArgs* a, const OptionSpec& spec, const char* value) {
       return Take(spec, ParseBytes(value), &a->limit_bytes);
     case 'n':
       return Take(spec, ParseCount(value),
-                  a->command == FsppadmCommand::kStatus ? &a->status_count : &a->limit_files);
+                  a->command == FsppadmCommand::kStatus   ? &a->status_count
+                  : a->command == FsppadmCommand::kAdvise ? &a->advise_rows
+                                                          : &a->limit_files);
+    case 'o':
+      if (*value == '\0') return Status::Invalid("-o: empty file name");
+      a->advise_output = value;
+      return Status::Ok();
     case 't':
       return Take(spec, ParseHours(value), &a->limit_hours);
     case 'p': {
@@ -201,6 +270,23 @@ Status OnOption(FsppadmArgs* a, const OptionSpec& spec, const char* value) {
     a->json = true;
   } else if (name == "no-wait") {
     a->no_wait = true;
+  } else if (name == "interval") {
+    return Take(spec, ParseDuration(value), &a->advise_interval_s);
+  } else if (name == "class") {
+    if (*value == '\0') return Status::Invalid("--class: empty class name");
+    a->advise_class = value;
+  } else if (name == "periods") {
+    return ParseNumberList("--periods", value, 1e12, &a->advise_periods);
+  } else if (name == "thresholds") {
+    return ParseNumberList("--thresholds", value, 1e12, &a->advise_thresholds);
+  } else if (name == "limits") {
+    return ParseNumberList("--limits", value, 100, &a->advise_limits);
+  } else if (name == "show") {
+    Result<uint64_t> rank = ParseCount(value);
+    if (!rank.ok() || *rank < 1) {
+      return Status::Invalid("--show: RANK must be 1 or more, got " + std::string(value));
+    }
+    a->advise_show = *rank;
   }
   return Status::Ok();
 }
@@ -245,6 +331,14 @@ Status CheckOperands(FsppadmArgs* a, std::vector<std::string> ops) {
       a->mounts = std::move(ops);
       break;
     }
+    case FsppadmCommand::kAdvise:
+      TIERFS_RETURN_IF_ERROR(need(ops.size() == 1 || ops.size() == 2, "MOUNT [POLICY.xml]"));
+      if (ops.size() == 2) {
+        a->policy_file = ops.back();
+        ops.pop_back();
+      }
+      a->mounts = std::move(ops);
+      break;
     case FsppadmCommand::kEnforce:
     case FsppadmCommand::kAnalyze:
     case FsppadmCommand::kQuery:
@@ -319,6 +413,8 @@ std::string FsppadmUsage(FsppadmCommand command) {
          "  status [-n COUNT] [--json] MOUNT      policy, volumes, recent scans and moves\n"
          "  tag add|remove TAG FILE...           tag files for <TAG> selects (list FILE...)\n"
          "  heatbucket MOUNT SECONDS              set the heat bucket (restarts the counts)\n"
+         "  advise [OPTIONS] MOUNT [POLICY.xml]   replay the recorded I/O against the policy\n"
+         "                                        and variants; the best, with its text\n"
          "\n"
          "\n"
          "  -h, --help, help [COMMAND]            this text, or COMMAND's\n"

@@ -10,6 +10,9 @@
 //                    [--no-wait] PATH...
 //   fsppadm status   [-n COUNT] [--json] MOUNT
 //   fsppadm heatbucket MOUNT SECONDS
+//   fsppadm advise   [--json] [--interval DURATION] [--class CLASS] [--periods F,...]
+//                    [--thresholds F,...] [--limits P,...] [-n COUNT] [--show RANK]
+//                    [-o FILE] MOUNT [POLICY.xml]
 //   fsppadm help [COMMAND] | --help | COMMAND --help | --version | COMMAND --version
 //
 // Parsing only: no I/O. Not thread-safe (getopt_long, see option_parser.h).
@@ -36,6 +39,7 @@ enum class FsppadmCommand {
   kStatus,
   kTag,  // fsppadm tag add|remove|list ... (dst-spec 10 item 7)
   kHeatBucket,  // fsppadm heatbucket MOUNT SECONDS (tierfs extension, issue 10)
+  kAdvise,      // fsppadm advise MOUNT [POLICY.xml] (tierfs extension, issue 10)
 };
 
 struct FsppadmArgs {
@@ -64,6 +68,17 @@ struct FsppadmArgs {
 
   uint64_t status_count = 10;  // status -n
   int64_t heat_bucket_seconds = 0;  // heatbucket SECONDS, 1..86400
+
+  // advise (docs/policies.md "Advisor"); policy_file = the optional POLICY.xml,
+  // json = --json, mounts = {MOUNT}.
+  int64_t advise_interval_s = 0;     // --interval, seconds (0 = the policy's shortest PERIOD)
+  std::string advise_class = "ssd";  // --class: the fast class
+  std::vector<double> advise_periods = {0.5, 1, 2};     // --periods: PERIOD factors (> 0)
+  std::vector<double> advise_thresholds = {0.5, 1, 2};  // --thresholds: MIN/MAX factors (> 0)
+  std::vector<double> advise_limits = {80, 90, 100};    // --limits: percents (0, 100]
+  uint64_t advise_rows = 10;         // -n: variants listed (0 = all)
+  uint64_t advise_show = 1;          // --show: the rank whose policy text is printed (>= 1)
+  std::string advise_output;         // -o: also write that policy text to this file
 
   // tag: the action ("add", "remove", "list"), the TAG word (add/remove), and the
   // files, which are in `paths`.

@@ -37,5 +37,6 @@ int RunScan(const FsppadmArgs& args, const CliEnv& env);    // fsppadm_scan.cc
 int RunStatus(const FsppadmArgs& args, const CliEnv& env);  // fsppadm_status.cc
 int RunTag(const FsppadmArgs& args, const CliEnv& env);     // fsppadm_tag.cc
 int RunHeatBucket(const FsppadmArgs& args, const CliEnv& env);  // fsppadm_heat.cc
+int RunAdvise(const FsppadmArgs& args, const CliEnv& env);      // fsppadm_advise.cc
 
 }  // namespace tierfs::cli::fsppadm

@@ -8,6 +8,7 @@
 #include "cli/json_fields.h"
 #include "cli/text_table.h"
 #include "cli/units.h"
+#include "cli/volume_table.h"
 
 namespace tierfs::cli::fsppadm {
 namespace {
@@ -18,22 +19,6 @@ std::string Fixed2(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", v);
   return buf;
-}
-
-std::string VolumesTable(const json& volumes) {
-  TextTable t({"Volume", "Class", "Media", "Role", "State", "Size", "Free", "Files", "Path"});
-  for (int c : {5, 6, 7}) t.AlignRight(static_cast<size_t>(c));
-  for (const json& v : JsonArray(volumes, "volumes")) {
-    std::string media = JsonString(v, "media_type", "-");
-    if (JsonString(v, "media_type_source") == "configured") media += " (set)";
-    t.AddRow({JsonString(v, "name", "-"), JsonString(v, "class", "-"), media,
-              JsonString(v, "role", "-"), JsonString(v, "state", "-"),
-              JsonHasNumber(v, "total_bytes") ? HumanBytes(JsonUint(v, "total_bytes")) : "-",
-              JsonHasNumber(v, "free_bytes") ? HumanBytes(JsonUint(v, "free_bytes")) : "-",
-              JsonHasNumber(v, "files") ? std::to_string(JsonUint(v, "files")) : "-",
-              PrintableField(JsonString(v, "path"))});
-  }
-  return t.Render();
 }
 
 std::string ScansTable(const json& status) {

@@ -8,8 +8,12 @@
 #include <unistd.h>
 
 #include <exception>
+#include <optional>
 
+#include "cli/control_client.h"
 #include "cli/cron_entry.h"
+#include "cli/default_policy.h"
+#include "cli/json_fields.h"
 #include "cli/exit_codes.h"
 #include "cli/mount_table.h"
 #include "cli/option_parser.h"
@@ -17,6 +21,8 @@
 #include "cli/tool_support.h"
 #include "cli/units.h"
 #include "cli/version.h"
+#include "cli/volume_add.h"
+#include "cli/volume_table.h"
 #include "fs/media_type.h"
 #include "fs/volume_label.h"
 
@@ -67,13 +73,138 @@ std::string ResolveMountPoint(const std::string& mount_point) {
   return real.ok() ? *real : NormalizePath(mount_point);
 }
 
+// The tierfs mounted exactly on `mount_point` (resolved), if any.
+std::optional<TierfsMount> TierfsMountedAt(const CliEnv& env, const std::string& mount_point) {
+  Result<std::vector<MountEntry>> mounts = ReadMountInfo(env.mountinfo_path);
+  if (!mounts.ok()) return std::nullopt;
+  for (const TierfsMount& m : TierfsMounts(*mounts)) {
+    if (m.mount_point == mount_point) return m;
+  }
+  return std::nullopt;
+}
+
+// mkdstfs on a file system that exists and is mounted on MOUNTPOINT (dst-spec.md
+// 5.3, "Existing vset/FS: volumes are added, tags re-applied, policy
+// re-assigned"): each DIR that is not yet a volume is added online (the code of
+// `fsvoladm add`, cli/volume_add.h); a DIR that already is one gets the CLASS
+// given for it (setclass); mkdstfs's own default policy, if it is still the
+// assigned one, is regenerated for the classes the set now has. A policy the
+// administrator assigned is left alone.
+int AddToExisting(const MkdstfsArgs& a, const CliEnv& env, const TierfsMount& mount) {
+  using nlohmann::json;
+  ControlClient client(mount);
+  auto report = [&](const Status& st) {
+    PrintError(env, kTool, (client.unreachable() ? "" : mount.mount_point + ": ") + st.message());
+    return client.ExitCodeFor(st);
+  };
+  if (!a.cron_schedule.empty()) {
+    PrintError(env, kTool,
+               "--cron applies only when mkdstfs creates a file system; " + mount.mount_point +
+                   " already holds " + a.fs_name + " (add the schedule to cron yourself)");
+    return kExitUsage;
+  }
+  Result<json> ping = client.Call(json{{"op", "ping"}});
+  if (!ping.ok()) return report(ping.status());
+  if (JsonString(*ping, "fs_name") != a.fs_name) {
+    PrintError(env, kTool,
+               mount.mount_point + " holds tierfs file system " + JsonString(*ping, "fs_name") +
+                   ", not " + a.fs_name + "; nothing changed");
+    return kExitUsage;
+  }
+  const std::string uuid = JsonString(*ping, "fs_uuid");
+  Result<std::vector<VolumeProbe>> probes = ProbeVolumes(a.volumes, "/sys",
+                                                         LabelledDirs::kKeepLabelled);
+  if (!probes.ok()) {
+    PrintError(env, kTool, probes.status().message());
+    return kExitUsage;
+  }
+  Result<json> before = client.Call(json{{"op", "volumes"}});
+  if (!before.ok()) return report(before.status());
+  std::ostream* verbose = a.verbose ? env.out : nullptr;
+  // Check everything first: a refused DIR changes nothing.
+  std::vector<const VolumeProbe*> to_add;
+  std::vector<std::pair<std::string, std::string>> reclass;  // volume name, class
+  for (const VolumeProbe& p : *probes) {
+    if (p.label) {
+      const json* member = nullptr;
+      for (const json& v : JsonArray(*before, "volumes")) {
+        if (p.label->fs_uuid == uuid && JsonUint(v, "id") == p.label->volume_id) member = &v;
+      }
+      if (member == nullptr) {
+        PrintError(env, kTool,
+                   p.spec.dir + " is already a tierfs volume (volume " + p.label->volume_name +
+                       " of file system " +
+                       (p.label->fs_name.empty() ? p.label->fs_uuid : p.label->fs_name) +
+                       "); nothing changed");
+        return kExitUsage;
+      }
+      if (!p.spec.placement_class.empty() &&
+          p.spec.placement_class != JsonString(*member, "class")) {
+        reclass.emplace_back(JsonString(*member, "name"), p.spec.placement_class);
+      }
+      continue;
+    }
+    if (Result<meta::Volume> row = PlanVolume(p); !row.ok()) {
+      PrintError(env, kTool, row.status().message());
+      return kExitUsage;
+    }
+    to_add.push_back(&p);
+  }
+  for (const VolumeProbe* p : to_add) {
+    Result<json> added = AddVolumeOnline(client, *p, verbose);
+    if (!added.ok()) return report(Status::Error(added.status().code(), p->spec.dir + ": " +
+                                                                     added.status().message()));
+    if (verbose == nullptr) *env.out << AddedVolumeLine(*added) << "\n";
+  }
+  for (const auto& [name, cls] : reclass) {
+    if (verbose != nullptr) {
+      *verbose << "fsvoladm setclass " << mount.mount_point << " " << name << " " << cls << "\n";
+    }
+    Result<json> changed =
+        client.Call(json{{"op", "volume_setclass"}, {"volume", name}, {"class", cls}});
+    if (!changed.ok()) return report(changed.status());
+  }
+  Result<json> after = client.Call(json{{"op", "volumes"}});
+  if (!after.ok()) return report(after.status());
+  Result<json> policy = client.Call(json{{"op", "get_policy"}});
+  if (!policy.ok()) return report(policy.status());
+  const json& assigned = JsonObject(*policy, "policy");
+  if (JsonString(assigned, "name") == kDefaultPolicyName) {
+    std::vector<meta::Volume> rows;
+    for (const json& v : JsonArray(*after, "volumes")) {
+      meta::Volume row;
+      row.placement_class = JsonString(v, "class");
+      rows.push_back(row);
+    }
+    const std::string xml = DefaultPolicyXml(DefaultCreateClasses(rows));
+    if (xml != JsonString(assigned, "xml")) {
+      if (verbose != nullptr) {
+        *verbose << "fsppadm assign " << mount.mount_point << " mkdstfs.xml    # "
+                 << kDefaultPolicyName << " for the new classes\n";
+      }
+      Result<json> assigned_now = client.Call(json{{"op", "assign"}, {"xml", xml}});
+      if (!assigned_now.ok()) return report(assigned_now.status());
+    }
+  }
+  if (verbose == nullptr) {
+    *env.out << "tierfs file system " << a.fs_name << " (" << uuid << ") on " << mount.mount_point
+             << ":\n"
+             << VolumesTable(*after);
+  }
+  env.out->flush();
+  return kExitOk;
+}
+
 }  // namespace
 
 std::string MkdstfsUsage() {
   return "usage: mkdstfs [-f] [-v] [-h] [-m MOUNTOPTS] [--cron SCHEDULE]\n"
          "               [--heat-bucket SECONDS] [--no-mount] MOUNTPOINT FSNAME DIR[:CLASS]...\n"
          "Creates a tierfs file system over the directories DIR (one per device) and mounts\n"
-         "it on MOUNTPOINT. Each DIR's placement class is its detected media type (ssd, hdd,\n"
+         "it on MOUNTPOINT. When FSNAME is already mounted on MOUNTPOINT, adds each DIR that\n"
+         "is not yet one of its volumes (as fsvoladm add does), gives a DIR that is one the\n"
+         "CLASS given for it, and regenerates mkdstfs's default policy if it is still the\n"
+         "assigned one. Each DIR's placement class is its detected media type (ssd, hdd,\n"
          "mixed) unless CLASS is given. The first ssd DIR (else the first mixed one) holds\n"
          "the metadata and is tagged class ssdmetadata; the default policy IOTEMP_Policy\n"
          "places new files on hdd, and on ssdmetadata only when hdd is full.\n"
@@ -158,7 +289,8 @@ Result<MkdstfsArgs> ParseMkdstfsArgs(const std::vector<std::string>& args) {
 }
 
 Result<std::vector<VolumeProbe>> ProbeVolumes(const std::vector<std::string>& operands,
-                                              const std::string& sysfs_root) {
+                                              const std::string& sysfs_root,
+                                              LabelledDirs labelled) {
   std::vector<VolumeProbe> probes;
   for (const std::string& operand : operands) {
     Result<VolumeSpec> spec = ParseVolumeSpec(operand);
@@ -174,21 +306,27 @@ Result<std::vector<VolumeProbe>> ProbeVolumes(const std::vector<std::string>& op
     if (!real.ok()) return real.status();
     spec->dir = *real;
     struct stat label_st;
+    std::optional<VolumeLabel> live_label;
     if (lstat(VolumeLabelPath(spec->dir).c_str(), &label_st) == 0) {
       Result<VolumeLabel> label = ReadVolumeLabel(spec->dir);
-      std::string whose = label.ok()
-                              ? " (volume " + label->volume_name + " of file system " +
-                                    (label->fs_name.empty() ? label->fs_uuid : label->fs_name) + ")"
-                              : "";
-      return Status::Exists(spec->dir + " is already a tierfs volume" + whose +
-                            "; mkdstfs never reuses one. Remove its .tierfs directory yourself "
-                            "if that file system is gone.");
+      const bool retired = label.ok() && label->retired;  // left by fsvoladm remove: free
+      if (!retired && (labelled == LabelledDirs::kRefuse || !label.ok())) {
+        std::string whose =
+            label.ok() ? " (volume " + label->volume_name + " of file system " +
+                             (label->fs_name.empty() ? label->fs_uuid : label->fs_name) + ")"
+                       : "";
+        return Status::Exists(spec->dir + " is already a tierfs volume" + whose +
+                              "; a volume is never reused. Remove its .tierfs directory yourself "
+                              "if that file system is gone (or `fsvoladm remove` it).");
+      }
+      if (!retired) live_label = *label;
     }
-    if (lstat(MetadataDbPath(spec->dir).c_str(), &label_st) == 0) {
+    if (!live_label && lstat(MetadataDbPath(spec->dir).c_str(), &label_st) == 0) {
       return Status::Exists(spec->dir + " holds a tierfs metadata database (" +
                             MetadataDbPath(spec->dir) + ") but no label; refusing to reuse it");
     }
     VolumeProbe probe;
+    probe.label = std::move(live_label);
     probe.spec = std::move(*spec);
     probe.device = static_cast<uint64_t>(st.st_dev);
     probe.identity = std::to_string(st.st_dev) + ":" + std::to_string(st.st_ino);
@@ -220,9 +358,28 @@ int MkdstfsMain(const std::vector<std::string>& args, const CliEnv& env) {
       return kExitOk;
     }
     std::ostream* verbose = a.verbose ? env.out : nullptr;
+    if (std::optional<TierfsMount> existing =
+            TierfsMountedAt(env, ResolveMountPoint(a.mount_point))) {
+      return AddToExisting(a, env, *existing);
+    }
 
     Result<std::vector<VolumeProbe>> probes = ProbeVolumes(a.volumes);
     if (!probes.ok()) {
+      // A volume of FSNAME itself: the file system exists but is not mounted here.
+      Result<std::vector<VolumeProbe>> labelled =
+          ProbeVolumes(a.volumes, "/sys", LabelledDirs::kKeepLabelled);
+      if (labelled.ok()) {
+        for (const VolumeProbe& p : *labelled) {
+          if (p.label && p.label->fs_name == a.fs_name) {
+            PrintError(env, kTool,
+                       probes.status().message() + " File system " + a.fs_name +
+                           " is not mounted on " + ResolveMountPoint(a.mount_point) +
+                           ": to add volumes to it, mount it there (tierfs METADATA_DIR "
+                           "MOUNTPOINT) and run mkdstfs again. Nothing changed.");
+            return kExitUsage;
+          }
+        }
+      }
       PrintError(env, kTool, probes.status().message());
       return kExitUsage;
     }

@@ -48,13 +48,22 @@ struct MkdstfsArgs {
 Result<MkdstfsArgs> ParseMkdstfsArgs(const std::vector<std::string>& args);
 std::string MkdstfsUsage();
 
+// What ProbeVolumes does with a directory that carries a live tierfs label (a
+// retired one, left by `fsvoladm remove`, is always free to use).
+enum class LabelledDirs {
+  kRefuse,        // EEXIST: mkdstfs creating a file system never reuses a volume
+  kKeepLabelled,  // record it in VolumeProbe::label (adding to an existing file system)
+};
+
 // Checks each DIR[:CLASS] operand and detects its media type (unless detection
 // is impossible: then media_type stays "" and detect_error says why). Errors,
 // naming the directory: ENOENT (missing), ENOTDIR, EEXIST (already carries a
-// tierfs label or database: mkdstfs never reuses a volume, even with -f),
-// EINVAL (a bad CLASS). `sysfs_root` is for tests.
+// live tierfs label, with kRefuse, or a database: mkdstfs never reuses a
+// volume, even with -f), EINVAL (a bad CLASS or an unreadable label).
+// `sysfs_root` is for tests.
 Result<std::vector<VolumeProbe>> ProbeVolumes(const std::vector<std::string>& operands,
-                                              const std::string& sysfs_root = "/sys");
+                                              const std::string& sysfs_root = "/sys",
+                                              LabelledDirs labelled = LabelledDirs::kRefuse);
 
 // What CreateFileSystem does.
 struct CreateRequest {

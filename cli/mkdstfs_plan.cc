@@ -2,29 +2,14 @@
 
 #include <cctype>
 
+#include "fs/volume_label.h"
+
 namespace tierfs::cli {
 namespace {
 
 bool IsMediaType(std::string_view s) { return s == "ssd" || s == "hdd" || s == "mixed"; }
 
-Status CheckName(std::string_view name, const char* what) {
-  if (name.empty()) return Status::Invalid(std::string("empty ") + what);
-  if (name.size() > 64) {
-    return Status::Invalid(std::string(what) + " \"" + std::string(name) +
-                           "\" is longer than 64 characters");
-  }
-  if (name[0] == '.' || name[0] == '-') {
-    return Status::Invalid(std::string(what) + " \"" + std::string(name) +
-                           "\" may not start with '.' or '-'");
-  }
-  for (char c : name) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-') {
-      return Status::Invalid(std::string(what) + " \"" + std::string(name) +
-                             "\" may hold only letters, digits, '_', '.' and '-'");
-    }
-  }
-  return Status::Ok();
-}
+Status CheckName(std::string_view name, const char* what) { return CheckSimpleName(name, what); }
 
 // The kind of storage a volume is, for choosing the metadata volume: an explicit
 // media-type class wins over detection (the administrator knows better, e.g. a
@@ -55,6 +40,42 @@ Result<VolumeSpec> ParseVolumeSpec(std::string_view operand) {
   return spec;
 }
 
+Result<meta::Volume> PlanVolume(const VolumeProbe& p) {
+  if (p.media_type.empty() && p.spec.placement_class.empty()) {
+    return Status::Invalid("cannot detect the media type of " + p.spec.dir +
+                           (p.detect_error.empty() ? "" : " (" + p.detect_error + ")") +
+                           "; give its class as " + p.spec.dir + ":CLASS, e.g. " + p.spec.dir +
+                           ":ssd or " + p.spec.dir + ":hdd");
+  }
+  meta::Volume v;
+  v.path = p.spec.dir;
+  if (!p.media_type.empty()) {
+    v.media_type = p.media_type;
+    v.media_type_source = "detected";
+  } else {
+    v.media_type = IsMediaType(p.spec.placement_class) ? p.spec.placement_class : "unknown";
+    v.media_type_source = "configured";
+  }
+  v.placement_class = p.spec.placement_class.empty() ? p.media_type : p.spec.placement_class;
+  v.role = "dataonly";
+  v.state = "online";
+  return v;
+}
+
+std::vector<std::string> DefaultCreateClasses(const std::vector<meta::Volume>& volumes) {
+  std::vector<std::string> classes;
+  if (volumes.empty()) return classes;
+  for (const meta::Volume& v : volumes) {
+    if (v.placement_class == "hdd") {
+      classes.push_back("hdd");
+      break;
+    }
+  }
+  const std::string& metadata_class = volumes.front().placement_class;
+  if (metadata_class != "hdd") classes.push_back(metadata_class);
+  return classes;
+}
+
 Result<MkdstfsPlan> PlanVolumes(const std::vector<VolumeProbe>& probes, bool force) {
   if (probes.empty()) return Status::Invalid("at least one DIR is needed");
   MkdstfsPlan plan;
@@ -65,12 +86,7 @@ Result<MkdstfsPlan> PlanVolumes(const std::vector<VolumeProbe>& probes, bool for
         return Status::Invalid(p.spec.dir + " is given twice (also as " + probes[j].spec.dir + ")");
       }
     }
-    if (p.media_type.empty() && p.spec.placement_class.empty()) {
-      return Status::Invalid("cannot detect the media type of " + p.spec.dir +
-                             (p.detect_error.empty() ? "" : " (" + p.detect_error + ")") +
-                             "; give its class as " + p.spec.dir + ":CLASS, e.g. " + p.spec.dir +
-                             ":ssd or " + p.spec.dir + ":hdd");
-    }
+    if (Result<meta::Volume> planned = PlanVolume(p); !planned.ok()) return planned.status();
     if (!p.media_type.empty() && IsMediaType(p.spec.placement_class) &&
         p.spec.placement_class != p.media_type) {
       plan.warnings.push_back(p.spec.dir + ": class " + p.spec.placement_class +
@@ -108,34 +124,19 @@ Result<MkdstfsPlan> PlanVolumes(const std::vector<VolumeProbe>& probes, bool for
   }
   for (size_t k = 0; k < order.size(); ++k) {
     const VolumeProbe& p = probes[order[k]];
-    meta::Volume v;
+    Result<meta::Volume> planned = PlanVolume(p);
+    if (!planned.ok()) return planned.status();
+    meta::Volume v = std::move(*planned);
     v.id = static_cast<uint32_t>(k + 1);
     v.name = "vol" + std::to_string(k + 1);
-    v.path = p.spec.dir;
-    if (!p.media_type.empty()) {
-      v.media_type = p.media_type;
-      v.media_type_source = "detected";
-    } else {
-      v.media_type = IsMediaType(p.spec.placement_class) ? p.spec.placement_class : "unknown";
-      v.media_type_source = "configured";
-    }
-    v.placement_class = p.spec.placement_class.empty() ? p.media_type : p.spec.placement_class;
     if (k == 0 && Kind(p) == "ssd" && p.spec.placement_class.empty()) {
       v.placement_class = "ssdmetadata";
     }
     v.role = k == 0 ? "metadataok" : "dataonly";
-    v.state = "online";
     plan.volumes.push_back(std::move(v));
   }
   // "All files on hdd, the SSD metadata volume only when hdd is full."
-  const std::string& metadata_class = plan.volumes.front().placement_class;
-  for (const meta::Volume& v : plan.volumes) {
-    if (v.placement_class == "hdd") {
-      plan.default_create_classes.push_back("hdd");
-      break;
-    }
-  }
-  if (metadata_class != "hdd") plan.default_create_classes.push_back(metadata_class);
+  plan.default_create_classes = DefaultCreateClasses(plan.volumes);
   return plan;
 }
 

@@ -20,11 +20,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/status.h"
+#include "fs/volume_label.h"
 #include "meta/records.h"
 
 namespace tierfs::cli {
@@ -51,6 +53,9 @@ struct VolumeProbe {
   std::string detect_error;  // why detection failed (when media_type is "")
   uint64_t device = 0;       // st_dev of the directory
   std::string identity;      // "st_dev:st_ino": the same directory named twice is refused
+  // The tierfs label the directory carries (ProbeVolumes with kKeepLabelled only;
+  // a retired label never shows here).
+  std::optional<VolumeLabel> label;
 };
 
 struct MkdstfsPlan {
@@ -62,6 +67,19 @@ struct MkdstfsPlan {
   // CREATE destinations of the default policy, in order (DefaultPolicyXml()).
   std::vector<std::string> default_create_classes;
 };
+
+// The row of one volume as the probe describes it (name, path, class, media
+// type and its source; role dataonly, state online, id 0): its class is the
+// one given, else its detected media type; media_type is the detected one,
+// else the class when the class is a media type, else "unknown". Used for every
+// volume of a new set (PlanVolumes) and for a volume added to a mounted file
+// system (fsvoladm add, mkdstfs on an existing file system). EINVAL, naming the
+// directory, when the media type was not detected and no class was given.
+Result<meta::Volume> PlanVolume(const VolumeProbe& probe);
+
+// The CREATE classes of the default policy for a volume set: hdd (when a volume
+// has it), then the metadata volume's class (`volumes` front) unless it is hdd.
+std::vector<std::string> DefaultCreateClasses(const std::vector<meta::Volume>& volumes);
 
 // Plans the volume set. Errors (EINVAL, naming the directory):
 //   no operands; a directory given twice; a directory whose media type could not

@@ -30,6 +30,13 @@ DEFINE_double(attr_timeout, 60, "seconds the kernel may cache attributes (0..315
 DEFINE_int32(writeback_seconds, 5,
              "period of the I/O counter and inode writeback, seconds (1..3600)");
 DEFINE_int32(threads, 16, "maximum FUSE worker threads (1..1024)");
+DEFINE_double(commit_ms, 5,
+              "group commit window, milliseconds (0..1000): namespace changes gather this "
+              "long in one database commit; fsync and fsyncdir commit at once; 0 = every "
+              "change commits on its own");
+DEFINE_bool(writeback_cache, false,
+            "let the kernel cache writes and send them to the daemon in large batches "
+            "(FUSE writeback cache); write errors such as ENOSPC then show at fsync or close");
 DEFINE_double(fcl_keep_hours, 14 * 24,
               "File Change Log retention: drop records older than this many hours "
               "(0 = keep; at most 876000)");
@@ -54,6 +61,9 @@ static bool ValidateTimeout(const char* flag, double value) {
 static bool ValidateWriteback(const char* flag, int32_t value) {
   return InRange(flag, value, 1, 3600);
 }
+static bool ValidateCommitMs(const char* flag, double value) {
+  return InRange(flag, value, 0, 1000);
+}
 static bool ValidateThreads(const char* flag, int32_t value) {
   return InRange(flag, value, 1, 1024);
 }
@@ -73,6 +83,7 @@ DEFINE_validator(entry_timeout, &ValidateTimeout);
 DEFINE_validator(attr_timeout, &ValidateTimeout);
 DEFINE_validator(writeback_seconds, &ValidateWriteback);
 DEFINE_validator(threads, &ValidateThreads);
+DEFINE_validator(commit_ms, &ValidateCommitMs);
 DEFINE_validator(fcl_keep_hours, &ValidateFclHours);
 DEFINE_validator(fcl_max_records, &ValidateRecords);
 DEFINE_validator(iostat_keep_days, &ValidateIostatDays);
@@ -111,6 +122,7 @@ std::string ValueName(const gflags::CommandLineFlagInfo& flag) {
       {"attr_timeout", "SECONDS"},
       {"writeback_seconds", "SECONDS"},
       {"threads", "N"},
+      {"commit_ms", "MILLISECONDS"},
       {"fcl_keep_hours", "HOURS"},
       {"fcl_max_records", "N"},
       {"iostat_keep_days", "DAYS"},
@@ -247,6 +259,8 @@ int main(int argc, char** argv) {
   options.attr_timeout = FLAGS_attr_timeout;
   options.writeback_seconds = FLAGS_writeback_seconds;
   options.max_threads = FLAGS_threads;
+  options.commit_window_us = static_cast<int64_t>(FLAGS_commit_ms * 1000);
+  options.writeback_cache = FLAGS_writeback_cache;
   options.fcl_keep_seconds = static_cast<int64_t>(FLAGS_fcl_keep_hours * 3600);
   options.fcl_max_records = FLAGS_fcl_max_records;
   options.iostat_keep_seconds = static_cast<int64_t>(FLAGS_iostat_keep_days * 86400);

@@ -187,6 +187,31 @@ Result<double> ParseHours(std::string_view text) {
   return v;
 }
 
+Result<int64_t> ParseDuration(std::string_view text) {
+  std::string_view number = text;
+  double unit = 1;
+  if (!number.empty()) {
+    switch (number.back()) {
+      case 's': unit = 1; number.remove_suffix(1); break;
+      case 'm': unit = 60; number.remove_suffix(1); break;
+      case 'h': unit = 3600; number.remove_suffix(1); break;
+      case 'd': unit = 86400; number.remove_suffix(1); break;
+      default: break;
+    }
+  }
+  double v = 0;
+  if (!ParseDecimal(number, &v)) {
+    return Status::Invalid("not a duration: \"" + std::string(text) +
+                           "\" (seconds, or a number with s, m, h or d)");
+  }
+  const double seconds = std::round(v * unit);
+  if (!(seconds >= 1) || seconds > 100.0 * 365 * 86400) {
+    return Status::Invalid("duration out of range: \"" + std::string(text) +
+                           "\" (1 second to 100 years)");
+  }
+  return static_cast<int64_t>(seconds);
+}
+
 std::string FormatLocalTime(int64_t time_ns) {
   if (time_ns == 0) return "-";
   // Floor division, so times before 1970 still print the right second.

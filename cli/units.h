@@ -33,6 +33,12 @@ Result<uint64_t> ParseCount(std::string_view text);
 // EINVAL naming `text`.
 Result<double> ParseHours(std::string_view text);
 
+// Parses a duration in whole seconds: a decimal number with an optional unit
+// suffix s (seconds, the default), m (minutes), h (hours) or d (days), e.g.
+// "90", "90s", "15m", "1.5h", "1d"; more than 0 and at most 100 years after
+// rounding to the second. EINVAL naming `text` otherwise.
+Result<int64_t> ParseDuration(std::string_view text);
+
 // Local time "2026-11-22T10:00:00" for nanoseconds since the epoch; "-" for 0.
 std::string FormatLocalTime(int64_t time_ns);
 

@@ -27,7 +27,7 @@ set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
     "namespace in SQLite on the SSD tier and moves whole files between tiers by\n"
     "XML placement policies while applications keep their paths and open files.\n"
     "Programs: tierfs (the daemon, also mount -t fuse.tierfs), mkdstfs, fsppadm,\n"
-    "fcladm, fsmap.")
+    "fcladm, fsvoladm, fsmap.")
 string(REPLACE ";" "" CPACK_DEBIAN_PACKAGE_DESCRIPTION "${CPACK_DEBIAN_PACKAGE_DESCRIPTION}")
 set(TIERFS_PACKAGE_MAINTAINER "tierfs maintainers <tierfs@localhost>" CACHE STRING
     "Maintainer field of the Debian package")

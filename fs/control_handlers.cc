@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "fs/check_ops.h"
+#include "fs/io_history.h"
 #include "fs/request_fields.h"
 #include "policy/loader.h"
 
@@ -52,6 +53,9 @@ Result<json> ControlHandlers::Dispatch(const json& request, const ControlPeer& p
                 {"mountpoint", fs_.options().mountpoint}, {"pid", getpid()}};
   }
   if (op == "volumes") return Volumes();
+  if (op == "volume_add") return VolumeAdd(request);
+  if (op == "volume_remove") return VolumeRemove(request, reply);
+  if (op == "volume_setclass") return VolumeSetClass(request);
   if (op == "assign") return Assign(request, /*validate_only=*/false);
   if (op == "validate") return Assign(request, /*validate_only=*/true);
   if (op == "unassign") return Unassign();
@@ -63,6 +67,11 @@ Result<json> ControlHandlers::Dispatch(const json& request, const ControlPeer& p
   if (op == "heat_bucket") return HeatBucket(request);
   if (op == "check") return HandleCheckOp(fs_, request, reply);    // fs/check_ops.h
   if (op == "backup") return HandleBackupOp(fs_, request, reply);  // fs/check_ops.h
+  if (op == "io_history") {  // fs/io_history.h: the history `fsppadm advise` replays
+    auto tags = RequestBool(request, "tags", false);
+    if (!tags.ok()) return tags.status();
+    return IoHistoryJson(fs_, *tags);
+  }
   if (op == "flush") {
     TIERFS_RETURN_IF_ERROR(fs_.FlushAll());
     return json::object();
@@ -85,11 +94,14 @@ Result<json> ControlHandlers::Volumes() {
                   // more (e.g. being removed).
                   {"state", v.state != "online"
                                 ? v.state
-                                : std::string(VolumeHealthName(fs_.volumes().Health(v.id)))}};
+                                : fs_.volumes().Draining(v.id)
+                                      ? std::string("draining")
+                                      : std::string(VolumeHealthName(fs_.volumes().Health(v.id)))}};
     for (const policy::VolumeState& s : space) {
       if (s.id == v.id) {
         entry["total_bytes"] = s.total_bytes;
         entry["free_bytes"] = s.free_bytes;
+        entry["used_bytes"] = s.total_bytes - std::min(s.total_bytes, s.free_bytes);
       }
     }
     auto files = fs_.metadata().FilesOnVolumes({v.id});
@@ -102,6 +114,85 @@ Result<json> ControlHandlers::Volumes() {
     out.push_back(entry);
   }
   return json{{"volumes", out}};
+}
+
+namespace {
+
+json VolumeRowJson(const meta::Volume& v) {
+  return json{{"id", v.id},
+              {"name", v.name},
+              {"path", v.path},
+              {"class", v.placement_class},
+              {"media_type", v.media_type},
+              {"media_type_source", v.media_type_source},
+              {"role", v.role}};
+}
+
+// The classes the assigned policy names that no volume has any more: a rule
+// that names one places nothing there (a warning, as assign -f would give).
+json MissingPolicyClasses(FileSystem& fs) {
+  json out = json::array();
+  auto pol = fs.policy();
+  if (!pol) return out;
+  std::vector<std::string> classes;
+  for (const meta::Volume& v : fs.volumes().volumes()) classes.push_back(v.placement_class);
+  policy::LoadResult check;
+  policy::CheckClasses(*pol, classes, /*force=*/true, &check);
+  for (const policy::Diagnostic& d : check.warnings) out.push_back(d.ToString());
+  return out;
+}
+
+}  // namespace
+
+Result<json> ControlHandlers::VolumeAdd(const json& request) {
+  AddVolumeRequest add;
+  for (auto [field, target] : {std::pair{"path", &add.path}, {"class", &add.placement_class},
+                               {"media_type", &add.media_type},
+                               {"media_type_source", &add.media_type_source}}) {
+    auto value = RequestString(request, field, "");
+    if (!value.ok()) return value.status();
+    *target = *value;
+  }
+  if (add.path.empty()) return Status::Invalid("volume_add needs \"path\"");
+  if (add.media_type.empty()) add.media_type = "unknown";
+  if (add.media_type_source.empty()) add.media_type_source = "configured";
+  auto row = volume_admin_.Add(add);
+  if (!row.ok()) return row.status();
+  return json{{"volume", VolumeRowJson(*row)}, {"warnings", MissingPolicyClasses(fs_)}};
+}
+
+Result<json> ControlHandlers::VolumeRemove(const json& request, ControlReply& reply) {
+  auto name = RequestString(request, "volume", "");
+  if (!name.ok()) return name.status();
+  if (name->empty()) return Status::Invalid("volume_remove needs \"volume\"");
+  auto report = volume_admin_.Remove(*name, [&](uint64_t done, uint64_t total, uint64_t bytes) {
+    reply.Progress(json{{"phase", "evacuate"}, {"done", done}, {"total", total}, {"bytes", bytes}});
+  });
+  if (!report.ok()) return report.status();
+  return json{{"volume", VolumeRowJson(report->volume)},
+              {"files_moved", report->files_moved},
+              {"bytes_moved", report->bytes_moved},
+              {"outside_create_classes", report->outside_create_classes},
+              {"busy_retries", report->busy_retries},
+              {"label_warning", report->label_warning},
+              {"warnings", MissingPolicyClasses(fs_)}};
+}
+
+Result<json> ControlHandlers::VolumeSetClass(const json& request) {
+  auto name = RequestString(request, "volume", "");
+  if (!name.ok()) return name.status();
+  auto cls = RequestString(request, "class", "");
+  if (!cls.ok()) return cls.status();
+  if (name->empty() || cls->empty()) {
+    return Status::Invalid("volume_setclass needs \"volume\" and \"class\"");
+  }
+  auto before = volume_admin_.SetClass(*name, *cls);
+  if (!before.ok()) return before.status();
+  meta::Volume after = *before;
+  after.placement_class = *cls;
+  return json{{"volume", VolumeRowJson(after)},
+              {"old_class", before->placement_class},
+              {"warnings", MissingPolicyClasses(fs_)}};
 }
 
 Result<json> ControlHandlers::Assign(const json& request, bool validate_only) {

@@ -1,6 +1,7 @@
 // ControlHandlers: the daemon's answers to control-channel requests
-// (fs/control_protocol.md): ping, volumes, assign, unassign, get_policy, validate,
-// scan, fsmap, fcl, status, flush, heat_bucket.
+// (fs/control_protocol.md): ping, volumes, volume_add, volume_remove,
+// volume_setclass, assign, unassign, get_policy, validate, scan, fsmap, fcl,
+// status, flush, heat_bucket.
 //
 // Owned by the session next to the FileSystem it serves; Handle() is called on
 // control-server threads and is thread-safe.
@@ -15,12 +16,14 @@
 #include "fs/file_system.h"
 #include "fs/relocator.h"
 #include "fs/scan_service.h"
+#include "fs/volume_admin.h"
 
 namespace tierfs {
 
 class ControlHandlers {
  public:
-  explicit ControlHandlers(FileSystem& fs) : fs_(fs), relocator_(fs), scans_(fs, relocator_) {}
+  explicit ControlHandlers(FileSystem& fs)
+      : fs_(fs), relocator_(fs), scans_(fs, relocator_), volume_admin_(fs, relocator_) {}
 
   // Dispatches on request["op"]; EINVAL for an unknown op or a malformed request
   // (including a member of the wrong type).
@@ -39,6 +42,9 @@ class ControlHandlers {
   Result<nlohmann::json> Fcl(const nlohmann::json& request);
   Result<nlohmann::json> ScanStatus(const nlohmann::json& request);
   Result<nlohmann::json> HeatBucket(const nlohmann::json& request);
+  Result<nlohmann::json> VolumeAdd(const nlohmann::json& request);
+  Result<nlohmann::json> VolumeRemove(const nlohmann::json& request, ControlReply& reply);
+  Result<nlohmann::json> VolumeSetClass(const nlohmann::json& request);
 
   FileSystem& fs_;
   // Serializes assign/validate and heat_bucket, so that the policy checked
@@ -46,6 +52,7 @@ class ControlHandlers {
   std::mutex admin_mu_;
   Relocator relocator_;
   ScanService scans_;
+  VolumeAdmin volume_admin_;
 };
 
 }  // namespace tierfs

@@ -260,7 +260,9 @@ Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
     std::shared_lock io(inode.io_lock);
     if (volumes_->io().Fsync(inode.Fd(), datasync) != 0) return Status::FromErrno("fsync");
   }
-  return Writeback(fh->inode, {});
+  TIERFS_RETURN_IF_ERROR(Writeback(fh->inode, {}));
+  // The size and the namespace changes before it must survive a crash too.
+  return SyncMetadata();
 }
 
 Status FileSystem::Release(FileHandle* fh) {

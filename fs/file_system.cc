@@ -3,14 +3,20 @@
 // and xattrs in fs/dir_ops.cc.
 #include "fs/file_system.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <map>
+#include <optional>
+#include <unordered_set>
 
+#include "fs/fsck.h"
 #include "fs/volume_label.h"
 #include "policy/loader.h"
 
@@ -75,7 +81,14 @@ Result<std::unique_ptr<FileSystem>> FileSystem::Open(const std::string& metadata
   TIERFS_RETURN_IF_ERROR(fs->ReloadPolicy());
   auto was_clean = fs->meta_->SwapCleanUnmount(false);
   if (!was_clean.ok()) return was_clean.status();
-  if (!*was_clean) TIERFS_RETURN_IF_ERROR(fs->TrimObjectsAfterCrash());
+  if (!*was_clean) {
+    TIERFS_RETURN_IF_ERROR(fs->TrimObjectsAfterCrash());
+    TIERFS_RETURN_IF_ERROR(fs->RemoveOrphanObjects());
+  }
+  // Started last: the recovery above commits change by change.
+  FileSystem* raw = fs.get();
+  fs->meta_->StartGroupCommit(std::chrono::microseconds(options.commit_window_us),
+                              [raw] { raw->ReclaimCommitted(); });
   return fs;
 }
 
@@ -92,6 +105,11 @@ FileSystem::FileSystem(std::unique_ptr<meta::SpaceReserve> reserve,
 FileSystem::~FileSystem() {
   Status st = FlushAll();
   if (!st.ok()) std::fprintf(stderr, "tierfs: final flush: %s\n", st.ToString().c_str());
+  // The last reclaims need their unlinks committed first.
+  if (Status synced = SyncMetadata(); !synced.ok()) {
+    std::fprintf(stderr, "tierfs: final commit: %s\n", synced.ToString().c_str());
+    st = synced;
+  }
   for (const InodeRef& inode : inodes_.Snapshot()) {
     std::lock_guard lock(inode->mu);
     if (inode->fd >= 0) volumes_->io().Close(inode->fd);
@@ -114,6 +132,43 @@ void FileSystem::CheckVolumes() {
     Status st = reserve_->Refill();
     if (!st.ok()) std::fprintf(stderr, "tierfs: %s\n", st.ToString().c_str());
   }
+}
+
+Status FileSystem::RemoveOrphanObjects() {
+  std::vector<uint32_t> ids;
+  for (const meta::Volume& v : volumes_->volumes()) ids.push_back(v.id);
+  auto files = meta_->FilesOnVolumes(ids);
+  if (!files.ok()) return files.status();
+  std::unordered_set<uint64_t> owned;
+  owned.reserve(files->size());
+  for (const meta::Inode& f : *files) owned.insert(f.ino);
+  uint64_t removed = 0;
+  for (const meta::Volume& v : volumes_->volumes()) {
+    for (int sub = 0; sub < 256; ++sub) {
+      const std::string dir = ObjectsDir(v.path) + "/" + ObjectSubdirName(sub);
+      std::unique_ptr<DIR, int (*)(DIR*)> d(opendir(dir.c_str()), closedir);
+      if (!d) continue;  // never used, or the volume is offline
+      std::vector<std::string> orphans;
+      while (dirent* e = readdir(d.get())) {
+        std::optional<ObjectName> name = ParseObjectName(e->d_name);
+        // Only what is named like an object and owned by no inode at all: an object
+        // whose row points elsewhere may be a relocation's copy (pending_objects).
+        if (name && owned.count(name->ino) == 0 && meta_->GetInode(name->ino).status().code() ==
+                                                       ENOENT) {
+          orphans.push_back(e->d_name);
+        }
+      }
+      for (const std::string& name : orphans) {
+        if (volumes_->io().Unlink(dir + "/" + name) == 0) removed++;
+      }
+    }
+  }
+  if (removed > 0) {
+    std::fprintf(stderr,
+                 "tierfs: removed %llu objects of files whose creation the crash undid\n",
+                 static_cast<unsigned long long>(removed));
+  }
+  return Status::Ok();
 }
 
 Status FileSystem::TrimObjectsAfterCrash() {
@@ -263,6 +318,40 @@ void FileSystem::Forget(uint64_t ino, uint64_t n) {
 }
 
 void FileSystem::Reclaim(const meta::Inode& attr) {
+  const uint64_t ticket = meta_->ChangesTicket();
+  if (!meta_->Committed(ticket)) {
+    // Removing the object before nlink 0 is durable would let a crash bring back
+    // a name whose bytes are gone.
+    std::lock_guard lock(reclaim_mu_);
+    deferred_reclaims_.emplace_back(ticket, attr);
+    return;
+  }
+  ReclaimNow(attr);
+}
+
+void FileSystem::ReclaimCommitted() {
+  std::vector<meta::Inode> ready;
+  {
+    std::lock_guard lock(reclaim_mu_);
+    if (deferred_reclaims_.empty()) return;
+    auto still_waiting = std::partition(
+        deferred_reclaims_.begin(), deferred_reclaims_.end(),
+        [this](const auto& entry) { return !meta_->Committed(entry.first); });
+    for (auto it = still_waiting; it != deferred_reclaims_.end(); ++it) {
+      ready.push_back(it->second);
+    }
+    deferred_reclaims_.erase(still_waiting, deferred_reclaims_.end());
+  }
+  for (const meta::Inode& attr : ready) ReclaimNow(attr);
+}
+
+Status FileSystem::SyncMetadata() {
+  Status st = meta_->Sync();
+  ReclaimCommitted();
+  return st;
+}
+
+void FileSystem::ReclaimNow(const meta::Inode& attr) {
   if (S_ISREG(attr.mode) && attr.volume_id != 0) {
     Status st = volumes_->RemoveObject(attr.volume_id, attr.ino, attr.generation);
     if (!st.ok()) {
@@ -355,6 +444,10 @@ Status FileSystem::FlushAll() {
   } else if (!deltas.empty()) {
     LogFileStats(deltas);
   }
+  // A scan, `fcladm sync` and the periodic writeback see (and leave) everything
+  // committed, reclaims that waited for a commit included.
+  Status synced = SyncMetadata();
+  if (first.ok()) first = synced;
   return first;
 }
 

@@ -86,6 +86,10 @@ struct FileSystemOptions {
   // Bytes of the metadata volume kept for the database alone (meta/space_reserve.h);
   // 0 = meta::DefaultReserveBytes of the database and the volume.
   uint64_t metadata_reserve_bytes = 0;
+  // Group commit window, microseconds: namespace changes gather this long in one
+  // database transaction (meta/group_committer.h); fsync and fsyncdir commit at
+  // once. 0 = every change commits on its own.
+  int64_t commit_window_us = 5000;
 };
 
 // A create needs this much room above a volume's reserve: a new file's size is
@@ -190,7 +194,8 @@ class FileSystem {
 
   // ---- Administration
   // Writes every dirty inode's attributes and the in-memory I/O counters to the
-  // database (the periodic writeback, and the first step of every scan).
+  // database (the periodic writeback, and the first step of every scan), then
+  // commits the open commit group (SyncMetadata).
   Status FlushAll();
   // The periodic volume check (with every writeback): labels (offline/online),
   // full volumes that have room again, and the database reserve grown back.
@@ -220,8 +225,16 @@ class FileSystem {
   // The assigned policy, or nullptr when none (placement by free space).
   std::shared_ptr<const policy::PlacementPolicy> policy() const;
 
+  // What the assigned policy's CREATE rules say about a file at `path` (relative
+  // to the mount root, "/a/b") owned by uid/gid; not governed (the default
+  // allocator) when no policy is assigned. For creates, moves on ENOSPC and the
+  // evacuation of a volume being removed (fs/volume_admin.h).
+  policy::CreatePlacement CreatePlacementFor(uint32_t uid, uint32_t gid, const std::string& path);
+
   meta::Metadata& metadata() { return *meta_; }
   const VolumeSet& volumes() const { return *volumes_; }
+  // The volume set for changes at run time (fs/volume_admin.h, fsvoladm).
+  VolumeSet& mutable_volumes() { return *volumes_; }
   InodeTable& inodes() { return inodes_; }
   const Clock& clock() const { return *options_.clock; }
   const FileSystemOptions& options() const { return options_; }
@@ -232,7 +245,13 @@ class FileSystem {
   Result<meta::Inode> CurrentAttr(uint64_t ino);
   // Removes an inode whose nlink, opens and lookups are all zero: object first, then
   // the row (so a crash in between leaves an nlink-0 row that the next mount finishes).
+  // The object goes only once the change that made nlink 0 is committed: at once
+  // when it is, else right after its commit group commits (ReclaimCommitted).
   void Reclaim(const meta::Inode& attr);
+  // Commits the database's open commit group (fsync, fsyncdir, relocation steps
+  // that must be durable before an object moves or goes), then finishes the
+  // reclaims that waited for it. Errors from SQLite (EIO, ENOSPC).
+  Status SyncMetadata();
 
  private:
   FileSystem(std::unique_ptr<meta::SpaceReserve> reserve, std::unique_ptr<meta::Metadata> meta,
@@ -258,6 +277,15 @@ class FileSystem {
   // size never committed) cannot reappear. One stat per regular file; first opens
   // trim too (OpenObjectTrimmedLocked), this makes `tierfs check` clean at once.
   Status TrimObjectsAfterCrash();
+  // Object and row removal of Reclaim, once nlink 0 is durable.
+  void ReclaimNow(const meta::Inode& attr);
+  // Runs the reclaims whose nlink-0 change is committed now (after every group
+  // commit, and from the periodic writeback as a backstop).
+  void ReclaimCommitted();
+  // At a mount after a crash: removes objects that no inode row owns (a create's
+  // object made in a commit group the crash lost). Objects of rows that point
+  // elsewhere are left alone (pending_objects and `tierfs check` handle those).
+  Status RemoveOrphanObjects();
   // Writes back one inode's attributes if dirty.
   Status Writeback(const InodeRef& inode, std::string_view event);
   // relatime for a directory being listed: updates its atime (synchronously, a
@@ -274,8 +302,6 @@ class FileSystem {
   // write whose size never reached the database) and must not reappear when the
   // file is read or extended. Returns the fd (the caller owns it).
   Result<int> OpenObjectTrimmedLocked(const meta::Inode& attr);
-  // What the policy's CREATE rules say about a file at `path` owned by uid/gid.
-  policy::CreatePlacement CreatePlacementFor(uint32_t uid, uint32_t gid, const std::string& path);
   // Picks the volume for a new regular file under `parent`/`name`.
   Result<uint32_t> ChooseVolume(const Caller& caller, uint64_t parent, std::string_view name);
   // A write met ENOSPC on `full_volume`: moves the file (kHoldWriters) to the volume
@@ -302,6 +328,10 @@ class FileSystem {
   // Held from io_.Drain() until its deltas are in the database (or restored), and
   // across RestartHeatCounts: deltas of the old length never meet the new one.
   std::mutex iostat_mu_;
+
+  // Reclaims waiting for their nlink-0 change to commit: (ticket, inode).
+  std::mutex reclaim_mu_;
+  std::vector<std::pair<uint64_t, meta::Inode>> deferred_reclaims_;
 
   EntryRemovedHook entry_removed_hook_;  // set once at mount, then read-only
   mutable std::mutex policy_mu_;  // guards policy_

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -85,10 +86,18 @@ void OpInit(void* userdata, fuse_conn_info* conn) {
   if (conn->capable & FUSE_CAP_ASYNC_READ) conn->want |= FUSE_CAP_ASYNC_READ;
   // A symlink never changes once made: the kernel may cache its target.
   if (conn->capable & FUSE_CAP_CACHE_SYMLINKS) conn->want |= FUSE_CAP_CACHE_SYMLINKS;
-  // No writeback cache: the daemon sees every write, which keeps sizes exact and
-  // I/O accounting honest. Locks are left to the kernel (single host): fcntl and
-  // flock locks conflict between processes exactly as on a local file system.
-  conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+  // Writeback cache only when asked for (--writeback_cache): the kernel then keeps
+  // size and times of written files itself and sends dirty pages in batches, so
+  // heat counts the bytes that reach a volume, and a write error (ENOSPC when no
+  // volume has room) shows at fsync or close rather than at write(2). Without it
+  // the daemon sees every write. Locks are left to the kernel (single host): fcntl
+  // and flock locks conflict between processes exactly as on a local file system.
+  const bool writeback = static_cast<FuseContext*>(userdata)->writeback_cache;
+  if (writeback && (conn->capable & FUSE_CAP_WRITEBACK_CACHE)) {
+    conn->want |= FUSE_CAP_WRITEBACK_CACHE;
+  } else {
+    conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+  }
   conn->want &= ~(FUSE_CAP_POSIX_LOCKS | FUSE_CAP_FLOCK_LOCKS);
   // The kernel, not the daemon, clears setuid/setgid on write, truncate and chown:
   // only it knows whether the caller has CAP_FSETID, and it applies the same VFS
@@ -210,11 +219,23 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   if (fuse_reply_open(req, fi) != 0) fs.Release(*r);
 }
 
+// A per-thread read buffer that grows to the largest request (max_read, 1 MiB at
+// most with libfuse 3.14) and is never zero-filled: pread overwrites what is sent.
+char* ReadBuffer(size_t size) {
+  thread_local std::unique_ptr<char[]> buf;
+  thread_local size_t capacity = 0;
+  if (capacity < size) {
+    buf.reset(new char[size]);
+    capacity = size;
+  }
+  return buf.get();
+}
+
 void OpRead(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
-  std::vector<char> buf(size);
-  auto r = Fs(req).Read(Handle(fi), buf.data(), size, off);
+  char* buf = ReadBuffer(size);
+  auto r = Fs(req).Read(Handle(fi), buf, size, off);
   if (!r.ok()) return ReplyStatus(req, r.status());
-  fuse_reply_buf(req, buf.data(), *r);
+  fuse_reply_buf(req, buf, *r);
 }
 
 void OpWrite(fuse_req_t req, fuse_ino_t, const char* buf, size_t size, off_t off,
@@ -222,7 +243,9 @@ void OpWrite(fuse_req_t req, fuse_ino_t, const char* buf, size_t size, off_t off
   bool setgid_check = false;
   auto r = Fs(req).Write(Handle(fi), buf, size, off, &setgid_check);
   if (!r.ok()) return ReplyStatus(req, r.status());
-  if (setgid_check && fuse_req_ctx(req)->uid != 0) {
+  // With the writeback cache the kernel clears setuid/setgid at write(2) with the
+  // writer's credentials, and writes reach the daemon later without a caller.
+  if (setgid_check && !Ctx(req).writeback_cache && fuse_req_ctx(req)->uid != 0) {
     Fs(req).DropSetgidAfterWrite(Handle(fi), CallerWithGroups(req));
   }
   fuse_reply_write(req, *r);
@@ -317,8 +340,9 @@ void OpReleasedir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
 }
 
 void OpFsyncdir(fuse_req_t req, fuse_ino_t, int, fuse_file_info*) {
-  // Every namespace change is already a committed transaction.
-  fuse_reply_err(req, 0);
+  // Commits the open commit group: every namespace change acknowledged so far
+  // (this directory's and all others') becomes durable.
+  ReplyStatus(req, Fs(req).SyncMetadata());
 }
 
 void OpStatfs(fuse_req_t req, fuse_ino_t) {

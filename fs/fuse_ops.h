@@ -18,6 +18,9 @@ struct FuseContext {
   fuse_session* session = nullptr;
   double entry_timeout = 60;     // seconds the kernel may cache a dirent (also negative ones)
   double attr_timeout = 60;      // seconds the kernel may cache attributes
+  // Ask for FUSE_CAP_WRITEBACK_CACHE: writes land in the page cache and reach the
+  // daemon in batches at writeback (fsync, close, memory pressure, 30 s).
+  bool writeback_cache = false;
 };
 
 // The operation table; static storage, filled once.

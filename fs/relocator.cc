@@ -1,7 +1,6 @@
 #include "fs/relocator.h"
 
 #include <fcntl.h>
-#include <linux/ioprio.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,6 +17,14 @@
 
 namespace tierfs {
 namespace {
+
+// The ioprio_set(2) ABI (linux/ioprio.h). Not included: since linux-libc-dev
+// 6.1.192 that header defines an inline function with a parameter named
+// `class`, which no C++ compiler accepts.
+constexpr int kIoprioWhoProcess = 1;  // IOPRIO_WHO_PROCESS
+constexpr int kIoprioClassBe = 2;     // IOPRIO_CLASS_BE
+constexpr int kIoprioClassShift = 13;  // IOPRIO_CLASS_SHIFT
+constexpr int IoprioValue(int io_class, int level) { return (io_class << kIoprioClassShift) | level; }
 
 // Writes all of buf at `offset`, through short writes. -1 with errno on failure
 // (ENOSPC stays ENOSPC: a short write is retried, so the errno is the real one).
@@ -114,11 +121,11 @@ class LowIoPriority {
  public:
   explicit LowIoPriority(bool enable) {
     if (!enable) return;
-    saved_ = static_cast<int>(syscall(SYS_ioprio_get, IOPRIO_WHO_PROCESS, 0));
-    syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 7));
+    saved_ = static_cast<int>(syscall(SYS_ioprio_get, kIoprioWhoProcess, 0));
+    syscall(SYS_ioprio_set, kIoprioWhoProcess, 0, IoprioValue(kIoprioClassBe, 7));
   }
   ~LowIoPriority() {
-    if (saved_ >= 0) syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, saved_);
+    if (saved_ >= 0) syscall(SYS_ioprio_set, kIoprioWhoProcess, 0, saved_);
   }
   LowIoPriority(const LowIoPriority&) = delete;
   LowIoPriority& operator=(const LowIoPriority&) = delete;
@@ -185,6 +192,8 @@ Result<int> Relocator::CopyAndVerify(const meta::Inode& attr, uint32_t to_volume
   // to the commit leaves a copy the next mount knows to remove.
   if (st_copy.ok()) {
     st_copy = fs_.metadata().AddPendingObject({attr.ino, attr.generation, to_volume});
+    // Durable before the copy takes its name (group commit would hold it back).
+    if (st_copy.ok()) st_copy = fs_.SyncMetadata();
   }
   if (st_copy.ok()) {
     io.Mkdir(DirOf(final_path), 0700);
@@ -204,14 +213,15 @@ Result<int> Relocator::CopyAndVerify(const meta::Inode& attr, uint32_t to_volume
 }
 
 RelocationOutcome Relocator::CommitLocked(InodeState& inode, uint32_t from_volume,
-                                          uint32_t to_volume, int new_fd) {
+                                          uint32_t to_volume, int new_fd, bool* durable) {
   RelocationOutcome result;
   // sync_mu orders this commit with the refreshes that copy database rows into
   // the entry (FileSystem::RefreshCached): one that read the row before the
   // commit must not apply it after, or the entry would point at the old volume.
   std::lock_guard sync(inode.sync_mu);
-  if (Status st = fs_.metadata().SetInodeVolume(inode.attr.ino, from_volume, to_volume);
-      !st.ok()) {
+  *durable = false;
+  Status st = fs_.metadata().SetInodeVolume(inode.attr.ino, from_volume, to_volume);
+  if (!st.ok()) {
     result.outcome = "error: " + st.message();
     result.error = st.code();
     return result;
@@ -223,15 +233,20 @@ RelocationOutcome Relocator::CommitLocked(InodeState& inode, uint32_t from_volum
   }
   inode.attr.volume_id = to_volume;
   result.outcome = "moved";
+  // Committed at once, since the source object goes next. Should the commit
+  // fail, the change stays in the open group, which commits later or is undone
+  // whole by a crash; either way pending_objects says which object to remove at
+  // the next mount, so the source stays until then.
+  *durable = fs_.SyncMetadata().ok();
   return result;
 }
 
 Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, Mode mode,
-                                              uint32_t only_from) {
+                                              uint32_t only_from, bool move_unlinked) {
   const auto start = std::chrono::steady_clock::now();
   auto attr = fs_.CurrentAttr(ino);
   if (!attr.ok() && attr.status().code() != ENOENT) return attr.status();
-  if (!attr.ok() || attr->nlink == 0) {
+  if (!attr.ok() || (attr->nlink == 0 && !move_unlinked)) {
     // Unlinked between the scan and now: nothing to move (its reclaim is pending).
     return RelocationOutcome{"gone", 0, 0, 0};
   }
@@ -272,12 +287,13 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
       if (written_meanwhile) result.bytes = 0;
     } else {
       SeamFd new_fd(fs_.volumes().io(), *copy);
+      bool durable = true;  // whether the outcome's location is committed
       if (!hold_writers) io.lock();
       if (inode->write_gen.load() != gen_before) {
         result.outcome = "busy";
       } else {
         const uint64_t bytes = result.bytes;
-        result = CommitLocked(*inode, from_volume, to_volume, new_fd.get());
+        result = CommitLocked(*inode, from_volume, to_volume, new_fd.get(), &durable);
         result.bytes = bytes;
       }
       io.unlock();
@@ -285,7 +301,7 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
       // The object that is not the file's location: the source after a commit, the
       // copy otherwise. Its pending record goes only once it is really gone.
       const uint32_t stale = result.outcome == "moved" ? from_volume : to_volume;
-      if (fs_.volumes().RemoveObject(stale, ino, attr->generation).ok()) {
+      if (durable && fs_.volumes().RemoveObject(stale, ino, attr->generation).ok()) {
         fs_.metadata().RemovePendingObject(ino, stale);
       }
     }

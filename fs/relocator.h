@@ -64,16 +64,21 @@ class Relocator {
   // 0 bytes) when the file is no longer on `only_from` once the lock is held:
   // another writer moved it first. Errors only for bad arguments: EINVAL (not a
   // regular file, unknown volume, already there).
+  // With `move_unlinked`, a file unlinked but still open (nlink 0, its reclaim
+  // waiting for the last close) is moved too instead of being "gone": a volume
+  // being removed must give up every object (fs/volume_admin.h).
   Result<RelocationOutcome> Relocate(uint64_t ino, uint32_t to_volume,
-                                     Mode mode = Mode::kBackground, uint32_t only_from = 0);
+                                     Mode mode = Mode::kBackground, uint32_t only_from = 0,
+                                     bool move_unlinked = false);
 
  private:
   // Steps 1-3: returns the fd of the verified copy at its final path.
   Result<int> CopyAndVerify(const meta::Inode& attr, uint32_t to_volume, uint64_t* bytes);
   // Steps 5-6 with the io_lock held exclusively: commits the new location and
-  // points the shared fd at the new object. Returns the outcome.
+  // points the shared fd at the new object. Returns the outcome; *durable tells
+  // whether the new location is committed (only then may the source go).
   RelocationOutcome CommitLocked(InodeState& inode, uint32_t from_volume, uint32_t to_volume,
-                                 int new_fd);
+                                 int new_fd, bool* durable);
   FileSystem& fs_;
 };
 

@@ -248,6 +248,7 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   fs_options.fcl_keep_seconds = options.fcl_keep_seconds;
   fs_options.fcl_max_records = options.fcl_max_records;
   fs_options.iostat_keep_seconds = options.iostat_keep_seconds;
+  fs_options.commit_window_us = options.commit_window_us;
   // Test seam: TIERFS_FAULTS fails chosen volume I/O calls (fs/fault_injecting_volume_io.h).
   std::unique_ptr<FaultInjectingVolumeIo> faults;
   if (const char* spec = std::getenv("TIERFS_FAULTS"); spec != nullptr && *spec != '\0') {
@@ -287,6 +288,7 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   context.fs = fs->get();
   context.entry_timeout = options.entry_timeout;
   context.attr_timeout = options.attr_timeout;
+  context.writeback_cache = options.writeback_cache;
   const fuse_lowlevel_ops& ops = TierfsOperations();
   fuse_session* se = fuse_session_new(&args, &ops, sizeof ops, &context);
   if (se == nullptr) return fail("tierfs: bad mount options: " + mount_opts);

@@ -24,6 +24,8 @@ struct SessionOptions {
   double attr_timeout = 60;          // seconds
   int writeback_seconds = 5;         // period of the counter/inode writeback
   int max_threads = 16;              // FUSE worker threads
+  int64_t commit_window_us = 5000;   // group commit window (0 = commit every change)
+  bool writeback_cache = false;      // FUSE_CAP_WRITEBACK_CACHE (fs/fuse_ops.cc OpInit)
   int64_t fcl_keep_seconds = 14 * 24 * 3600;  // FCL retention by age (0 = keep all)
   uint64_t fcl_max_records = 1'000'000;       // FCL retention by size (0 = no limit)
   int64_t iostat_keep_seconds = 31 * 24 * 3600;

@@ -14,6 +14,8 @@
 // fsynced, so a crash leaves either the old label or the new one.
 #include "fs/volume_label.h"
 
+#include <cctype>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -96,6 +98,7 @@ std::string Serialize(const VolumeLabel& label) {
   s += "\nfs_name=" + label.fs_name;
   s += "\nvolume_id=" + std::to_string(label.volume_id);
   s += "\nvolume_name=" + label.volume_name;
+  if (label.retired) s += "\nretired=1";
   s += "\n";
   return s;
 }
@@ -141,6 +144,8 @@ Result<VolumeLabel> Parse(std::string_view text, const std::string& path) {
     } else if (key == "volume_name") {
       label.volume_name = value;
       have_name = !value.empty();
+    } else if (key == "retired") {
+      label.retired = value == "1";
     }  // Unknown keys: written by a later version; ignored.
   }
   if (line_no == 0) return Status::Invalid(path + ": empty volume label");
@@ -167,6 +172,25 @@ Status CheckVolumeDir(const std::string& volume_dir) {
 }
 
 }  // namespace
+
+Status CheckSimpleName(std::string_view name, const char* what) {
+  if (name.empty()) return Status::Invalid(std::string("empty ") + what);
+  if (name.size() > 64) {
+    return Status::Invalid(std::string(what) + " \"" + std::string(name) +
+                           "\" is longer than 64 characters");
+  }
+  if (name[0] == '.' || name[0] == '-') {
+    return Status::Invalid(std::string(what) + " \"" + std::string(name) +
+                           "\" may not start with '.' or '-'");
+  }
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '.' && c != '-') {
+      return Status::Invalid(std::string(what) + " \"" + std::string(name) +
+                             "\" may hold only letters, digits, '_', '.' and '-'");
+    }
+  }
+  return Status::Ok();
+}
 
 std::string TierfsDir(const std::string& volume_dir) { return Join(volume_dir, ".tierfs"); }
 std::string ObjectsDir(const std::string& volume_dir) { return TierfsDir(volume_dir) + "/objects"; }
@@ -195,7 +219,7 @@ Status WriteVolumeLabel(const std::string& volume_dir, const VolumeLabel& label)
       return Status::Exists(volume_dir + " already has a tierfs label that cannot be read (" +
                             existing.status().message() + "); refusing to overwrite it");
     }
-    if (existing->fs_uuid != label.fs_uuid) {
+    if (existing->fs_uuid != label.fs_uuid && !existing->retired) {
       return Status::Exists(volume_dir + " already carries the label of tierfs file system " +
                             (existing->fs_name.empty() ? "" : existing->fs_name + " ") + "(uuid " +
                             existing->fs_uuid + ", volume " + existing->volume_name + ")");

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "common/status.h"
 
@@ -23,6 +24,10 @@ struct VolumeLabel {
   std::string fs_name;
   uint32_t volume_id = 0;
   std::string volume_name;
+  // Set by `fsvoladm remove` once the volume has left its file system: the
+  // directory is no volume any more (VolumeSet refuses it), and mkdstfs or
+  // `fsvoladm add` may label it again, for this or another file system.
+  bool retired = false;
 };
 
 // Paths inside a volume directory.
@@ -41,12 +46,18 @@ std::string VolumeLabelPath(const std::string& volume_dir);    // <dir>/.tierfs/
 std::string ObjectSubdirName(uint64_t ino);  // "xx"
 std::string ObjectPathIn(const std::string& volume_dir, uint64_t ino, uint64_t generation);
 
+// The rule for file system and placement class names: 1-64 characters of
+// [A-Za-z0-9_.-], not starting with '.' or '-'. `what` names the kind in the
+// message ("class name"). EINVAL quoting the name and saying what is wrong.
+Status CheckSimpleName(std::string_view name, const char* what);
+
 // Creates <dir>/.tierfs/{objects,tmp} and writes the label atomically (temp file +
 // rename + fsync). EEXIST if the directory already carries a label of another file
-// system; ENOENT/ENOTDIR if `volume_dir` is not an existing directory.
+// system that is not retired; ENOENT/ENOTDIR if `volume_dir` is not an existing
+// directory.
 Status WriteVolumeLabel(const std::string& volume_dir, const VolumeLabel& label);
 
-// Reads and parses the label. ENOENT with a message naming the directory when the
+// Reads and parses the label (a retired one too: check label.retired). ENOENT with a message naming the directory when the
 // label is missing ("volume vol2 at /mnt/hdd1 has no tierfs label: is its device
 // mounted?"), EINVAL when it is malformed.
 Result<VolumeLabel> ReadVolumeLabel(const std::string& volume_dir);

@@ -44,44 +44,129 @@ const char* VolumeHealthName(VolumeHealth health) {
 Result<std::unique_ptr<VolumeSet>> VolumeSet::Open(const std::vector<meta::Volume>& volumes,
                                                    const std::string& fs_uuid, const Clock& clock,
                                                    VolumeIo& io) {
+  if (volumes.empty()) return Status::Invalid("a file system needs at least one volume");
+  std::unique_ptr<VolumeSet> set(new VolumeSet(volumes, fs_uuid, clock, io));
   for (const meta::Volume& v : volumes) {
-    Result<VolumeLabel> label = ReadVolumeLabel(v.path);
-    if (!label.ok()) {
-      return Status::Error(label.status().code(), "volume " + v.name + " (" + v.path +
-                                                      "): " + label.status().message());
-    }
-    if (label->fs_uuid != fs_uuid || label->volume_id != v.id) {
-      return Status::Invalid("volume " + v.name + " (" + v.path + ") carries the label of " +
-                             (label->fs_uuid != fs_uuid ? "another file system (" +
-                                                              label->fs_uuid + ")"
-                                                        : "volume " + label->volume_name) +
-                             ": refusing to mount");
-    }
+    TIERFS_RETURN_IF_ERROR(set->VerifyLabel(v));
     EmptyDirectory(TmpDir(v.path));
   }
-  return std::unique_ptr<VolumeSet>(new VolumeSet(volumes, fs_uuid, clock, io));
+  return set;
 }
 
 VolumeSet::VolumeSet(std::vector<meta::Volume> volumes, std::string fs_uuid, const Clock& clock,
                      VolumeIo& io)
-    : volumes_(std::move(volumes)),
-      fs_uuid_(std::move(fs_uuid)),
-      clock_(clock),
-      io_(io),
-      health_(new std::atomic<int>[volumes_.size()]) {
-  for (size_t i = 0; i < volumes_.size(); ++i) health_[i] = int(VolumeHealth::kOnline);
+    : fs_uuid_(std::move(fs_uuid)), clock_(clock), io_(io) {
+  auto snap = std::make_unique<Snapshot>();
+  snap->volumes = std::move(volumes);
+  for (size_t i = 0; i < snap->volumes.size(); ++i) snap->slots.push_back(NewSlotLocked());
+  PublishLocked(std::move(snap));
 }
 
-int VolumeSet::IndexOf(uint32_t id) const {
-  for (size_t i = 0; i < volumes_.size(); ++i) {
-    if (volumes_[i].id == id) return static_cast<int>(i);
+Status VolumeSet::VerifyLabel(const meta::Volume& v) const {
+  Result<VolumeLabel> label = ReadVolumeLabel(v.path);
+  if (!label.ok()) {
+    return Status::Error(label.status().code(),
+                         "volume " + v.name + " (" + v.path + "): " + label.status().message());
+  }
+  if (label->fs_uuid != fs_uuid_ || label->volume_id != v.id || label->retired) {
+    return Status::Invalid(
+        "volume " + v.name + " (" + v.path + ") carries the label of " +
+        (label->fs_uuid != fs_uuid_ ? "another file system (" + label->fs_uuid + ")"
+         : label->retired           ? "a retired volume (" + label->volume_name + ")"
+                                    : "volume " + label->volume_name) +
+        ": refusing to use it");
+  }
+  return Status::Ok();
+}
+
+VolumeSet::Slot* VolumeSet::NewSlotLocked() {
+  slots_.push_back(std::make_unique<Slot>());
+  return slots_.back().get();
+}
+
+void VolumeSet::PublishLocked(std::unique_ptr<Snapshot> next) {
+  current_.store(next.get(), std::memory_order_release);
+  snapshots_.push_back(std::move(next));
+  std::lock_guard lock(space_mu_);
+  space_time_ns_ = 0;  // placement must see the change at once
+}
+
+Status VolumeSet::Add(const meta::Volume& volume) {
+  std::lock_guard change(change_mu_);
+  const Snapshot& now = *Current();
+  for (const meta::Volume& v : now.volumes) {
+    if (v.id == volume.id || v.name == volume.name) {
+      return Status::Exists("volume " + volume.name + " (id " + std::to_string(volume.id) +
+                            ") is already in the set as " + v.name);
+    }
+  }
+  TIERFS_RETURN_IF_ERROR(VerifyLabel(volume));
+  EmptyDirectory(TmpDir(volume.path));
+  auto next = std::make_unique<Snapshot>(now);
+  size_t at = 0;
+  while (at < next->volumes.size() && next->volumes[at].id < volume.id) ++at;
+  next->volumes.insert(next->volumes.begin() + static_cast<long>(at), volume);
+  next->slots.insert(next->slots.begin() + static_cast<long>(at), NewSlotLocked());
+  PublishLocked(std::move(next));
+  return Status::Ok();
+}
+
+Status VolumeSet::Remove(uint32_t id) {
+  std::lock_guard change(change_mu_);
+  const Snapshot& now = *Current();
+  const int i = IndexOf(now, id);
+  if (i < 0) return Status::NotFound("no volume with id " + std::to_string(id));
+  if (i == 0) return Status::Invalid("the metadata volume cannot leave the volume set");
+  auto next = std::make_unique<Snapshot>(now);
+  next->volumes.erase(next->volumes.begin() + i);
+  next->slots.erase(next->slots.begin() + i);
+  PublishLocked(std::move(next));
+  return Status::Ok();
+}
+
+Status VolumeSet::SetClass(uint32_t id, const std::string& placement_class) {
+  if (placement_class.empty()) return Status::Invalid("empty placement class");
+  std::lock_guard change(change_mu_);
+  const Snapshot& now = *Current();
+  const int i = IndexOf(now, id);
+  if (i < 0) return Status::NotFound("no volume with id " + std::to_string(id));
+  auto next = std::make_unique<Snapshot>(now);
+  next->volumes[static_cast<size_t>(i)].placement_class = placement_class;
+  PublishLocked(std::move(next));
+  return Status::Ok();
+}
+
+Status VolumeSet::SetDraining(uint32_t id, bool draining) {
+  Slot* slot = SlotOf(id);
+  if (slot == nullptr) return Status::NotFound("no volume with id " + std::to_string(id));
+  slot->draining.store(draining);
+  std::lock_guard lock(space_mu_);
+  space_time_ns_ = 0;
+  return Status::Ok();
+}
+
+bool VolumeSet::Draining(uint32_t id) const {
+  const Slot* slot = SlotOf(id);
+  return slot != nullptr && slot->draining.load();
+}
+
+int VolumeSet::IndexOf(const Snapshot& snap, uint32_t id) {
+  for (size_t i = 0; i < snap.volumes.size(); ++i) {
+    if (snap.volumes[i].id == id) return static_cast<int>(i);
   }
   return -1;
 }
 
+VolumeSet::Slot* VolumeSet::SlotOf(uint32_t id) const {
+  const Snapshot& snap = *Current();
+  const int i = IndexOf(snap, id);
+  return i < 0 ? nullptr : snap.slots[static_cast<size_t>(i)];
+}
+
 const meta::Volume* VolumeSet::Find(uint32_t id) const {
-  const int i = IndexOf(id);
-  return i < 0 ? nullptr : &volumes_[i];
+  const Snapshot& snap = *Current();
+  const int i = IndexOf(snap, id);
+  return i < 0 ? nullptr : &snap.volumes[static_cast<size_t>(i)];
 }
 
 std::string VolumeSet::NameOf(uint32_t id) const {
@@ -104,8 +189,8 @@ std::string VolumeSet::TmpPath(uint32_t volume_id, uint64_t ino, uint64_t genera
 }
 
 VolumeHealth VolumeSet::Health(uint32_t volume_id) const {
-  const int i = IndexOf(volume_id);
-  return i < 0 ? VolumeHealth::kOffline : static_cast<VolumeHealth>(health_[i].load());
+  const Slot* slot = SlotOf(volume_id);
+  return slot == nullptr ? VolumeHealth::kOffline : static_cast<VolumeHealth>(slot->health.load());
 }
 
 bool VolumeSet::RefusesData(uint32_t volume_id) const {
@@ -113,59 +198,62 @@ bool VolumeSet::RefusesData(uint32_t volume_id) const {
   return volume_id == metadata_volume_id() && reserve_ != nullptr && reserve_->depleted();
 }
 
-void VolumeSet::SetHealth(size_t index, VolumeHealth health, const std::string& why) const {
-  const int before = health_[index].exchange(static_cast<int>(health));
+void VolumeSet::SetHealth(const meta::Volume& v, Slot& slot, VolumeHealth health,
+                          const std::string& why) const {
+  const int before = slot.health.exchange(static_cast<int>(health));
   if (before == static_cast<int>(health)) return;
   {
     std::lock_guard lock(space_mu_);
     space_time_ns_ = 0;  // placement must see the change at once
   }
-  const meta::Volume& v = volumes_[index];
   std::fprintf(stderr, "tierfs: volume %s (%s) is now %s%s%s\n", v.name.c_str(), v.path.c_str(),
                VolumeHealthName(health), why.empty() ? "" : ": ", why.c_str());
 }
 
 void VolumeSet::MarkFull(uint32_t volume_id) const {
-  const int i = IndexOf(volume_id);
-  if (i < 0 || health_[i].load() == int(VolumeHealth::kOffline)) return;
-  SetHealth(i, VolumeHealth::kFull, "a write met ENOSPC");
+  const meta::Volume* v = Find(volume_id);
+  Slot* slot = SlotOf(volume_id);
+  if (v == nullptr || slot == nullptr || slot->health.load() == int(VolumeHealth::kOffline)) return;
+  SetHealth(*v, *slot, VolumeHealth::kFull, "a write met ENOSPC");
 }
 
 VolumeHealth VolumeSet::CheckLabel(uint32_t volume_id) const {
-  const int i = IndexOf(volume_id);
-  if (i < 0) return VolumeHealth::kOffline;
-  const meta::Volume& v = volumes_[i];
+  const meta::Volume* vp = Find(volume_id);
+  Slot* slot = SlotOf(volume_id);
+  if (vp == nullptr || slot == nullptr) return VolumeHealth::kOffline;
+  const meta::Volume& v = *vp;
   Result<VolumeLabel> label = ReadVolumeLabel(v.path);
   std::string why;
   if (!label.ok()) {
     why = label.status().message();
-  } else if (label->fs_uuid != fs_uuid_ || label->volume_id != v.id) {
+  } else if (label->fs_uuid != fs_uuid_ || label->volume_id != v.id || label->retired) {
     why = "its directory carries the label of another file system or volume";
   }
-  const VolumeHealth now = static_cast<VolumeHealth>(health_[i].load());
+  const VolumeHealth now = static_cast<VolumeHealth>(slot->health.load());
   if (!why.empty()) {
-    SetHealth(i, VolumeHealth::kOffline, why);
+    SetHealth(v, *slot, VolumeHealth::kOffline, why);
     return VolumeHealth::kOffline;
   }
   if (now == VolumeHealth::kOffline) {
-    SetHealth(i, VolumeHealth::kOnline, "its label is back");
+    SetHealth(v, *slot, VolumeHealth::kOnline, "its label is back");
     return VolumeHealth::kOnline;
   }
   return now;
 }
 
 void VolumeSet::RecheckFull(uint32_t volume_id) const {
-  const int i = IndexOf(volume_id);
-  if (i < 0 || health_[i].load() != int(VolumeHealth::kFull)) return;
+  const meta::Volume* v = Find(volume_id);
+  Slot* slot = SlotOf(volume_id);
+  if (v == nullptr || slot == nullptr || slot->health.load() != int(VolumeHealth::kFull)) return;
   struct statvfs st;
-  if (statvfs(volumes_[i].path.c_str(), &st) != 0) return;
+  if (statvfs(v->path.c_str(), &st) != 0) return;
   const uint64_t total = uint64_t{st.f_blocks} * st.f_frsize;
   const uint64_t free = uint64_t{st.f_bavail} * st.f_frsize;
-  if (free > 2 * (total / 100)) SetHealth(i, VolumeHealth::kOnline, "it has room again");
+  if (free > 2 * (total / 100)) SetHealth(*v, *slot, VolumeHealth::kOnline, "it has room again");
 }
 
 void VolumeSet::CheckHealth() const {
-  for (const meta::Volume& v : volumes_) {
+  for (const meta::Volume& v : volumes()) {
     if (CheckLabel(v.id) == VolumeHealth::kFull) RecheckFull(v.id);
   }
 }
@@ -228,13 +316,14 @@ std::vector<policy::VolumeState> VolumeSet::Space(bool fresh) const {
     return space_;
   }
   std::vector<policy::VolumeState> out;
-  for (size_t i = 0; i < volumes_.size(); ++i) {
-    const meta::Volume& v = volumes_[i];
+  const Snapshot& snap = *Current();
+  for (size_t i = 0; i < snap.volumes.size(); ++i) {
+    const meta::Volume& v = snap.volumes[i];
     policy::VolumeState s;
     s.id = v.id;
     s.name = v.name;
     s.classes = {v.placement_class};
-    const auto health = static_cast<VolumeHealth>(health_[i].load());
+    const auto health = static_cast<VolumeHealth>(snap.slots[i]->health.load());
     struct statvfs st;
     // An offline volume's directory is not the volume: its numbers mean nothing.
     if (health != VolumeHealth::kOffline && statvfs(v.path.c_str(), &st) == 0) {
@@ -242,7 +331,8 @@ std::vector<policy::VolumeState> VolumeSet::Space(bool fresh) const {
       s.free_bytes = uint64_t{st.f_bavail} * st.f_frsize;
       s.reserve_bytes = s.total_bytes / 100;
     }
-    s.accepts_data = health == VolumeHealth::kOnline && !RefusesData(v.id);
+    s.accepts_data = health == VolumeHealth::kOnline && !RefusesData(v.id) &&
+                     !snap.slots[i]->draining.load();
     out.push_back(std::move(s));
   }
   space_ = out;

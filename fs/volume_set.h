@@ -18,8 +18,18 @@
 // metadata volume also refuses data while the database's space reserve is
 // depleted (meta/space_reserve.h).
 //
-// Thread-safe: the volume list is immutable after Open(); health is atomic;
-// Space() caches statvfs results under its own mutex.
+// The volume list changes at run time (fsvoladm add, remove, setclass: Add,
+// Remove, SetClass), but readers never lock: the list is an immutable snapshot
+// behind one atomic pointer, and a change publishes a new snapshot. Old
+// snapshots are kept until the set is destroyed (a few hundred bytes per
+// administrative change), so a reference from volumes() or a pointer from
+// Find() stays valid for the life of the set; it may describe the list as it
+// was a moment ago (a removed volume, an old class). The data path pays one
+// acquire load per lookup.
+//
+// Thread-safe: health and draining are atomics per volume (kept by id across
+// snapshots); Space() caches statvfs results under its own mutex; changes are
+// serialized by change_mu_.
 #pragma once
 
 #include <sys/statvfs.h>
@@ -58,13 +68,16 @@ class VolumeSet {
                                                  const std::string& fs_uuid, const Clock& clock,
                                                  VolumeIo& io = VolumeIo::Posix());
 
-  const std::vector<meta::Volume>& volumes() const { return volumes_; }
+  // The volumes now, ordered by id, the metadata volume first. The reference stays
+  // valid for the life of the set (see the file comment); a later change is not
+  // reflected in it.
+  const std::vector<meta::Volume>& volumes() const { return Current()->volumes; }
   // The volume with `id`, or nullptr.
   const meta::Volume* Find(uint32_t id) const;
   // The volume's name ("vol1"), or "" for an unknown id (0 = no volume).
   std::string NameOf(uint32_t id) const;
   // The volume that holds the metadata database (the first one).
-  uint32_t metadata_volume_id() const { return volumes_.front().id; }
+  uint32_t metadata_volume_id() const { return Current()->volumes.front().id; }
   // The seam every object system call goes through.
   VolumeIo& io() const { return io_; }
 
@@ -110,27 +123,72 @@ class VolumeSet {
   // The periodic check (every writeback period): labels of all volumes, and
   // RecheckFull for every full one.
   void CheckHealth() const;
+  // ---- Changes at run time (fsvoladm). Each publishes a new snapshot and makes
+  // the next Space() read fresh numbers; none touches the database (the caller
+  // commits the volume row first).
+  //
+  // Adds `volume` (its row is already in the database) after proving its
+  // directory carries this file system's label for volume.id (not retired), and
+  // empties its tmp/. EEXIST when the id or the name is already in the set;
+  // ENOENT / EINVAL as Open() for a missing or foreign label. It starts online,
+  // not draining.
+  Status Add(const meta::Volume& volume);
+  // Drops volume `id` from the set. EINVAL for the metadata volume, ENOENT for
+  // an unknown id. The caller has moved every object off it first.
+  Status Remove(uint32_t id);
+  // Gives volume `id` the placement class `placement_class` (non-empty).
+  // ENOENT for an unknown id, EINVAL for an empty class.
+  Status SetClass(uint32_t id, const std::string& placement_class);
+  // A draining volume (being removed) takes no new data: Space() shows it with
+  // accepts_data false, so creates, moves on ENOSPC and relocations pass it by.
+  // Existing files on it stay readable and writable. ENOENT for an unknown id.
+  Status SetDraining(uint32_t id, bool draining);
+  bool Draining(uint32_t id) const;
+
   // The metadata volume refuses data while `reserve` is depleted; removing an
   // object from it grows the reserve back at once. Set once at mount, before
   // serving; `reserve` must outlive the set (or be reset to null).
   void SetMetadataReserve(meta::SpaceReserve* reserve) { reserve_ = reserve; }
 
  private:
+  // Per-volume state that outlives snapshots (kept by id).
+  struct Slot {
+    std::atomic<int> health{int(VolumeHealth::kOnline)};  // VolumeHealth values
+    std::atomic<bool> draining{false};
+  };
+  // One published volume list; never changed once published.
+  struct Snapshot {
+    std::vector<meta::Volume> volumes;  // ordered by id
+    std::vector<Slot*> slots;           // parallel to volumes
+  };
+
   VolumeSet(std::vector<meta::Volume> volumes, std::string fs_uuid, const Clock& clock,
             VolumeIo& io);
-  // Index of the volume with `id` in volumes_, or -1.
-  int IndexOf(uint32_t id) const;
-  void SetHealth(size_t index, VolumeHealth health, const std::string& why) const;
+  const Snapshot* Current() const { return current_.load(std::memory_order_acquire); }
+  // Index of the volume with `id` in `snap`, or -1.
+  static int IndexOf(const Snapshot& snap, uint32_t id);
+  // The slot of volume `id` in the current snapshot, or nullptr.
+  Slot* SlotOf(uint32_t id) const;
+  void SetHealth(const meta::Volume& v, Slot& slot, VolumeHealth health,
+                 const std::string& why) const;
   // An EIO naming the offline volume.
   Status OfflineError(const meta::Volume& v) const;
+  // Checks that `dir` carries this file system's live label for volume `v`.
+  Status VerifyLabel(const meta::Volume& v) const;
+  // Publishes `next` (change_mu_ held) and drops the cached space numbers.
+  void PublishLocked(std::unique_ptr<Snapshot> next);
+  // A new slot for a volume entering the set (change_mu_ held, or in the constructor).
+  Slot* NewSlotLocked();
 
-  const std::vector<meta::Volume> volumes_;
   const std::string fs_uuid_;
   const Clock& clock_;
   VolumeIo& io_;
   meta::SpaceReserve* reserve_ = nullptr;
-  // Health per volume, parallel to volumes_ (VolumeHealth values).
-  std::unique_ptr<std::atomic<int>[]> health_;
+  std::mutex change_mu_;  // serializes Add/Remove/SetClass; guards snapshots_, slots_
+  // Every snapshot ever published (readers hold plain pointers; see the file comment).
+  std::vector<std::unique_ptr<const Snapshot>> snapshots_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::atomic<const Snapshot*> current_{nullptr};
   mutable std::mutex space_mu_;  // guards space_ and space_time_ns_
   mutable std::vector<policy::VolumeState> space_;
   mutable int64_t space_time_ns_ = 0;

@@ -62,6 +62,9 @@ Status Metadata::BackupTo(const std::string& dest_path, int pages_per_step,
     uint64_t done = 0, total = 0;
     {
       auto lock = db_->Lock();
+      // A step cannot read through a connection that is writing: end the open
+      // commit group first (its changes then belong in the copy anyway).
+      if (Status st = db_->CommitGroup(); !st.ok()) return st;
       rc = sqlite3_backup_step(backup, pages_per_step);
       total = static_cast<uint64_t>(sqlite3_backup_pagecount(backup));
       done = total - static_cast<uint64_t>(sqlite3_backup_remaining(backup));

@@ -171,6 +171,7 @@ Database::Database(sqlite3* db) : db_(db), mu_(std::make_unique<std::mutex>()) {
 
 Database::Database(Database&& other) noexcept
     : db_(std::exchange(other.db_, nullptr)),
+      group_(std::move(other.group_)),
       mu_(std::move(other.mu_)),
       statements_(std::move(other.statements_)) {}
 
@@ -178,6 +179,7 @@ Database& Database::operator=(Database&& other) noexcept {
   if (this != &other) {
     Close();
     db_ = std::exchange(other.db_, nullptr);
+    group_ = std::move(other.group_);
     mu_ = std::move(other.mu_);
     statements_ = std::move(other.statements_);
   }
@@ -187,6 +189,11 @@ Database& Database::operator=(Database&& other) noexcept {
 Database::~Database() { Close(); }
 
 void Database::Close() {
+  // An open group holds acknowledged changes: commit them, never roll back.
+  if (db_ != nullptr && group_ != nullptr && InTransaction()) {
+    Status st = CommitGroup();
+    if (!st.ok()) std::fprintf(stderr, "tierfs: final group commit: %s\n", st.ToString().c_str());
+  }
   for (auto& [sql, cached] : statements_) sqlite3_finalize(cached->stmt);
   statements_.clear();
   if (db_ != nullptr) {
@@ -356,20 +363,64 @@ int64_t Database::Changes() const { return sqlite3_changes64(db_); }
 
 bool Database::InTransaction() const { return sqlite3_get_autocommit(db_) == 0; }
 
+void Database::EnableGroupCommit(std::function<void()> on_group_open) {
+  group_ = std::make_unique<Group>();
+  group_->on_open = std::move(on_group_open);
+}
+
+Status Database::CommitGroup() {
+  if (group_ == nullptr || !InTransaction()) return Status::Ok();
+  TIERFS_RETURN_IF_ERROR(Prepare("COMMIT").Run());
+  group_->commits++;
+  return Status::Ok();
+}
+
+uint64_t Database::ChangesTicket() const {
+  if (group_ == nullptr) return 0;
+  return group_->commits + (InTransaction() ? 1 : 0);
+}
+
+bool Database::Committed(uint64_t ticket) const {
+  return group_ == nullptr || group_->commits >= ticket;
+}
+
 // ---- Transaction -------------------------------------------------------------------
 
 Result<Transaction> Transaction::Begin(Database* db) {
-  TIERFS_RETURN_IF_ERROR(db->Prepare("BEGIN IMMEDIATE").Run());
-  return Transaction(db);
+  if (!db->group_commit()) {
+    TIERFS_RETURN_IF_ERROR(db->Prepare("BEGIN IMMEDIATE").Run());
+    return Transaction(db, /*savepoint=*/false);
+  }
+  if (!db->InTransaction()) {
+    TIERFS_RETURN_IF_ERROR(db->Prepare("BEGIN IMMEDIATE").Run());
+    if (db->group_->on_open) db->group_->on_open();
+  }
+  TIERFS_RETURN_IF_ERROR(db->Prepare("SAVEPOINT change").Run());
+  return Transaction(db, /*savepoint=*/true);
 }
 
 Transaction::Transaction(Transaction&& other) noexcept
-    : db_(std::exchange(other.db_, nullptr)) {}
+    : db_(std::exchange(other.db_, nullptr)), savepoint_(other.savepoint_) {}
 
 Transaction::~Transaction() {
   // Some errors (SQLITE_FULL, SQLITE_IOERR...) roll the transaction back
   // already; ROLLBACK would then fail with "no transaction is active".
-  if (db_ != nullptr && db_->InTransaction()) {
+  if (db_ == nullptr) return;
+  if (!db_->InTransaction()) {
+    // In a group, that rollback took every change since the last group commit
+    // with it, acknowledged ones included: say so, loudly.
+    if (savepoint_) {
+      std::fprintf(stderr,
+                   "tierfs: a database error rolled back the open commit group: changes "
+                   "acknowledged since the last commit are lost\n");
+    }
+    return;
+  }
+  if (savepoint_) {
+    Status ignored = db_->Prepare("ROLLBACK TO change").Run();
+    ignored = db_->Prepare("RELEASE change").Run();
+    (void)ignored;
+  } else {
     Status ignored = db_->Prepare("ROLLBACK").Run();
     (void)ignored;
   }
@@ -377,7 +428,7 @@ Transaction::~Transaction() {
 
 Status Transaction::Commit() {
   if (db_ == nullptr) return Status::Invalid("commit of a finished transaction");
-  Status status = db_->Prepare("COMMIT").Run();
+  Status status = db_->Prepare(savepoint_ ? "RELEASE change" : "COMMIT").Run();
   if (status.ok()) db_ = nullptr;  // on failure the destructor rolls back
   return status;
 }

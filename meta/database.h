@@ -12,7 +12,9 @@
 //     columns; its destructor resets it, clears its bindings and gives it back
 //     to the cache. A Statement must not outlive its Database.
 //   - Transaction is BEGIN IMMEDIATE ... COMMIT; its destructor rolls back
-//     unless Commit() succeeded.
+//     unless Commit() succeeded. With group commit on (EnableGroupCommit), a
+//     Transaction is instead a SAVEPOINT inside one long write transaction, the
+//     group, which CommitGroup() ends (docs/design.md, "Group commit").
 //
 // Thread safety: a Database may be used by many threads, but every call on it
 // and on its Statements and Transactions must be made while holding the lock
@@ -173,6 +175,23 @@ class Database {
   bool InTransaction() const;
   sqlite3* handle() const { return db_; }
 
+  // ---- Group commit (docs/design.md, "Group commit")
+  // From now on Transaction::Begin joins the open group (a write transaction
+  // shared by every change until CommitGroup), opening one when none is open and
+  // then calling `on_group_open` (lock held; it must not call back into the
+  // Database). Each Transaction is a SAVEPOINT in the group, so a failed one
+  // still rolls back alone. Changes made outside a Transaction while a group is
+  // open join the group too.
+  void EnableGroupCommit(std::function<void()> on_group_open);
+  bool group_commit() const { return group_ != nullptr; }
+  // Commits the open group; OK when none is open (or group commit is off). On an
+  // error the group stays open and the next CommitGroup retries it.
+  Status CommitGroup();
+  // A ticket for every change made so far: they are durable (committed) once
+  // Committed(ticket) is true. Without group commit every ticket is committed.
+  uint64_t ChangesTicket() const;
+  bool Committed(uint64_t ticket) const;
+
  private:
   struct CachedStatement {
     sqlite3_stmt* stmt = nullptr;
@@ -183,10 +202,18 @@ class Database {
     using is_transparent = void;
     size_t operator()(std::string_view sql) const { return std::hash<std::string_view>{}(sql); }
   };
+  friend class Transaction;  // opens groups (group_->on_open)
   explicit Database(sqlite3* db);
   void Close();
 
+  // Group commit state; null while group commit is off.
+  struct Group {
+    std::function<void()> on_open;
+    uint64_t commits = 0;  // groups committed so far
+  };
+
   sqlite3* db_ = nullptr;
+  std::unique_ptr<Group> group_;
   // Guards db_ and statements_. A unique_ptr so that the Database can move.
   std::unique_ptr<std::mutex> mu_;
   // SQL text -> prepared statement. Entries are heap-allocated so that the
@@ -197,6 +224,8 @@ class Database {
 
 // BEGIN IMMEDIATE (takes the write lock up front, so a transaction never fails
 // half-way with SQLITE_BUSY); rolled back on destruction unless committed.
+// With group commit on, a SAVEPOINT in the open group instead: Commit releases
+// it (durable at the next CommitGroup), the destructor rolls back to it.
 // Transactions do not nest.
 class Transaction {
  public:
@@ -210,8 +239,9 @@ class Transaction {
   Status Commit();
 
  private:
-  explicit Transaction(Database* db) : db_(db) {}
+  Transaction(Database* db, bool savepoint) : db_(db), savepoint_(savepoint) {}
   Database* db_ = nullptr;  // null once committed or rolled back
+  bool savepoint_ = false;  // a SAVEPOINT in a commit group
 };
 
 }  // namespace tierfs::meta

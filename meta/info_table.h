@@ -24,6 +24,8 @@ inline constexpr char kInfoFclState[] = "fcl_state";                // text: "on
 // 1 after a clean unmount (and at format), 0 while mounted: see
 // Metadata::SwapCleanUnmount.
 inline constexpr char kInfoCleanUnmount[] = "clean_unmount";        // integer
+// The highest volume id ever given (fsvoladm remove keeps it, so ids are not reused).
+inline constexpr char kInfoLastVolumeId[] = "last_volume_id";       // integer
 
 // The value of `key`; ENOENT if absent (a damaged database).
 Result<std::string> GetInfoText(Database* db, std::string_view key);

@@ -4,10 +4,13 @@
 #include "meta/metadata.h"
 
 #include <fcntl.h>
+
+#include <algorithm>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "meta/database.h"
+#include "meta/group_committer.h"
 #include "meta/info_table.h"
 #include "meta/schema.h"
 
@@ -83,6 +86,27 @@ Metadata::Metadata(std::unique_ptr<Database> db, const MetadataOptions& options)
     : db_(std::move(db)), options_(options) {}
 
 Metadata::~Metadata() = default;
+
+void Metadata::StartGroupCommit(std::chrono::microseconds window,
+                                std::function<void()> after_commit) {
+  if (window.count() <= 0 || committer_ != nullptr) return;
+  committer_ = std::make_unique<GroupCommitter>(db_.get(), window, std::move(after_commit));
+}
+
+Status Metadata::Sync() {
+  auto lock = db_->Lock();
+  return db_->CommitGroup();
+}
+
+uint64_t Metadata::ChangesTicket() {
+  auto lock = db_->Lock();
+  return db_->ChangesTicket();
+}
+
+bool Metadata::Committed(uint64_t ticket) {
+  auto lock = db_->Lock();
+  return db_->Committed(ticket);
+}
 
 Status Metadata::Format(const std::string& db_path, const FsInfo& info,
                         const std::vector<Volume>& volumes, uid_t root_uid, gid_t root_gid,
@@ -162,6 +186,57 @@ Status Metadata::AddVolume(Volume* volume) {
   auto lock = db_->Lock();
   volume->id = 0;  // the database assigns the next id
   return InsertVolume(db_.get(), volume);
+}
+
+Result<uint32_t> Metadata::NextVolumeId() {
+  auto lock = db_->Lock();
+  Statement st = db_->Prepare("SELECT coalesce(max(id), 0) FROM volumes");
+  META_ASSIGN_OR_RETURN(bool row, st.Step());
+  int64_t last = row ? st.Int64(0) : 0;
+  Result<int64_t> recorded = GetInfoInt(db_.get(), kInfoLastVolumeId);
+  if (recorded.ok()) last = std::max(last, *recorded);
+  return static_cast<uint32_t>(last + 1);
+}
+
+Status Metadata::AddVolumeWithId(const Volume& volume) {
+  if (volume.id == 0) return Status::Invalid("AddVolumeWithId: volume id 0");
+  auto lock = db_->Lock();
+  Volume copy = volume;
+  return InsertVolume(db_.get(), &copy);
+}
+
+Status Metadata::RemoveVolume(uint32_t id) {
+  if (id == 1) return Status::Invalid("volume 1 holds the metadata and cannot be removed");
+  auto lock = db_->Lock();
+  META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db_.get()));
+  {
+    Statement exists = db_->Prepare("SELECT count(*) FROM volumes WHERE id = ?1");
+    exists.BindAll(id);
+    META_ASSIGN_OR_RETURN(bool row, exists.Step());
+    if (!row || exists.Int64(0) == 0) {
+      return Status::NotFound("no volume " + std::to_string(id));
+    }
+  }
+  {
+    Statement files = db_->Prepare("SELECT count(*) FROM inodes WHERE volume_id = ?1");
+    files.BindAll(id);
+    META_ASSIGN_OR_RETURN(bool row, files.Step());
+    const int64_t n = row ? files.Int64(0) : 0;
+    if (n > 0) {
+      return Status::Error(EBUSY, std::to_string(n) + " file(s) still have their object on volume " +
+                                      std::to_string(id));
+    }
+  }
+  Statement pending = db_->Prepare("DELETE FROM pending_objects WHERE volume_id = ?1");
+  pending.BindAll(id);
+  TIERFS_RETURN_IF_ERROR(pending.Run());
+  Statement del = db_->Prepare("DELETE FROM volumes WHERE id = ?1");
+  del.BindAll(id);
+  TIERFS_RETURN_IF_ERROR(del.Run());
+  Result<int64_t> recorded = GetInfoInt(db_.get(), kInfoLastVolumeId);
+  const int64_t last = recorded.ok() ? std::max<int64_t>(*recorded, id) : id;
+  TIERFS_RETURN_IF_ERROR(SetInfoInt(db_.get(), kInfoLastVolumeId, last));
+  return txn.Commit();
 }
 
 Status Metadata::UpdateVolume(const Volume& volume) {

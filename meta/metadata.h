@@ -26,6 +26,7 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -41,6 +42,7 @@
 namespace tierfs::meta {
 
 class Database;  // meta/database.h: connection, statements, transactions (RAII)
+class GroupCommitter;  // meta/group_committer.h
 
 struct MetadataOptions {
   bool sync_full = false;  // PRAGMA synchronous=FULL instead of NORMAL
@@ -115,6 +117,20 @@ class Metadata {
   // Appends a volume; sets volume->id to the next id (max + 1; the input id is
   // ignored). EEXIST if the name is taken.
   Status AddVolume(Volume* volume);
+  // The id the next volume gets: one more than any id this file system ever
+  // gave a volume (ids of removed volumes are not reused, so relocation history
+  // keeps naming what it named).
+  Result<uint32_t> NextVolumeId();
+  // Inserts `volume` with its own id (NextVolumeId(), so that its label can be
+  // written before the row exists). EEXIST if the id or the name is taken,
+  // EINVAL for id 0.
+  Status AddVolumeWithId(const Volume& volume);
+  // Forgets volume `id` (fsvoladm remove, after its objects were moved away), in
+  // one transaction: its pending-object records go too, and the id is never given
+  // again. EBUSY, naming how many, while any inode (unlinked ones included) still
+  // has its object there; EINVAL for volume 1 (the metadata volume); ENOENT for
+  // an unknown id.
+  Status RemoveVolume(uint32_t id);
   // Replaces the mutable fields (path, placement_class, media_type*, role, state)
   // of volume.id (the name stays). ENOENT if there is no such volume.
   Status UpdateVolume(const Volume& volume);
@@ -192,6 +208,21 @@ class Metadata {
   // only. If `fcl_event` is not empty it is logged. ENOENT; EINVAL for no fields.
   Result<Inode> UpdateAttributes(const Inode& values, uint32_t fields,
                                  std::string_view fcl_event = {});
+
+  // ---- Group commit (meta/group_committer.h; docs/design.md, "Group commit") ------
+  // From now on changes gather in commit groups that are committed `window` after
+  // they open (window 0: every change commits on its own, as before). After each
+  // commit the committer calls `after_commit` (no lock held): work that had to wait
+  // for changes to be durable, such as removing an unlinked file's object. Call
+  // once, before the file system serves requests.
+  void StartGroupCommit(std::chrono::microseconds window, std::function<void()> after_commit);
+  // Commits the open group now, so every change made so far survives a crash
+  // (fsync, fsyncdir, an object about to be removed). EIO/ENOSPC from SQLite; the
+  // group then stays open and a later Sync retries.
+  Status Sync();
+  // A ticket for every change made so far, and whether those are committed yet.
+  uint64_t ChangesTicket();
+  bool Committed(uint64_t ticket);
   // The directory that holds directory `dir` (its ".."): the root for the root and
   // for a removed directory. ENOENT if there is no inode `dir`, ENOTDIR if it is
   // not a directory.
@@ -364,6 +395,8 @@ class Metadata {
   explicit Metadata(std::unique_ptr<Database> db, const MetadataOptions& options);
   std::unique_ptr<Database> db_;
   MetadataOptions options_;
+  // Declared after db_: stopped (committing the open group) before it closes.
+  std::unique_ptr<GroupCommitter> committer_;
 };
 
 }  // namespace tierfs::meta

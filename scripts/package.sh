@@ -42,9 +42,10 @@ deb="$build/tierfs_${version}_$(dpkg --print-architecture).deb"
 contents=$(dpkg-deb -c "$deb")
 missing=0
 for path in ./usr/sbin/tierfs ./usr/sbin/mkdstfs ./usr/sbin/fsppadm ./usr/sbin/fcladm \
-            ./usr/sbin/fsmap ./usr/sbin/mount.fuse.tierfs \
+            ./usr/sbin/fsvoladm ./usr/sbin/fsmap ./usr/sbin/mount.fuse.tierfs \
             ./usr/share/man/man8/tierfs.8 ./usr/share/man/man8/fsppadm.8 \
             ./usr/share/man/man8/mkdstfs.8 ./usr/share/man/man8/fcladm.8 \
+            ./usr/share/man/man8/fsvoladm.8 \
             ./usr/share/man/man1/fsmap.1 \
             ./usr/share/bash-completion/completions/tierfs \
             ./usr/share/bash-completion/completions/fsppadm; do

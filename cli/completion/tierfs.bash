@@ -1,4 +1,4 @@
-# bash completion for tierfs, mkdstfs, fsppadm, fcladm and fsmap.
+# bash completion for tierfs, mkdstfs, fsppadm, fcladm, fsvoladm and fsmap.
 #
 # Installed once per command name in share/bash-completion/completions/
 # (bash-completion loads a command's file on first use); each copy registers
@@ -43,13 +43,13 @@ _tierfs_tierfs() {
     -o)
       _tierfs_words "allow_other default_permissions ro rw"
       return 0 ;;
-    -entry_timeout|-attr_timeout|-writeback_seconds|-threads|-fcl_keep_hours|-fcl_max_records|-iostat_keep_days)
+    -entry_timeout|-attr_timeout|-writeback_seconds|-threads|-commit_ms|-fcl_keep_hours|-fcl_max_records|-iostat_keep_days)
       return 0 ;;
   esac
   if [[ $cur == -* ]]; then
     _tierfs_words "-f -d -o -sync_full -entry_timeout -attr_timeout -writeback_seconds
-                   -threads -fcl_keep_hours -fcl_max_records -iostat_keep_days
-                   -h --help --version"
+                   -threads -commit_ms -writeback_cache -fcl_keep_hours -fcl_max_records
+                   -iostat_keep_days -h --help --version"
   elif [[ $COMP_CWORD -eq 1 ]]; then
     _tierfs_words "check backup"
     local words=("${COMPREPLY[@]}")
@@ -78,7 +78,7 @@ _tierfs_mkdstfs() {
 
 _tierfs_fsppadm() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-  local commands="assign unassign list print validate enforce analyze query status heatbucket tag help"
+  local commands="assign unassign list print validate enforce analyze query status heatbucket advise tag help"
   if [[ $COMP_CWORD -eq 1 ]]; then
     _tierfs_words "$commands --help --version"
     return 0
@@ -95,6 +95,13 @@ _tierfs_fsppadm() {
         -T) _tierfs_words "ssd hdd mixed ssdmetadata"; return 0 ;;
         -F|-r) _tierfs_files; return 0 ;;
         -s|-n|-t|-p) return 0 ;;
+      esac ;;
+    advise)
+      opts+=" --json --interval --class --periods --thresholds --limits -n --show -o"
+      case $prev in
+        --class) _tierfs_words "ssd hdd mixed ssdmetadata"; return 0 ;;
+        -o) _tierfs_files; return 0 ;;
+        --interval|--periods|--thresholds|--limits|-n|--show) return 0 ;;
       esac ;;
     tag)
       if [[ $COMP_CWORD -eq 2 && $cur != -* ]]; then
@@ -130,6 +137,22 @@ _tierfs_fcladm() {
   return 0
 }
 
+_tierfs_fsvoladm() {
+  local cur=${COMP_WORDS[COMP_CWORD]}
+  if [[ $COMP_CWORD -eq 1 ]]; then
+    _tierfs_words "list add remove setclass --help --version"
+    return 0
+  fi
+  local opts="--json -h --help --version"
+  [[ ${COMP_WORDS[1]} == add ]] && opts+=" -v --verbose"
+  if [[ $cur == -* ]]; then
+    _tierfs_words "$opts"
+  else
+    _tierfs_files -d
+  fi
+  return 0
+}
+
 _tierfs_fsmap() {
   if [[ ${COMP_WORDS[COMP_CWORD]} == -* ]]; then
     _tierfs_words "-H --human-readable --json -h --help --version"
@@ -143,4 +166,5 @@ complete -F _tierfs_tierfs tierfs
 complete -F _tierfs_mkdstfs mkdstfs
 complete -F _tierfs_fsppadm fsppadm
 complete -F _tierfs_fcladm fcladm
+complete -F _tierfs_fsvoladm fsvoladm
 complete -F _tierfs_fsmap fsmap

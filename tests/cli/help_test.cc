@@ -73,6 +73,7 @@ std::vector<HelpCase> HelpCases() {
       {"fsppadm tag", "--help", {"--help", "--version"}},
       {"fsppadm heatbucket", "--help", {"--help", "--version"}},
       {"fcladm", "--help", {"-s", "-t", "-n", "--json", "--help", "--version"}},
+      {"fsvoladm", "--help", {"-v", "--verbose", "--json", "-h", "--help", "--version"}},
       {"fsmap", "--help", {"-H", "--human-readable", "--json", "-h", "--help", "--version"}},
   };
 }
@@ -105,6 +106,7 @@ TEST(HelpTest, VersionEverywhere) {
       {"mkdstfs", "--version"},       {"fsppadm", "--version"},
       {"fsppadm", "enforce --version"}, {"fsppadm", "status --version"},
       {"fcladm", "--version"},        {"fcladm", "print --version"},
+      {"fsvoladm", "--version"},      {"fsvoladm", "remove --version"},
       {"fsmap", "--version"}};
   for (const auto& [tool, args] : cases) {
     SCOPED_TRACE(tool + " " + args);
@@ -191,7 +193,9 @@ TEST(HelpTest, CompletionOffersWhatHelpLists) {
   for (const HelpCase& c : HelpCases()) {
     SCOPED_TRACE(c.command);
     // fcladm's options follow its action; print takes them all.
-    std::string words = c.command == "fcladm" ? "fcladm print" : c.command;
+    std::string words = c.command == "fcladm"     ? "fcladm print"
+                        : c.command == "fsvoladm" ? "fsvoladm add"
+                                                  : c.command;
     std::set<std::string> offers = Complete(words + " -");
     for (const std::string& option : c.options) {
       EXPECT_TRUE(offers.count(option)) << option << " not offered";
@@ -206,6 +210,7 @@ TEST(HelpTest, CompletionOffersWhatHelpLists) {
   EXPECT_EQ(Complete("fsppadm tag ''"), (std::set<std::string>{"add", "list", "remove"}));
   EXPECT_EQ(Complete("fsppadm enforce -T s"), (std::set<std::string>{"ssd", "ssdmetadata"}));
   EXPECT_EQ(Complete("fcladm s"), (std::set<std::string>{"state", "sync"}));
+  EXPECT_EQ(Complete("fsvoladm s"), (std::set<std::string>{"setclass"}));
   std::set<std::string> tierfs = Complete("tierfs -");
   for (const std::string& flag : TierfsFlags()) {
     EXPECT_TRUE(tierfs.count("-" + flag)) << "-" << flag << " not offered";
@@ -224,7 +229,7 @@ TEST(HelpTest, InstallPutsEverythingInPlace) {
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const std::string root = dest.path() + prefix;
   struct stat st;
-  for (const char* tool : {"tierfs", "mkdstfs", "fsppadm", "fcladm", "fsmap",
+  for (const char* tool : {"tierfs", "mkdstfs", "fsppadm", "fcladm", "fsvoladm", "fsmap",
                            "mount.fuse.tierfs"}) {
     std::string path = root + "/sbin/" + tool;
     ASSERT_EQ(stat(path.c_str(), &st), 0) << path;
@@ -235,7 +240,7 @@ TEST(HelpTest, InstallPutsEverythingInPlace) {
     }
   }
   for (const char* page : {"man8/tierfs.8", "man8/mkdstfs.8", "man8/fsppadm.8",
-                           "man8/fcladm.8", "man1/fsmap.1"}) {
+                           "man8/fcladm.8", "man8/fsvoladm.8", "man1/fsmap.1"}) {
     std::string path = root + "/share/man/" + page;
     EXPECT_EQ(stat(path.c_str(), &st), 0) << path;
   }

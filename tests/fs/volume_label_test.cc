@@ -168,3 +168,39 @@ TEST_F(VolumeLabelTest, UnknownKeysAndCommentsAreIgnored) {
 
 }  // namespace
 }  // namespace tierfs
+
+namespace tierfs {
+namespace {
+
+TEST_F(VolumeLabelTest, ARetiredLabelReadsBackAndMayBeTakenOver) {
+  VolumeLabel retired = label_;
+  retired.retired = true;
+  ASSERT_TRUE(WriteVolumeLabel(dir_, retired).ok());
+  Result<VolumeLabel> read = ReadVolumeLabel(dir_);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_TRUE(read->retired);
+  // Another file system may label a retired volume's directory...
+  VolumeLabel other{"11111111-2222-4333-8444-555555555555", "other", 3, "vol3"};
+  ASSERT_TRUE(WriteVolumeLabel(dir_, other).ok());
+  read = ReadVolumeLabel(dir_);
+  ASSERT_TRUE(read.ok());
+  EXPECT_FALSE(read->retired);
+  EXPECT_EQ(read->fs_name, "other");
+  // ...but never a live one.
+  Status st = WriteVolumeLabel(dir_, label_);
+  EXPECT_EQ(st.code(), EEXIST) << st.ToString();
+}
+
+TEST(SimpleNameTest, ClassAndFileSystemNames) {
+  EXPECT_TRUE(CheckSimpleName("hdd", "class name").ok());
+  EXPECT_TRUE(CheckSimpleName("tier_0.fast-1", "class name").ok());
+  EXPECT_EQ(CheckSimpleName("", "class name").code(), EINVAL);
+  EXPECT_EQ(CheckSimpleName("-x", "class name").code(), EINVAL);
+  EXPECT_EQ(CheckSimpleName("a/b", "class name").code(), EINVAL);
+  EXPECT_EQ(CheckSimpleName(std::string(65, 'a'), "class name").code(), EINVAL);
+  EXPECT_NE(CheckSimpleName("a b", "class name").message().find("class name \"a b\""),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace tierfs

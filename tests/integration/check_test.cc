@@ -211,6 +211,7 @@ TEST_F(CheckTest, AnUnmountedCheckAfterACrashReadsTheWalAndChangesNothing) {
   WriteFile(Path("two"), RandomBytes(30000, 5));
   ASSERT_EQ(mkdir(Path("dir").c_str(), 0755), 0);
   WriteFile(Path("dir/three"), "3");
+  FsyncDir(mnt_);  // committed to the WAL, as an application asking for it
   KillDaemon();
   Unmount();  // detaches the dead mount
   ASSERT_TRUE(fs::exists(ssd_ + "/.tierfs/meta.db-wal")) << "the crash should leave a WAL";

@@ -183,6 +183,7 @@ TEST_F(MountSafetyTest, WalLeftByKillIsHonoured) {
   const std::string data = RandomBytes(10000, 5);
   WriteFile(Path("after-crash"), data);
   ASSERT_EQ(mkdir(Path("dir-after-crash").c_str(), 0755), 0);
+  FsyncDir(mnt_);  // committed: in the WAL from here on
   const pid_t pid = LockPid();
   ASSERT_GT(pid, 1);
   ASSERT_EQ(kill(pid, SIGKILL), 0);  // our own daemon, by its pid

@@ -106,6 +106,7 @@ TEST_F(PosixLifecycleTest, CrashReclaimsUnlinkedOpenFilesAtNextMount) {
   ASSERT_EQ(fstat(fd, &st), 0);
   ASSERT_EQ(unlink(Path("doomed").c_str()), 0);
   ASSERT_TRUE(ObjectExists(st.st_ino));
+  FsyncDir(mnt_);  // the creates and the unlink are durable now
 
   // kill -9 of the daemon this test mounted (its pid is in the daemon lock file).
   std::ifstream lock(ssd_ + "/.tierfs/daemon.lock");

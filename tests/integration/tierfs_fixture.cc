@@ -108,6 +108,13 @@ void WriteFile(const std::string& path, const std::string& data) {
   ASSERT_TRUE(out.good()) << "cannot write " << path;
 }
 
+void FsyncDir(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(fd, 0) << "open " << path << ": " << strerror(errno);
+  EXPECT_EQ(fsync(fd), 0) << "fsync " << path << ": " << strerror(errno);
+  close(fd);
+}
+
 std::string RandomBytes(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::string s(n, '\0');
@@ -190,6 +197,17 @@ pid_t TierfsFixture::DaemonPid() const {
   long pid = -1;
   if (!(in >> pid) || pid <= 0) return -1;
   return static_cast<pid_t>(pid);
+}
+
+void TierfsFixture::CrashDaemon() {
+  const pid_t pid = DaemonPid();
+  ASSERT_GT(pid, 1);
+  ASSERT_EQ(kill(pid, SIGKILL), 0);
+  for (int i = 0; i < 400 && kill(pid, 0) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  ASSERT_NE(kill(pid, 0), 0) << "daemon " << pid << " outlived kill -9 by 10 s";
+  Unmount();
 }
 
 CommandResult TierfsFixture::Tool(const std::string& name, const std::vector<std::string>& args,

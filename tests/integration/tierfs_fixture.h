@@ -31,6 +31,10 @@ std::string Tool(const std::string& name);
 std::string ReadFile(const std::string& path);
 // Writes a whole file (O_CREAT|O_TRUNC); fails the test on error.
 void WriteFile(const std::string& path, const std::string& data);
+// fsync(2) of a directory: on tierfs an fsyncdir, which commits every namespace
+// change and file size acknowledged so far (group commit, docs/design.md), so
+// they survive a kill -9 of the daemon. Fails the test on error.
+void FsyncDir(const std::string& path);
 // Deterministic pseudo-random bytes.
 std::string RandomBytes(size_t n, uint32_t seed);
 
@@ -58,6 +62,9 @@ class TierfsFixture : public ::testing::Test {
                     const std::string& source = "");
   // The daemon's process id (from its lock file), or -1.
   pid_t DaemonPid() const;
+  // kill -9 of this fixture's daemon (by its pid), waits (bounded) until it is
+  // gone, and detaches the dead mount; Mount() serves the file system again.
+  void CrashDaemon();
   // Absolute path inside the mount.
   std::string Path(const std::string& relative) const { return mnt_ + "/" + relative; }
   // Runs a tool from the build with arguments.

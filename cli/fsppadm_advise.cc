@@ -1,0 +1,329 @@
+// fsppadm advise: replay the I/O history a mount has recorded against its policy
+// (or a policy file) and variants of it, and report, best first, the share of I/O
+// the fast class would have served and the bytes each would have moved, with the
+// policy text of the best (tierfs extension, issue 10; docs/policies.md "Advisor").
+//
+// The daemon only hands over the history (control op io_history,
+// fs/control_protocol.md); the replay runs here, in policy/advisor.h, so a long
+// replay costs the daemon nothing.
+#include <grp.h>
+#include <pwd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <unordered_map>
+
+#include "cli/exit_codes.h"
+#include "cli/fsppadm_commands.h"
+#include "cli/json_fields.h"
+#include "cli/policy_check.h"
+#include "cli/text_table.h"
+#include "cli/units.h"
+#include "policy/advisor.h"
+#include "policy/loader.h"
+
+namespace tierfs::cli::fsppadm {
+namespace {
+
+using nlohmann::json;
+
+std::string Percent(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", share * 100);
+  return buf;
+}
+
+std::string Duration(int64_t s) {
+  if (s % 86400 == 0) return std::to_string(s / 86400) + " d";
+  if (s % 3600 == 0) return std::to_string(s / 3600) + " h";
+  if (s % 60 == 0) return std::to_string(s / 60) + " min";
+  return std::to_string(s) + " s";
+}
+
+bool UsesTags(const policy::PlacementPolicy& p) {
+  for (const policy::Rule& rule : p.rules) {
+    for (const policy::Select& select : rule.selects) {
+      if (!select.tags.empty()) return true;
+    }
+  }
+  return false;
+}
+
+// uid/gid -> name, cached (for policies that select by USER or GROUP).
+class OwnerNames {
+ public:
+  const std::string& User(uint32_t uid) {
+    auto [it, inserted] = users_.try_emplace(uid);
+    if (inserted) {
+      char buf[1024];
+      passwd pw, *out = nullptr;
+      if (getpwuid_r(uid, &pw, buf, sizeof buf, &out) == 0 && out) it->second = out->pw_name;
+    }
+    return it->second;
+  }
+  const std::string& Group(uint32_t gid) {
+    auto [it, inserted] = groups_.try_emplace(gid);
+    if (inserted) {
+      char buf[1024];
+      group gr, *out = nullptr;
+      if (getgrgid_r(gid, &gr, buf, sizeof buf, &out) == 0 && out) it->second = out->gr_name;
+    }
+    return it->second;
+  }
+
+ private:
+  std::unordered_map<uint32_t, std::string> users_, groups_;
+};
+
+// The daemon's io_history reply as the replay's input. EINVAL for a malformed reply.
+Result<policy::IoHistory> HistoryFromJson(const json& reply, bool owner_names) {
+  policy::IoHistory h;
+  h.bucket_seconds = JsonInt(reply, "bucket_seconds");
+  h.now_s = JsonInt(reply, "now_s");
+  if (h.bucket_seconds <= 0) return Status::Invalid("the daemon reported no heat bucket length");
+  for (const json& v : JsonArray(reply, "volumes")) {
+    policy::VolumeState s;
+    s.id = static_cast<uint32_t>(JsonUint(v, "id"));
+    s.name = JsonString(v, "name");
+    for (const json& c : JsonArray(v, "classes")) {
+      if (c.is_string()) s.classes.push_back(c.get<std::string>());
+    }
+    s.total_bytes = JsonUint(v, "total_bytes");
+    s.free_bytes = JsonUint(v, "free_bytes");
+    s.reserve_bytes = JsonUint(v, "reserve_bytes");
+    s.accepts_data = JsonBool(v, "accepts_data", true);
+    h.volumes.push_back(std::move(s));
+  }
+  OwnerNames names;
+  for (const json& f : JsonArray(reply, "files")) {
+    policy::HistoryFile file;
+    policy::FileRecord& r = file.record;
+    r.ino = JsonUint(f, "ino");
+    r.path = JsonString(f, "path");
+    r.uid = static_cast<uint32_t>(JsonUint(f, "uid"));
+    r.gid = static_cast<uint32_t>(JsonUint(f, "gid"));
+    if (owner_names) {
+      r.user = names.User(r.uid);
+      r.group = names.Group(r.gid);
+    }
+    r.size = JsonUint(f, "size");
+    r.atime_s = JsonInt(f, "atime_s");
+    r.mtime_s = JsonInt(f, "mtime_s");
+    r.volume_id = static_cast<uint32_t>(JsonUint(f, "volume"));
+    for (const json& t : JsonArray(f, "tags")) {
+      if (t.is_string()) r.tags.push_back(t.get<std::string>());
+    }
+    for (const json& b : JsonArray(f, "buckets")) {
+      if (!b.is_array() || b.size() != 5) return Status::Invalid("malformed bucket in io_history");
+      policy::HistoryBucket bucket;
+      bucket.start_s = b[0].get<int64_t>();
+      bucket.io = {b[1].get<double>(), b[2].get<double>(), b[3].get<double>(), b[4].get<double>()};
+      file.buckets.push_back(bucket);
+    }
+    std::sort(file.buckets.begin(), file.buckets.end(),
+              [](const policy::HistoryBucket& a, const policy::HistoryBucket& b) {
+                return a.start_s < b.start_s;
+              });
+    h.files.push_back(std::move(file));
+  }
+  for (const json& m : JsonArray(reply, "relocations")) {
+    h.relocations.push_back({JsonUint(m, "ino"), JsonInt(m, "time_s"),
+                             static_cast<uint32_t>(JsonUint(m, "from_volume")),
+                             static_cast<uint32_t>(JsonUint(m, "to_volume"))});
+  }
+  return h;
+}
+
+json VariantJson(const policy::VariantOutcome& v, size_t rank) {
+  json periods = json::array();
+  for (const policy::ReplayPeriod& p : v.replay.periods) {
+    periods.push_back({{"start_s", p.start_s},
+                       {"io_bytes", p.io_bytes},
+                       {"served_bytes", p.served_bytes},
+                       {"served_share", p.io_bytes > 0 ? p.served_bytes / p.io_bytes : 0.0},
+                       {"bytes_moved", p.bytes_moved},
+                       {"files_moved", p.files_moved},
+                       {"swaps", p.swaps},
+                       {"fast_used_bytes", p.fast_used_bytes}});
+  }
+  return {{"rank", rank},
+          {"label", v.label},
+          {"name", v.name},
+          {"as_written", v.as_written},
+          {"period_factor", v.spec.period_factor},
+          {"threshold_factor", v.spec.threshold_factor},
+          {"class_limit", v.spec.fast_limit ? json(*v.spec.fast_limit) : json(nullptr)},
+          {"served_share", v.replay.served_share},
+          {"io_bytes", v.replay.io_bytes},
+          {"served_bytes", v.replay.served_bytes},
+          {"bytes_moved", v.replay.bytes_moved},
+          {"files_moved", v.replay.files_moved},
+          {"files_deleted", v.replay.files_deleted},
+          {"swaps", v.replay.swaps},
+          {"periods", periods},
+          {"xml", v.xml}};
+}
+
+}  // namespace
+
+int RunAdvise(const FsppadmArgs& args, const CliEnv& env) {
+  int exit_code = kExitOk;
+  std::optional<Target> target = Connect(env, args.mounts[0], &exit_code);
+  if (!target) return exit_code;
+  const std::string& mount = target->where.mount.mount_point;
+
+  // The policy: the file named, else the assigned one.
+  std::string xml, source;
+  bool assigned = false;
+  if (!args.policy_file.empty()) {
+    Result<std::string> text = ReadTextFile(args.policy_file);
+    if (!text.ok()) {
+      PrintError(env, kTool, "cannot read policy: " + text.status().message());
+      return kExitUsage;
+    }
+    if (!CheckPolicyFile(env, args.policy_file, *text, nullptr)) return kExitUsage;
+    xml = std::move(*text);
+    source = args.policy_file;
+  } else {
+    std::optional<json> reply = CallOrReport(env, *target, json{{"op", "get_policy"}}, &exit_code);
+    if (!reply) return exit_code;
+    if (!reply->contains("policy") || !(*reply)["policy"].is_object()) {
+      PrintError(env, kTool,
+                 "no policy is assigned to " + mount + "; name a POLICY.xml to advise on");
+      return kExitUsage;
+    }
+    xml = JsonString((*reply)["policy"], "xml");
+    source = "the assigned policy";
+    assigned = true;
+  }
+  policy::LoadResult loaded = policy::LoadPolicy(xml);
+  if (!loaded.ok()) {  // an assigned policy always loads; a file was checked above
+    PrintError(env, kTool, source + " does not load");
+    return kExitUsage;
+  }
+
+  std::optional<json> reply = CallOrReport(
+      env, *target, json{{"op", "io_history"}, {"tags", UsesTags(*loaded.policy)}}, &exit_code);
+  if (!reply) return exit_code;
+  Result<policy::IoHistory> history =
+      HistoryFromJson(*reply, loaded.policy->SelectsByOwnerName());
+  if (!history.ok()) {
+    PrintError(env, kTool, mount + ": " + history.status().message());
+    return kExitFailed;
+  }
+
+  policy::AdviseOptions options;
+  options.period_factors = args.advise_periods;
+  options.threshold_factors = args.advise_thresholds;
+  options.limits = args.advise_limits;
+  options.fast_class = args.advise_class;
+  options.interval_s = args.advise_interval_s;
+  if (options.interval_s > 0 && options.interval_s % history->bucket_seconds != 0) {
+    PrintError(env, kTool,
+               "--interval: " + Duration(options.interval_s) +
+                   " is not a multiple of the heat bucket of " + mount + " (" +
+                   std::to_string(history->bucket_seconds) + " s)");
+    return kExitUsage;
+  }
+  if (std::find_if(history->volumes.begin(), history->volumes.end(),
+                   [&](const policy::VolumeState& v) { return v.HasClass(options.fast_class); }) ==
+      history->volumes.end()) {
+    PrintError(env, kTool,
+               "--class: no volume of " + mount + " carries class \"" + options.fast_class + "\"");
+    return kExitUsage;
+  }
+  Result<policy::Advice> advice = policy::Advise(xml, *history, options);
+  if (!advice.ok()) {
+    PrintError(env, kTool, mount + ": " + advice.status().message());
+    return advice.status().code() == policy::kAdviseTooShort ? kExitFailed : kExitUsage;
+  }
+  const policy::Advice& a = *advice;
+  if (a.ranked.empty()) {
+    PrintError(env, kTool, mount + ": no variant could be replayed");
+    for (const std::string& s : a.skipped) *env.err << "  skipped: " << s << "\n";
+    return kExitFailed;
+  }
+  if (args.advise_show > a.ranked.size()) {
+    PrintError(env, kTool, "--show: there are only " + std::to_string(a.ranked.size()) +
+                               " variants, got rank " + std::to_string(args.advise_show));
+    return kExitUsage;
+  }
+  const size_t shown = static_cast<size_t>(args.advise_show - 1);
+  const policy::VariantOutcome& chosen = a.ranked[shown];
+  if (!args.advise_output.empty()) {
+    Status st = WriteTextFile(args.advise_output, chosen.xml);
+    if (!st.ok()) {
+      PrintError(env, kTool, "-o: " + st.message());
+      return kExitFailed;
+    }
+  }
+
+  const int scored = a.window.periods - 1;
+  if (args.json) {
+    json variants = json::array();
+    for (size_t i = 0; i < a.ranked.size(); ++i) {
+      variants.push_back(VariantJson(a.ranked[i], i + 1));
+    }
+    json out = {{"mount_point", mount},
+                {"policy", loaded.policy->name},
+                {"policy_source", assigned ? "assigned" : args.policy_file},
+                {"class", options.fast_class},
+                {"heat_bucket_seconds", a.bucket_seconds},
+                {"interval_seconds", a.window.interval_s},
+                {"window_start_s", a.window.start_s},
+                {"window_end_s", a.window.end_s()},
+                {"periods", a.window.periods},
+                {"scored_periods", scored},
+                {"class_room_bytes", a.oracles.fast_room_bytes},
+                {"oracle_share", a.oracles.oracle},
+                {"previous_period_oracle_share", a.oracles.prev_oracle},
+                {"variants", variants},
+                {"skipped", a.skipped},
+                {"shown_rank", shown + 1}};
+    *env.out << JsonDump(out, 2) << "\n";
+    return kExitOk;
+  }
+
+  std::ostream& out = *env.out;
+  out << PrintableField(mount) << ": " << a.window.periods << " intervals of "
+      << Duration(a.window.interval_s) << " replayed (" << scored << " scored, the first is "
+      << "history only), " << FormatLocalTime(a.window.start_s * 1'000'000'000LL) << " to "
+      << FormatLocalTime(a.window.end_s() * 1'000'000'000LL) << "; heat bucket "
+      << a.bucket_seconds << " s\n";
+  out << "Policy " << PrintableField(loaded.policy->name) << " ("
+      << (assigned ? std::string("assigned") : PrintableField(args.policy_file)) << "); class "
+      << PrintableField(options.fast_class) << " holds up to "
+      << HumanBytes(a.oracles.fast_room_bytes) << " of files.\n";
+  out << "An oracle placement of that size would have served " << Percent(a.oracles.oracle)
+      << " knowing each interval's I/O, " << Percent(a.oracles.prev_oracle)
+      << " knowing only the previous interval's.\n\n";
+  TextTable table({"Rank", "Served", "Moved", "Files", "Swaps", "Variant"});
+  for (size_t c = 0; c < 5; ++c) table.AlignRight(c);
+  const size_t rows = args.advise_rows == 0 ? a.ranked.size()
+                                            : std::min<size_t>(a.ranked.size(), args.advise_rows);
+  for (size_t i = 0; i < a.ranked.size(); ++i) {
+    const policy::VariantOutcome& v = a.ranked[i];
+    // The rows asked for, and always the policy as written and the one shown.
+    if (i >= rows && !v.as_written && i != shown) continue;
+    table.AddRow({std::to_string(i + 1), Percent(v.replay.served_share),
+                  HumanBytes(v.replay.bytes_moved), std::to_string(v.replay.files_moved),
+                  std::to_string(v.replay.swaps),
+                  v.label + (v.as_written ? (assigned ? " (assigned)" : " (given)") : "")});
+  }
+  out << table.Render();
+  if (rows < a.ranked.size()) {
+    out << "(" << a.ranked.size() << " variants; -n 0 lists all)\n";
+  }
+  for (const std::string& s : a.skipped) out << "skipped: " << PrintableField(s) << "\n";
+  out << "\nPolicy text of rank " << shown + 1 << " (" << PrintableField(chosen.label) << "), "
+      << (args.advise_output.empty()
+              ? "to assign it save it (-o FILE) and run: fsppadm assign " + mount + " FILE"
+              : "written to " + args.advise_output + "; assign it with: fsppadm assign " + mount +
+                    " " + args.advise_output)
+      << "\n";
+  out << chosen.xml;
+  if (!chosen.xml.empty() && chosen.xml.back() != '\n') out << "\n";
+  return kExitOk;
+}
+
+}  // namespace tierfs::cli::fsppadm

@@ -1,0 +1,257 @@
+#include "cli/fsvoladm.h"
+
+#include <exception>
+
+#include "cli/control_client.h"
+#include "cli/exit_codes.h"
+#include "cli/json_fields.h"
+#include "cli/mkdstfs.h"
+#include "cli/option_parser.h"
+#include "cli/progress_line.h"
+#include "cli/text_table.h"
+#include "cli/tool_support.h"
+#include "cli/units.h"
+#include "cli/version.h"
+#include "cli/volume_add.h"
+#include "cli/volume_table.h"
+
+namespace tierfs::cli {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kTool[] = "fsvoladm";
+
+void PrintWarnings(const CliEnv& env, const json& result) {
+  for (const json& w : JsonArray(result, "warnings")) {
+    if (w.is_string()) {
+      PrintError(env, kTool, "warning: the assigned policy, " + w.get<std::string>());
+    }
+  }
+}
+
+// Runs one request; prints a failure as "fsvoladm: MOUNT: message".
+std::optional<json> Call(const CliEnv& env, ControlClient& client, const json& request,
+                         int* exit_code, const ProgressCallback& progress = nullptr) {
+  Result<json> result = client.Call(request, progress);
+  if (!result.ok()) {
+    PrintError(env, kTool,
+               (client.unreachable() ? "" : client.mount().mount_point + ": ") +
+                   result.status().message());
+    *exit_code = std::max(*exit_code, client.ExitCodeFor(result.status()));
+    return std::nullopt;
+  }
+  return std::move(*result);
+}
+
+int RunList(const FsvoladmArgs& a, const CliEnv& env, ControlClient& client) {
+  int code = kExitOk;
+  std::optional<json> volumes = Call(env, client, json{{"op", "volumes"}}, &code);
+  if (!volumes) return code;
+  if (a.json) {
+    *env.out << JsonDump(*volumes, 2) << "\n";
+  } else {
+    *env.out << VolumesTable(*volumes);
+  }
+  return code;
+}
+
+int RunAdd(const FsvoladmArgs& a, const CliEnv& env, ControlClient& client) {
+  Result<std::vector<VolumeProbe>> probes = ProbeVolumes(a.operands);
+  if (!probes.ok()) {
+    PrintError(env, kTool, probes.status().message());
+    return kExitUsage;
+  }
+  // Every directory is checked before the first is added.
+  for (const VolumeProbe& p : *probes) {
+    if (Result<meta::Volume> row = PlanVolume(p); !row.ok()) {
+      PrintError(env, kTool, row.status().message());
+      return kExitUsage;
+    }
+  }
+  int code = kExitOk;
+  json added = json::array();
+  for (const VolumeProbe& p : *probes) {
+    Result<json> result = AddVolumeOnline(client, p, a.verbose ? env.out : nullptr);
+    if (!result.ok()) {
+      PrintError(env, kTool,
+                 (client.unreachable() ? "" : client.mount().mount_point + ": ") + p.spec.dir +
+                     ": " + result.status().message());
+      code = std::max(code, client.ExitCodeFor(result.status()));
+      break;
+    }
+    PrintWarnings(env, *result);
+    if (!a.json) *env.out << AddedVolumeLine(*result) << "\n";
+    added.push_back(JsonObject(*result, "volume"));
+  }
+  if (a.json) *env.out << JsonDump(json{{"added", added}}, 2) << "\n";
+  return code;
+}
+
+int RunRemove(const FsvoladmArgs& a, const CliEnv& env, ControlClient& client) {
+  int code = kExitOk;
+  const std::string& volume = a.operands[0];
+  std::optional<json> result;
+  {
+    ProgressLine line(*env.err, env.err_is_terminal, "remove " + volume);
+    result = Call(env, client, json{{"op", "volume_remove"}, {"volume", volume}}, &code,
+                  [&line](const json& progress) { line.Update(progress); });
+  }
+  if (!result) return code;
+  PrintWarnings(env, *result);
+  const std::string label_warning = JsonString(*result, "label_warning");
+  if (!label_warning.empty()) PrintError(env, kTool, "warning: " + label_warning);
+  if (a.json) {
+    *env.out << JsonDump(*result, 2) << "\n";
+    return code;
+  }
+  const json& v = JsonObject(*result, "volume");
+  const uint64_t outside = JsonUint(*result, "outside_create_classes");
+  *env.out << "removed " << JsonString(v, "name", volume) << " "
+           << PrintableField(JsonString(v, "path")) << ": moved "
+           << JsonUint(*result, "files_moved") << " files ("
+           << HumanBytes(JsonUint(*result, "bytes_moved")) << ") to the other volumes";
+  if (outside > 0) {
+    *env.out << "; " << outside
+             << " of them outside their CREATE classes (no room there): `fsppadm enforce` "
+                "moves them when it can";
+  }
+  *env.out << "\n";
+  return code;
+}
+
+int RunSetClass(const FsvoladmArgs& a, const CliEnv& env, ControlClient& client) {
+  int code = kExitOk;
+  std::optional<json> result = Call(
+      env, client,
+      json{{"op", "volume_setclass"}, {"volume", a.operands[0]}, {"class", a.operands[1]}}, &code);
+  if (!result) return code;
+  PrintWarnings(env, *result);
+  if (a.json) {
+    *env.out << JsonDump(*result, 2) << "\n";
+  } else {
+    const json& v = JsonObject(*result, "volume");
+    *env.out << JsonString(v, "name", a.operands[0]) << ": class "
+             << JsonString(*result, "old_class", "?") << " -> " << JsonString(v, "class", "?")
+             << "\n";
+  }
+  return code;
+}
+
+}  // namespace
+
+std::string FsvoladmUsage() {
+  return "usage: fsvoladm list [--json] MOUNT\n"
+         "       fsvoladm add [-v] [--json] MOUNT DIR[:CLASS]...\n"
+         "       fsvoladm remove [--json] MOUNT VOLUME\n"
+         "       fsvoladm setclass [--json] MOUNT VOLUME CLASS\n"
+         "The volumes of a mounted tierfs file system; every change is made online.\n"
+         "  list       per volume: name, class, media type, role (metadata or data),\n"
+         "             size, used, free (powers of 1024), files, state (online, full,\n"
+         "             offline, draining)\n"
+         "  add        label each DIR and add it as a data volume of class CLASS (default:\n"
+         "             its detected media type, ssd, hdd or mixed); new files and\n"
+         "             relocations may use it at once\n"
+         "  remove     move every file off VOLUME (its name, e.g. vol3, its directory, or\n"
+         "             its id) to the volumes its policy's CREATE rule allows (else to any\n"
+         "             with room), files staying open and in use; then forget VOLUME and\n"
+         "             mark its label retired. Refuses the metadata volume, and refuses\n"
+         "             (changing nothing) when the other volumes lack room, saying how much\n"
+         "  setclass   give VOLUME the placement class CLASS ([A-Za-z0-9_.-], 1-64)\n"
+         "  MOUNT      the mount point, or any path inside the file system\n"
+         "  -v, --verbose  add: print each step as a command line\n"
+         "  --json     the daemon's answer as one JSON document (default: text)\n"
+         "  -h, --help this text\n"
+         "  --version  print the version and exit\n"
+         "Exit status: 0 ok, 1 the daemon refused or the change failed (for remove: the\n"
+         "volume stays and every file is readable), 2 usage error, 3 daemon unreachable.\n";
+}
+
+Result<FsvoladmArgs> ParseFsvoladmArgs(const std::vector<std::string>& args) {
+  FsvoladmArgs a;
+  if (args.size() < 2) return Status::Invalid("no action given (see fsvoladm --help)");
+  a.action = args[1];
+  if (a.action == "--help" || a.action == "-h" || a.action == "help") {
+    a.help = true;
+    return a;
+  }
+  if (a.action == "--version") {
+    a.version = true;
+    return a;
+  }
+  if (a.action != "list" && a.action != "add" && a.action != "remove" &&
+      a.action != "setclass") {
+    return Status::Invalid("unknown action \"" + a.action +
+                           "\" (expected list, add, remove or setclass)");
+  }
+  std::vector<OptionSpec> specs = {
+      {"help", 'h', false, ""}, {"json", 0, false, ""}, {"version", 0, false, ""}};
+  if (a.action == "add") specs.push_back({"verbose", 'v', false, ""});
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  Result<std::vector<std::string>> operands =
+      ParseOptions(rest, specs, [&a](const OptionSpec& spec, const char* value) -> Status {
+        (void)value;
+        if (spec.short_name == 'h') {
+          a.help = true;
+        } else if (spec.short_name == 'v') {
+          a.verbose = true;
+        } else if (std::string(spec.long_name) == "version") {
+          a.version = true;
+        } else {
+          a.json = true;
+        }
+        return Status::Ok();
+      });
+  if (!operands.ok()) return Status::Invalid(a.action + ": " + operands.status().message());
+  if (a.help || a.version) return a;
+  if (operands->empty()) return Status::Invalid(a.action + ": expected MOUNT");
+  a.mount = (*operands)[0];
+  a.operands.assign(operands->begin() + 1, operands->end());
+  const size_t n = a.operands.size();
+  if (a.action == "list" && n != 0) return Status::Invalid("list: expected only MOUNT");
+  if (a.action == "add" && n == 0) return Status::Invalid("add: expected MOUNT DIR[:CLASS]...");
+  if (a.action == "remove" && n != 1) return Status::Invalid("remove: expected MOUNT VOLUME");
+  if (a.action == "setclass") {
+    if (n != 2) return Status::Invalid("setclass: expected MOUNT VOLUME CLASS");
+    Status st = CheckClassName(a.operands[1]);
+    if (!st.ok()) return Status::Invalid("setclass: " + st.message());
+  }
+  return a;
+}
+
+int FsvoladmMain(const std::vector<std::string>& args, const CliEnv& env) {
+  try {
+    Result<FsvoladmArgs> parsed = ParseFsvoladmArgs(args);
+    if (!parsed.ok()) {
+      PrintError(env, kTool, parsed.status().message());
+      return kExitUsage;
+    }
+    const FsvoladmArgs& a = *parsed;
+    if (a.version) {
+      *env.out << VersionText(kTool);
+      return kExitOk;
+    }
+    if (a.help) {
+      *env.out << FsvoladmUsage();
+      return kExitOk;
+    }
+    int code = kExitOk;
+    Result<LocatedPath> where = LocatePath(env, a.mount, &code);
+    if (!where.ok()) {
+      PrintError(env, kTool, where.status().message());
+      return code;
+    }
+    ControlClient client(where->mount);
+    if (a.action == "list") code = RunList(a, env, client);
+    else if (a.action == "add") code = RunAdd(a, env, client);
+    else if (a.action == "remove") code = RunRemove(a, env, client);
+    else code = RunSetClass(a, env, client);
+    env.out->flush();
+    return code;
+  } catch (const std::exception& e) {
+    PrintError(env, kTool, std::string("internal error: ") + e.what());
+    return kExitFailed;
+  }
+}
+
+}  // namespace tierfs::cli

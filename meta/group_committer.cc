@@ -1,0 +1,58 @@
+#include "meta/group_committer.h"
+
+#include <cstdio>
+
+#include "meta/database.h"
+
+namespace tierfs::meta {
+
+GroupCommitter::GroupCommitter(Database* db, std::chrono::microseconds window,
+                               std::function<void()> after_commit)
+    : db_(db), window_(window), after_commit_(std::move(after_commit)) {
+  {
+    auto lock = db_->Lock();
+    db_->EnableGroupCommit([this] {
+      // Called with the database lock held; mu_ is never held while taking it.
+      {
+        std::lock_guard guard(mu_);
+        opened_ = true;
+      }
+      cv_.notify_one();
+    });
+  }
+  thread_ = std::thread([this] { Run(); });
+}
+
+GroupCommitter::~GroupCommitter() {
+  {
+    std::lock_guard guard(mu_);
+    stop_ = true;
+  }
+  cv_.notify_one();
+  thread_.join();
+  auto lock = db_->Lock();
+  Status st = db_->CommitGroup();
+  if (!st.ok()) std::fprintf(stderr, "tierfs: group commit: %s\n", st.ToString().c_str());
+}
+
+void GroupCommitter::Run() {
+  std::unique_lock guard(mu_);
+  while (!stop_) {
+    cv_.wait(guard, [this] { return opened_ || stop_; });
+    if (stop_) break;
+    opened_ = false;
+    // Let the group gather the changes of the window; a stop ends it early.
+    cv_.wait_for(guard, window_, [this] { return stop_; });
+    guard.unlock();
+    Status st;
+    {
+      auto lock = db_->Lock();
+      st = db_->CommitGroup();
+    }
+    if (!st.ok()) std::fprintf(stderr, "tierfs: group commit: %s\n", st.ToString().c_str());
+    if (after_commit_) after_commit_();
+    guard.lock();
+  }
+}
+
+}  // namespace tierfs::meta
