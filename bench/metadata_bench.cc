@@ -3,7 +3,8 @@
 // baseline).
 //
 //   metadata_bench --dir DIR [--files 20000] [--dirs 100] [--size 1024]
-//                  [--pid PID] [--drop_caches] [--phases create,stat,...]
+//                  [--threads 1] [--pid PID] [--drop_caches]
+//                  [--phases create,stat,...]
 //
 // Phases, in order (each over every file of a tree of --dirs directories):
 //   create      mkdir the directories, then open(O_CREAT|O_EXCL), write --size
@@ -22,6 +23,12 @@
 //   read_cold   open, read --size bytes, close each file (caches dropped first)
 //   rename      rename every file within its directory
 //   unlink      unlink every file, then rmdir the directories
+// With --threads N, every phase runs N threads at once, thread t taking the
+// directories d with d % N == t (and their files), so that the threads work
+// in different directories (creates in one directory serialize on its lock in
+// the kernel on any file system); the phase is timed from the start of the
+// first thread to the end of the last. mkdir and rmdir of the directories
+// belong to the threads too.
 // "Caches dropped" needs root (--drop_caches); without it those phases are
 // warm and the output says so (drop_caches 0).
 //
@@ -36,8 +43,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <functional>
+#include <thread>
 #include <set>
 #include <sstream>
 #include <string>
@@ -52,6 +61,10 @@ struct Tree {
   std::string root;
   int dirs = 0;
   int files = 0;  // in total, spread evenly over the directories
+  int threads = 1;
+
+  // Whether directory d (and every file in it) belongs to thread `t`.
+  bool Mine(int t, int d) const { return d % threads == t; }
 
   std::string Dir(int d) const {
     char buf[32];
@@ -66,12 +79,13 @@ struct Tree {
   }
 };
 
-void Create(const Tree& t, size_t size) {
+void Create(const Tree& t, int th, size_t size) {
   for (int d = 0; d < t.dirs; ++d) {
-    if (mkdir(t.Dir(d).c_str(), 0755) != 0) Die("mkdir " + t.Dir(d));
+    if (t.Mine(th, d) && mkdir(t.Dir(d).c_str(), 0755) != 0) Die("mkdir " + t.Dir(d));
   }
   std::string data(size, 'x');
   for (int i = 0; i < t.files; ++i) {
+    if (!t.Mine(th, i % t.dirs)) continue;
     const std::string path = t.File(i);
     int fd = open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0644);
     if (fd < 0) Die("create " + path);
@@ -82,17 +96,19 @@ void Create(const Tree& t, size_t size) {
   }
 }
 
-void StatAll(const Tree& t) {
+void StatAll(const Tree& t, int th) {
   struct stat st;
   for (int i = 0; i < t.files; ++i) {
+    if (!t.Mine(th, i % t.dirs)) continue;
     if (stat(t.File(i).c_str(), &st) != 0) Die("stat " + t.File(i));
   }
 }
 
 // Returns the number of entries seen (without . and ..).
-long ReadDirs(const Tree& t) {
+long ReadDirs(const Tree& t, int th) {
   long entries = 0;
   for (int d = 0; d < t.dirs; ++d) {
+    if (!t.Mine(th, d)) continue;
     DIR* dir = opendir(t.Dir(d).c_str());
     if (dir == nullptr) Die("opendir " + t.Dir(d));
     while (dirent* e = readdir(dir)) {
@@ -104,10 +120,11 @@ long ReadDirs(const Tree& t) {
 }
 
 // Returns the number of entries seen (without . and ..).
-long ListLong(const Tree& t) {
+long ListLong(const Tree& t, int th) {
   long entries = 0;
   struct stat st;
   for (int d = 0; d < t.dirs; ++d) {
+    if (!t.Mine(th, d)) continue;
     DIR* dir = opendir(t.Dir(d).c_str());
     if (dir == nullptr) Die("opendir " + t.Dir(d));
     while (dirent* e = readdir(dir)) {
@@ -120,9 +137,10 @@ long ListLong(const Tree& t) {
   return entries;
 }
 
-void ReadAll(const Tree& t, size_t size) {
+void ReadAll(const Tree& t, int th, size_t size) {
   std::vector<char> buf(size);
   for (int i = 0; i < t.files; ++i) {
+    if (!t.Mine(th, i % t.dirs)) continue;
     int fd = open(t.File(i).c_str(), O_RDONLY);
     if (fd < 0) Die("open " + t.File(i));
     if (read(fd, buf.data(), buf.size()) != static_cast<ssize_t>(size)) Die("read " + t.File(i));
@@ -130,19 +148,32 @@ void ReadAll(const Tree& t, size_t size) {
   }
 }
 
-void RenameAll(const Tree& t) {
+void RenameAll(const Tree& t, int th) {
   for (int i = 0; i < t.files; ++i) {
+    if (!t.Mine(th, i % t.dirs)) continue;
     if (rename(t.File(i).c_str(), t.File(i, "r").c_str()) != 0) Die("rename " + t.File(i));
   }
 }
 
-void UnlinkAll(const Tree& t, const char* prefix) {
+void UnlinkAll(const Tree& t, int th, const char* prefix) {
   for (int i = 0; i < t.files; ++i) {
+    if (!t.Mine(th, i % t.dirs)) continue;
     if (unlink(t.File(i, prefix).c_str()) != 0) Die("unlink " + t.File(i, prefix));
   }
   for (int d = 0; d < t.dirs; ++d) {
-    if (rmdir(t.Dir(d).c_str()) != 0) Die("rmdir " + t.Dir(d));
+    if (t.Mine(th, d) && rmdir(t.Dir(d).c_str()) != 0) Die("rmdir " + t.Dir(d));
   }
+}
+
+// Runs body(t) on threads 0..n-1 at once (on this thread alone when n == 1)
+// and returns the sum of what they returned.
+long OnThreads(int n, const std::function<long(int)>& body) {
+  if (n == 1) return body(0);
+  std::atomic<long> sum{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < n; ++t) threads.emplace_back([&, t] { sum += body(t); });
+  for (auto& th : threads) th.join();
+  return sum.load();
 }
 
 int Main(int argc, char** argv) {
@@ -151,6 +182,7 @@ int Main(int argc, char** argv) {
   tree.root = flags.Str("dir", "");
   tree.files = static_cast<int>(flags.Int("files", 20000));
   tree.dirs = static_cast<int>(flags.Int("dirs", 100));
+  tree.threads = static_cast<int>(flags.Int("threads", 1));
   const size_t size = static_cast<size_t>(flags.Int("size", 1024));
   const std::string pid = flags.Str("pid", "");
   const bool drop = flags.Bool("drop_caches");
@@ -160,10 +192,11 @@ int Main(int argc, char** argv) {
         "phases", "create,stat,stat_cached,stat_cold,readdir,ls_l,read_cold,rename,unlink"));
     for (std::string p; std::getline(list, p, ',');) phases.insert(p);
   }
-  if (tree.root.empty() || tree.files <= 0 || tree.dirs <= 0) {
+  if (tree.root.empty() || tree.files <= 0 || tree.dirs <= 0 || tree.threads <= 0 ||
+      tree.threads > tree.dirs) {
     std::fprintf(stderr,
                  "usage: metadata_bench --dir DIR [--files N] [--dirs N] [--size BYTES]"
-                 " [--pid PID] [--drop_caches] [--phases a,b,...]\n");
+                 " [--threads N (<= dirs)] [--pid PID] [--drop_caches] [--phases a,b,...]\n");
     return 2;
   }
 
@@ -191,51 +224,40 @@ int Main(int argc, char** argv) {
   };
 
   if (!pid.empty()) Emit("memory", "rss_kib_start", ProcStatusKib(pid, "VmRSS"));
-  phase("create", warm, [&] {
-    Create(tree, size);
-    return long{tree.files};
-  });
-  phase("stat", warm, [&] {
-    StatAll(tree);
-    return long{tree.files};
-  });
-  phase("stat_cached", warm, [&] {
-    StatAll(tree);
-    return long{tree.files};
-  });
-  phase("stat_cold", cold, [&] {
-    StatAll(tree);
-    return long{tree.files};
-  });
-  phase("readdir", cold, [&] {
-    const long n = ReadDirs(tree);
-    if (n != tree.files) {
-      std::fprintf(stderr, "readdir saw %ld entries, expected %d\n", n, tree.files);
-      std::exit(1);
-    }
-    return n;
-  });
-  phase("ls_l", cold, [&] {
-    const long n = ListLong(tree);
-    if (n != tree.files) {
-      std::fprintf(stderr, "ls_l saw %ld entries, expected %d\n", n, tree.files);
-      std::exit(1);
-    }
-    return n;
-  });
-  phase("read_cold", cold, [&] {
-    ReadAll(tree, size);
-    return long{tree.files};
-  });
+  const int nt = tree.threads;
+  // Files (or directory entries) owned by the threads: every file.
+  auto all_files = [&](const std::function<void(int)>& f) {
+    return [&, f] {
+      OnThreads(nt, [&](int t) {
+        f(t);
+        return 0L;
+      });
+      return long{tree.files};
+    };
+  };
+  auto entries = [&](const char* what, long (*f)(const Tree&, int)) {
+    return [&, what, f] {
+      const long n = OnThreads(nt, [&](int t) { return f(tree, t); });
+      if (n != tree.files) {
+        std::fprintf(stderr, "%s saw %ld entries, expected %d\n", what, n, tree.files);
+        std::exit(1);
+      }
+      return n;
+    };
+  };
+  phase("create", warm, all_files([&](int t) { Create(tree, t, size); }));
+  phase("stat", warm, all_files([&](int t) { StatAll(tree, t); }));
+  phase("stat_cached", warm, all_files([&](int t) { StatAll(tree, t); }));
+  phase("stat_cold", cold, all_files([&](int t) { StatAll(tree, t); }));
+  phase("readdir", cold, entries("readdir", ReadDirs));
+  phase("ls_l", cold, entries("ls_l", ListLong));
+  phase("read_cold", cold, all_files([&](int t) { ReadAll(tree, t, size); }));
   phase("rename", warm, [&] {
-    RenameAll(tree);
+    all_files([&](int t) { RenameAll(tree, t); })();
     renamed = true;
     return long{tree.files};
   });
-  phase("unlink", warm, [&] {
-    UnlinkAll(tree, renamed ? "r" : "f");
-    return long{tree.files};
-  });
+  phase("unlink", warm, all_files([&](int t) { UnlinkAll(tree, t, renamed ? "r" : "f"); }));
   if (!pid.empty()) Emit("memory", "vmhwm_kib", ProcStatusKib(pid, "VmHWM"));
   Emit("metadata", "drop_caches", dropped_ok ? 1 : 0);
   return 0;

@@ -1,61 +1,117 @@
 #!/usr/bin/env bash
 # tierfs benchmarks, run by hand (never by ctest). See docs/benchmarks.md.
 #
-#   sudo bench/run.sh            # full run: 6-8 minutes on 2 cores (longer on a busy machine)
-#   sudo QUICK=1 bench/run.sh    # small sizes, one round: checks the plumbing in ~1 minute
+#   sudo bench/run.sh            # the issue-11 table, 3 rounds (not timed yet: an hour or more)
+#   sudo FULL=1 bench/run.sh     # also 200,000-file metadata and 1,000,000-file memory (hours)
+#   sudo QUICK=1 bench/run.sh    # tiny sizes, one round: checks every section in ~3 minutes
 #
 # What it does, under one temporary directory on the disk that holds BENCH_DIR
 # (default /var/tmp):
 #   1. installs the peers and tools from Debian's packages when missing (fio,
-#      mergerfs, bindfs, jq, faketime) and builds the tools and benchmarks (-j2);
+#      mergerfs, bindfs, jq, faketime, strace, git, gcc, make, postgresql,
+#      python3-matplotlib) and builds the tools and benchmarks (-j2); fetches
+#      Debian's linux-source package (apt-get download, unpacked, not installed);
+#      prepares once (cached in BENCH_CACHE) the real-work tree: Debian's Linux
+#      sources (or, when linux-source cannot be installed, /usr/include), plus a
+#      generated C project to build, committed to git natively;
 #   2. mounts four configurations side by side -- native (the directory itself),
 #      tierfs (mkdstfs over two directories, ssd + hdd), mergerfs (a union of two
 #      directories), bindfs (a plain FUSE passthrough) -- and runs ROUNDS
-#      interleaved rounds of metadata_bench and four fio jobs (sequential write
-#      and read, warm and cold random 4 KiB reads) on each, sampling each
-#      daemon's CPU time and memory; the tables show the median of the rounds;
-#   3. policy_bench: the pure policy engine at POLICY_FILES synthetic files;
-#   4. on a fresh tierfs: SCAN_FILES files created "two days ago" (libfaketime on
+#      interleaved rounds; each round runs on each configuration in turn:
+#        meta  metadata_bench at META_FILES files (and META_FILES_BIG with FULL=1)
+#              with 1 and 4 threads (META_THREADS), daemon CPU per operation;
+#        fio   sequential write (end fsync) and cold read, 1 MiB; random 4 KiB reads
+#              cold (1 and 4 jobs, IOPS and p99 latency) and warm; random 4 KiB
+#              writes (end fsync; 1 and 4 jobs);
+#        real  untar the tree (+ sync), grep -r warm, git status, make -j, rm -rf;
+#        pg    pgbench TPC-B-like (scale PG_SCALE, PG_CLIENTS clients) on a private
+#              PostgreSQL cluster in the directory (PG_CONFIGS: native and tierfs);
+#   3. dbw: on tierfs under strace, the SQLite pwrites (WAL and main file) per
+#      file read by a cold and a warm grep -r, and per file created;
+#   4. mem: resident memory of fresh tierfs / mergerfs / bindfs daemons after
+#      creating MEM_FILES files and a find over them (FULL=1: 1,000,000);
+#   5. policy_bench: the pure policy engine at POLICY_FILES synthetic files;
+#   6. on a fresh tierfs: SCAN_FILES files created "two days ago" (libfaketime on
 #      the daemon, so that they are not active), a skewed read workload (10% of
 #      the files get 90% of the reads), fsppadm analyze / analyze -C / enforce -C
 #      timed, the workload again, and the share of read bytes served by files
 #      on the ssd class before and after (fsmap): the NetApp paper's measure;
-#   5. prints the tables; raw numbers stay in $BENCH_OUT (printed at the end).
-# Everything it mounted is unmounted on exit, whatever happens (trap).
+#   7. prints the tables (bench/summarize.py: medians of the rounds, ratios to
+#      native, mergerfs and bindfs, spreads), writes summary.csv and summary.json
+#      next to the raw results.tsv in BENCH_OUT, and plots the ratios to PLOT.
+# SECTIONS (default "meta fio real pg dbw mem policy scan") selects sections.
+# Everything it mounted is unmounted on exit, whatever happens (trap), every
+# process it started (daemons, postgres, strace) is stopped by its pid, and
+# every step is bounded in time (STEP_TIMEOUT seconds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
 
 BUILD=${BUILD:-$top/build-bench}
-if [ "${QUICK:-0}" = 1 ]; then
-  : "${ROUNDS:=1}" "${META_FILES:=2000}" "${DATA_SIZE:=128M}" "${RAND_SECONDS:=2}" "${RAND_IO:=16M}"
-  : "${POLICY_FILES:=100000}" "${SCAN_FILES:=5000}" "${SKEW_READS:=10000}"
+FULL=${FULL:-0}
+QUICK=${QUICK:-0}
+if [ "$QUICK" = 1 ]; then
+  : "${ROUNDS:=1}" "${META_FILES:=2000}" "${DATA_SIZE:=64M}" "${RAND_SECONDS:=1}" "${RAND_IO:=8M}"
+  : "${RANDW_IO:=8M}" "${REAL_FILES:=1500}" "${BUILD_FILES:=16}" "${PG_SCALE:=1}" "${PG_SECONDS:=5}"
+  : "${MEM_FILES:=3000}" "${POLICY_FILES:=20000}" "${SCAN_FILES:=2000}" "${SKEW_READS:=4000}"
 fi
-ROUNDS=${ROUNDS:-3}                 # interleaved rounds of sections 2 (median reported)
+if [ "$FULL" = 1 ]; then
+  : "${META_FILES_BIG:=200000}" "${MEM_FILES:=1000000}"
+fi
+ROUNDS=${ROUNDS:-3}                 # interleaved rounds of section 2 (median reported)
 META_FILES=${META_FILES:-20000}     # metadata_bench files (1 KiB each, 100 directories)
+META_FILES_BIG=${META_FILES_BIG:-}  # a second, larger metadata size (FULL=1: 200000)
+META_THREADS=${META_THREADS:-1 4}   # metadata_bench thread counts
 DATA_SIZE=${DATA_SIZE:-512M}        # fio file size
 RAND_SECONDS=${RAND_SECONDS:-3}     # fio warm random-read run time
-RAND_IO=${RAND_IO:-64M}             # fio cold random reads: this many bytes in 4 KiB reads
+RAND_IO=${RAND_IO:-64M}             # fio cold random reads: this many bytes in 4 KiB reads (all jobs)
+RANDW_IO=${RANDW_IO:-64M}           # fio random writes: this many bytes in 4 KiB writes (all jobs)
+REAL_SRC=${REAL_SRC:-auto}          # real-work tree: auto (linux, else usr-include), linux, usr-include
+REAL_FILES=${REAL_FILES:-0}         # keep only this many files of the tree (0: all)
+BUILD_FILES=${BUILD_FILES:-300}     # C files of the generated project built in the tree
+PG_CONFIGS=${PG_CONFIGS:-native tierfs}
+PG_SCALE=${PG_SCALE:-10}
+PG_CLIENTS=${PG_CLIENTS:-4}
+PG_SECONDS=${PG_SECONDS:-60}
+PG_PORT=${PG_PORT:-55432}
+DBW_FILES=${DBW_FILES:-$META_FILES} # files created under strace (section dbw)
+MEM_FILES=${MEM_FILES:-0}           # section mem (0: skipped; FULL=1: 1000000)
 POLICY_FILES=${POLICY_FILES:-1000000}
 SCAN_FILES=${SCAN_FILES:-50000}     # files (4 KiB) in the scan / tiering file system
 SKEW_READS=${SKEW_READS:-100000}    # 4 KiB reads per round of the skewed workload
 CONFIGS=${CONFIGS:-native tierfs mergerfs bindfs}
+SECTIONS=${SECTIONS:-meta fio real pg dbw mem policy scan}
+STEP_TIMEOUT=${STEP_TIMEOUT:-7200}  # seconds any one step may take
+BENCH_CACHE=${BENCH_CACHE:-/var/tmp/tierfs-bench-cache}
 
-log() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
+SECONDS=0
+log() { printf '\n\033[1m== [%dm%02ds] %s\033[0m\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
+want() { [[ " $SECTIONS " == *" $1 "* ]]; }
+# Any step: bounded in time. --foreground keeps the command in our process
+# group, so that Ctrl-C reaches it (and the trap runs) at once.
+bounded() { timeout --foreground -k 10 "$STEP_TIMEOUT" "$@"; }
 
 # ---- 1. tools --------------------------------------------------------------
-missing=()
-for pkg in fio mergerfs bindfs jq faketime; do
-  command -v "$pkg" >/dev/null || missing+=("$pkg")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  log "installing ${missing[*]} (Debian packages)"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
 root=0
 [ "$(id -u)" = 0 ] && root=1
 [ $root = 1 ] || echo "warning: not root: page caches cannot be dropped, 'cold' phases are warm" >&2
+pg_bindir() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1; }
+missing=()
+for pkg in fio mergerfs bindfs jq faketime strace git gcc make; do
+  command -v "$pkg" >/dev/null || missing+=("$pkg")
+done
+py=/usr/bin/python3  # Debian's, whatever python3 comes first on PATH: it has python3-matplotlib
+"$py" -c 'import matplotlib' 2>/dev/null || missing+=(python3-matplotlib)
+if want pg && [ -z "$(pg_bindir)" ]; then missing+=(postgresql); fi
+apt_install() {
+  [ $root = 1 ] || { echo "not root: cannot install $*" >&2; return 1; }
+  [ -n "${apt_updated:-}" ] || { bounded apt-get update -qq; apt_updated=1; }
+  DEBIAN_FRONTEND=noninteractive bounded apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing ${missing[*]} (Debian packages)"
+  apt_install "${missing[@]}"
+fi
 
 log "build ($BUILD, Release, -j2)"
 [ -f "$BUILD/build.ninja" ] || cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -67,8 +123,11 @@ pb=$BUILD/bench/policy_bench
 sb=$BUILD/bench/skew_bench
 
 work=$(mktemp -d "${BENCH_DIR:-/var/tmp}/tierfs-bench.XXXXXX")
+chmod 755 "$work"  # the postgres user works in it
 out=${BENCH_OUT:-$work.results}
 mkdir -p "$out"
+if [ "$QUICK" = 1 ]; then PLOT=${PLOT:-$out/ratios.png}; fi
+PLOT=${PLOT:-$top/docs/benchmarks-ratios.png}
 results=$out/results.tsv
 : > "$results"
 
@@ -76,26 +135,171 @@ record() {  # CONFIG: prefixes "group<TAB>metric<TAB>value" lines from stdin
   sed "s/^/$1\t/" | tee -a "$results" >&2
 }
 # Other work on the machine skews every number: say how busy it was.
-printf 'env\tloadavg_start\t%s\nenv\tnproc\t%s\n' "$(cut -d' ' -f1 /proc/loadavg)" "$(nproc)" | record env
+printf 'env\tloadavg_start\t%s\nenv\tnproc\t%s\nenv\tquick\t%s\nenv\tfull\t%s\nenv\trounds\t%s\n' \
+  "$(cut -d' ' -f1 /proc/loadavg)" "$(nproc)" "$QUICK" "$FULL" "$ROUNDS" | record env
 
+# ---- the real-work tree (prepared once, natively, cached) -------------------
+# src.tar: the tree (sources + a generated C project); git.tar: its .git,
+# committed natively, extracted untimed before `git status`.
+real_kind= real_tar= real_git= real_files=0
+prepare_real() {
+  local kind=$REAL_SRC tarball="" key cache stage
+  # Debian's linux-source package is fetched (apt-get download) and unpacked into
+  # BENCH_CACHE, never installed: installing it can upgrade linux-libc-dev,
+  # whose newer <linux/ioprio.h> does not compile as C++.
+  tarball=$(ls /usr/src/linux-source-*.tar.xz "$BENCH_CACHE"/linux-source/usr/src/linux-source-*.tar.xz \
+    2>/dev/null | sort -V | tail -n 1 || true)
+  if [ "$kind" != usr-include ] && [ -z "$tarball" ]; then
+    local pkg
+    pkg=$(apt-cache depends linux-source 2>/dev/null | awk '/Depends: linux-source-/ { print $2; exit }')
+    log "fetching ${pkg:-linux-source} (Debian's kernel sources, for the real-work tree) into $BENCH_CACHE"
+    mkdir -p "$BENCH_CACHE/linux-source"
+    if [ -n "$pkg" ] && (cd "$BENCH_CACHE/linux-source" && bounded apt-get download -q "$pkg" >&2); then
+      dpkg-deb -x "$BENCH_CACHE/linux-source/${pkg}_"*.deb "$BENCH_CACHE/linux-source"
+      rm -f "$BENCH_CACHE/linux-source/"*.deb
+    else
+      echo "linux-source not available" >&2
+    fi
+    tarball=$(ls "$BENCH_CACHE"/linux-source/usr/src/linux-source-*.tar.xz 2>/dev/null | tail -n 1 || true)
+  fi
+  if [ "$kind" = auto ]; then kind=$([ -n "$tarball" ] && echo linux || echo usr-include); fi
+  [ "$kind" = linux ] && [ -z "$tarball" ] && { echo "REAL_SRC=linux: no linux-source" >&2; exit 1; }
+  key=$kind-$([ "$kind" = linux ] && basename "$tarball" .tar.xz || echo usr)-f$REAL_FILES-b$BUILD_FILES
+  cache=$BENCH_CACHE/real-$key
+  if [ ! -f "$cache/done" ]; then
+    log "preparing the real-work tree $key in $cache (once)"
+    rm -rf "$cache" "$cache.tmp"
+    stage=$cache.tmp
+    mkdir -p "$stage/tree"
+    if [ "$kind" = linux ]; then
+      bounded tar -xJf "$tarball" -C "$stage/tree" --strip-components=1
+    else
+      bounded tar -cf - -C /usr include | tar -xf - -C "$stage/tree"
+    fi
+    if [ "$REAL_FILES" -gt 0 ]; then  # keep the first REAL_FILES files (QUICK)
+      (cd "$stage/tree" && find . -type f | LC_ALL=C sort | tail -n +"$((REAL_FILES + 1))" \
+        | xargs -r -d '\n' rm -f && find . -depth -type d -empty -delete)
+    fi
+    gen_project "$stage/tree/tierfs-bench-build" "$BUILD_FILES"
+    # -f: Debian's kernel tree ignores everything ("/*" in its .gitignore)
+    (cd "$stage/tree" && git init -q && git add -A -f &&
+      git -c user.name=bench -c user.email=bench@localhost commit -q -m tree &&
+      git repack -adq --window=0 && git prune-packed)
+    tar -cf "$stage/src.tar" -C "$stage" --exclude=tree/.git tree
+    tar -cf "$stage/git.tar" -C "$stage" tree/.git
+    find "$stage/tree" -path "$stage/tree/.git" -prune -o -type f -print | wc -l > "$stage/files"
+    case $kind in
+      linux) echo "Debian's $(basename "$tarball") (linux-source)" ;;
+      *) echo "a tar of /usr/include (linux-source not available)" ;;
+    esac > "$stage/what"
+    [ "$REAL_FILES" -gt 0 ] && echo "first $REAL_FILES files of $(cat "$stage/what")" > "$stage/what"
+    rm -rf "$stage/tree"
+    mv "$stage" "$cache"
+    touch "$cache/done"
+  fi
+  real_kind=$(cat "$cache/what")
+  real_tar=$cache/src.tar
+  real_git=$cache/git.tar
+  real_files=$(cat "$cache/files")
+}
+
+# DIR N: a small C project of N files with a Makefile (make -j builds it; the
+# program prints the sum of its functions' results).
+gen_project() {
+  local dir=$1 n=$2 i
+  mkdir -p "$dir/src" "$dir/include"
+  cat > "$dir/include/bb.h" <<'H'
+#pragma once
+#include <stddef.h>
+#include <stdint.h>
+struct bb_state { uint64_t a, b, c, d; unsigned char buf[256]; };
+static inline uint64_t bb_mix(uint64_t x) { x ^= x >> 33; x *= 0xff51afd7ed558ccdULL; x ^= x >> 33; return x; }
+H
+  for ((i = 0; i < n; i++)); do
+    cat > "$dir/src/f$i.c" <<C
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bb.h"
+static int cmp$i(const void* x, const void* y) { return *(const int*)x - *(const int*)y; }
+static uint64_t step$i(struct bb_state* s, uint64_t k) {
+  for (int r = 0; r < 8; r++) {
+    s->a = bb_mix(s->a + k + r); s->b ^= s->a << (r + 1); s->c += s->b * 31 + $i;
+    s->d = (s->d << 7) | (s->c >> 57); s->buf[(s->a + r) & 255] ^= (unsigned char)s->d;
+  }
+  return s->a ^ s->b ^ s->c ^ s->d;
+}
+uint64_t f$i(uint64_t seed) {
+  struct bb_state s; memset(&s, 0, sizeof s); s.a = seed + $i;
+  int v[64]; char text[64];
+  for (int j = 0; j < 64; j++) v[j] = (int)(step$i(&s, (uint64_t)j) % 1000);
+  qsort(v, 64, sizeof v[0], cmp$i);
+  snprintf(text, sizeof text, "%d-%d-%u", v[0], v[63], s.buf[$i % 256]);
+  return step$i(&s, strlen(text)) + (uint64_t)v[32];
+}
+C
+  done
+  {
+    echo '#include <stdio.h>'
+    echo '#include <stdint.h>'
+    for ((i = 0; i < n; i++)); do echo "uint64_t f$i(uint64_t);"; done
+    echo 'int main(void) { uint64_t s = 0;'
+    for ((i = 0; i < n; i++)); do echo "  s += f$i(s);"; done
+    echo '  printf("%llu\n", (unsigned long long)s); return 0; }'
+  } > "$dir/main.c"
+  cat > "$dir/Makefile" <<'M'
+CFLAGS ?= -O2 -Wall -Iinclude
+OBJS := $(patsubst %.c,%.o,$(wildcard src/*.c)) main.o
+prog: $(OBJS)
+	$(CC) -o $@ $(OBJS)
+%.o: %.c include/bb.h
+	$(CC) $(CFLAGS) -c -o $@ $<
+M
+}
 # ---- mounts and cleanup ----------------------------------------------------
 mounted=()        # mount points, in mount order
 peer_pids=()      # mergerfs / bindfs daemons, run in the foreground (-f) by us
 tierfs_meta=()    # metadata directories of our tierfs mounts (daemon.lock)
+pg_datas=()       # PostgreSQL data directories of clusters we started
+strace_pid=""     # the strace of section dbw while it runs
 declare -A dir_of pid_of  # configuration -> directory to use, daemon pid ("" for native)
+wait_gone() {  # PID SECONDS: wait (bounded) for a process we started to exit
+  local i
+  for ((i = 0; i < $2 * 10; i++)); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
+  return 1
+}
+pg_stop() {  # DATADIR: stop a cluster we started (fast, then immediate, then by its pid)
+  local pid
+  [ -f "$1/postmaster.pid" ] || return 0
+  pid=$(head -n 1 "$1/postmaster.pid")
+  (cd / && timeout 90 runuser -u postgres -- "$(pg_bindir)/pg_ctl" -D "$1" -m fast -w -t 60 stop \
+    >/dev/null 2>&1) ||
+    (cd / && timeout 40 runuser -u postgres -- "$(pg_bindir)/pg_ctl" -D "$1" -m immediate -w -t 30 \
+      stop >/dev/null 2>&1) || true
+  if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+    kill -TERM "$pid" 2>/dev/null || true
+    wait_gone "$pid" 30 || kill -KILL "$pid" 2>/dev/null || true
+  fi
+}
 cleanup() {
   local i
+  set +e
+  if [ -n "$strace_pid" ]; then kill -TERM "$strace_pid" 2>/dev/null; wait_gone "$strace_pid" 10 || kill -KILL "$strace_pid"; fi
+  for d in "${pg_datas[@]}"; do pg_stop "$d"; done
   for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
     if mountpoint -q "${mounted[i]}"; then
-      fusermount3 -u "${mounted[i]}" 2>/dev/null || fusermount3 -uz "${mounted[i]}" || true
+      timeout 60 fusermount3 -u "${mounted[i]}" 2>/dev/null || fusermount3 -uz "${mounted[i]}" || true
     fi
   done
-  for pid in "${peer_pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  for pid in "${peer_pids[@]}"; do
+    wait_gone "$pid" 30 || { kill -TERM "$pid" 2>/dev/null; wait_gone "$pid" 10; } || kill -KILL "$pid" 2>/dev/null
+  done
   for dir in "${tierfs_meta[@]}"; do flock -w 30 "$dir/.tierfs/daemon.lock" true 2>/dev/null || true; done
-  rm -rf "$work"
+  timeout 1800 rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+if want real; then prepare_real; fi
 
 wait_mounted() {  # MOUNTPOINT
   for _ in $(seq 100); do mountpoint -q "$1" && return 0; sleep 0.05; done
@@ -113,7 +317,7 @@ mount_tierfs() {  # NAME [command prefix...]: mkdstfs NAME/ssd:ssd NAME/hdd:hdd 
   local name=$1
   shift
   mkdir -p "$work/$name/ssd" "$work/$name/hdd" "$work/$name/mnt"
-  "$@" "$bin/mkdstfs" "$work/$name/mnt" "$name" "$work/$name/ssd:ssd" "$work/$name/hdd:hdd" \
+  bounded "$@" "$bin/mkdstfs" "$work/$name/mnt" "$name" "$work/$name/ssd:ssd" "$work/$name/hdd:hdd" \
     >/dev/null 2>"$out/mkdstfs-$name.log"
   mounted+=("$work/$name/mnt")
   tierfs_meta+=("$work/$name/ssd")
@@ -123,16 +327,19 @@ mount_tierfs() {  # NAME [command prefix...]: mkdstfs NAME/ssd:ssd NAME/hdd:hdd 
 
 remount_tierfs() {  # NAME: unmount, wait for the daemon's final flush, mount again
   local name=$1
-  fusermount3 -u "$work/$name/mnt"
-  flock -w 30 "$work/$name/ssd/.tierfs/daemon.lock" true
-  "$bin/tierfs" "$work/$name/ssd" "$work/$name/mnt"
+  timeout 300 fusermount3 -u "$work/$name/mnt"
+  flock -w 300 "$work/$name/ssd/.tierfs/daemon.lock" true
+  bounded "$bin/tierfs" "$work/$name/ssd" "$work/$name/mnt"
   pid_of[$name]=$(tr -d '\n' < "$work/$name/ssd/.tierfs/daemon.lock")
 }
 
 mount_mergerfs() {  # NAME: default options (create policy epmfs, cache.files=libfuse)
-  local name=$1
+  local name=$1 opts=()
   mkdir -p "$work/$name/a" "$work/$name/b" "$work/$name/mnt"
-  mergerfs -f "$work/$name/a:$work/$name/b" "$work/$name/mnt" &
+  # allow_other (as tierfs and bindfs have when mounted by root): the postgres
+  # user works in it; a permission option, no cost per request.
+  [ $root = 0 ] || opts=(-o allow_other)
+  mergerfs -f "${opts[@]}" "$work/$name/a:$work/$name/b" "$work/$name/mnt" &
   peer_pids+=("$!")
   pid_of[$name]=$!
   mounted+=("$work/$name/mnt")
@@ -158,54 +365,173 @@ clk_tck=$(getconf CLK_TCK)
 daemon_ticks() {  # PID: CPU ticks (user + system) it has used; 0 without a daemon
   if [ -n "$1" ]; then awk '{ print $14 + $15 }' "/proc/$1/stat"; else echo 0; fi
 }
+now() { date +%s.%N; }
+elapsed() { awk -v s="$1" -v e="$(now)" 'BEGIN { printf "%.4f", e - s }'; }
+bytes() { numfmt --from=iec "$1"; }
+kilo() { [ $(($1 % 1000)) = 0 ] && echo "$(($1 / 1000))k" || echo "$1"; }  # 20000 -> 20k
 
-# CONFIG NAME METRIC JQ-VALUE FIO-ARGS...: one fio job on the configuration's
-# fio.dat. Records METRIC (JQ-VALUE over the job's JSON) and, for a FUSE daemon,
-# the daemon's CPU time per I/O.
+# CONFIG TAG FILES THREADS: metadata_bench on a fresh directory; its groups
+# (metadata, daemon_cpu, memory) get the suffix _TAG.
+meta_run() {
+  local cfg=$1 tag=$2 files=$3 threads=$4 dir=${dir_of[$1]} pid=${pid_of[$1]} args
+  args=(--dir "$dir/meta" --files "$files" --threads "$threads")
+  [ -n "$pid" ] && args+=(--pid "$pid")
+  [ $root = 1 ] && args+=(--drop_caches)
+  mkdir "$dir/meta"
+  sync  # let earlier deletes (and the discards of this VM's disk) settle first
+  bounded "$mb" "${args[@]}" | sed -E "s/^(metadata|daemon_cpu|memory)\t/\1_$tag\t/" | record "$cfg"
+  rmdir "$dir/meta"
+  sync
+}
+
+# CONFIG NAME FIO-ARGS...: one fio job (all its jobs reported as a group) on
+# the configuration's fio.dat. Records NAME_mb_s (seq*) or NAME_iops and
+# NAME_p99_us (completion latency, rand*) and, for a FUSE daemon, the daemon's
+# CPU time per I/O.
 fio_job() {
-  local cfg=$1 name=$2 metric=$3 value=$4 pid=${pid_of[$1]} t0 t1
-  shift 4
+  local cfg=$1 name=$2 pid=${pid_of[$1]} t0 t1 json
+  shift 2
+  json=$out/fio-$cfg-$name-r$round.json
   t0=$(daemon_ticks "$pid")
-  fio --name="$name" --filename="${dir_of[$cfg]}/fio.dat" --ioengine=psync --fallocate=none \
-    --output-format=json "$@" > "$out/fio-$cfg-$name-r$round.json"
+  bounded fio --name="$name" --filename="${dir_of[$cfg]}/fio.dat" --ioengine=psync --fallocate=none \
+    --group_reporting --output-format=json "$@" > "$json"
   t1=$(daemon_ticks "$pid")
-  jq -r --arg m "$metric" --argjson cpu "$((t1 - t0))" --argjson hz "$clk_tck" \
+  jq -r --arg n "$name" --argjson cpu "$((t1 - t0))" --argjson hz "$clk_tck" \
     --argjson daemon "$([ -n "$pid" ] && echo true || echo false)" '
-    .jobs[0] as $j | "data\t\($m)\t\($j | '"$value"')",
-    if $daemon then "daemon_cpu\t\($j.jobname)_us_per_io\t\($cpu / $hz * 1e6 /
+    .jobs[0] as $j | ($j | if .read.total_ios > 0 then .read else .write end) as $s |
+    if ($n | startswith("seq")) then "data\t\($n)_mb_s\t\($s.bw_bytes / 1e6)"
+    else "data\t\($n)_iops\t\($s.iops)", "data\t\($n)_p99_us\t\($s.clat_ns.percentile["99.000000"] / 1e3)"
+    end,
+    if $daemon then "daemon_cpu\t\($n)_us_per_io\t\($cpu / $hz * 1e6 /
                      ([$j.read.total_ios + $j.write.total_ios, 1] | max))" else empty end' \
-    "$out/fio-$cfg-$name-r$round.json" | record "$cfg"
+    "$json" | record "$cfg"
+}
+
+fio_all() {  # CONFIG
+  local cfg=$1 dir=${dir_of[$1]} rio rwio
+  rio=$(bytes "$RAND_IO")
+  rwio=$(bytes "$RANDW_IO")
+  fio_job "$cfg" seqwrite --rw=write --bs=1M --size="$DATA_SIZE" --end_fsync=1
+  drop_caches
+  fio_job "$cfg" seqread --rw=read --bs=1M --size="$DATA_SIZE"
+  # The file is in the page cache now (for tierfs kept across opens: keep_cache).
+  fio_job "$cfg" randread_warm --rw=randread --bs=4k --size="$DATA_SIZE" --invalidate=0 \
+    --runtime="$RAND_SECONDS" --time_based --norandommap --randrepeat=1
+  # Cold: a fixed amount (RAND_IO over all jobs) of random reads, so that nearly
+  # every read misses the cache (a time-based run ends up served from memory).
+  drop_caches
+  fio_job "$cfg" randread_cold --rw=randread --bs=4k --size="$DATA_SIZE" --io_size="$rio" \
+    --norandommap --randrepeat=1
+  drop_caches
+  fio_job "$cfg" randread_cold_4j --rw=randread --bs=4k --size="$DATA_SIZE" \
+    --io_size="$((rio / 4))" --numjobs=4 --norandommap --randrepeat=1
+  # Random overwrites of the file, a fixed amount (RANDW_IO over all jobs),
+  # each job fsyncs at its end (counted in its run time).
+  fio_job "$cfg" randwrite --rw=randwrite --bs=4k --size="$DATA_SIZE" --io_size="$rwio" \
+    --end_fsync=1 --norandommap --randrepeat=1
+  fio_job "$cfg" randwrite_4j --rw=randwrite --bs=4k --size="$DATA_SIZE" \
+    --io_size="$((rwio / 4))" --numjobs=4 --end_fsync=1 --norandommap --randrepeat=1
+  rm -f "$dir/fio.dat"
+}
+
+# CONFIG LABEL COMMAND...: run a step of the real work, bounded; records its
+# wall time (real LABEL_s) and the daemon's CPU time (daemon_cpu_real LABEL_cpu_s).
+timed() {
+  local cfg=$1 label=$2 pid=${pid_of[$1]} t0 c0 c1
+  shift 2
+  c0=$(daemon_ticks "$pid")
+  t0=$(now)
+  bounded "$@"
+  printf 'real\t%s_s\t%s\n' "$label" "$(elapsed "$t0")" | record "$cfg"
+  c1=$(daemon_ticks "$pid")
+  [ -z "$pid" ] || awk -v l="$label" -v c=$((c1 - c0)) -v hz="$clk_tck" \
+    'BEGIN { printf "daemon_cpu_real\t%s_cpu_s\t%.3f\n", l, c / hz }' | record "$cfg"
+}
+
+real_all() {  # CONFIG: untar, warm grep -r, git status, make, rm -rf
+  local cfg=$1 dir=${dir_of[$1]}/real tree dirty
+  tree=$dir/tree
+  mkdir "$dir"
+  drop_caches
+  timed "$cfg" untar sh -c 'tar -xf "$1" -C "$2" && sync' sh "$real_tar" "$dir"
+  # Into a pipe, not /dev/null: GNU grep stops reading a file at its first
+  # match when its output is /dev/null.
+  timed "$cfg" grep_r_warm sh -c 'cd "$1" && grep -r define . | wc -l > "$2"' sh "$tree" \
+    "$out/grep-lines-$cfg-r$round.txt"
+  printf 'check\treal_grep_lines\t%s\n' "$(cat "$out/grep-lines-$cfg-r$round.txt")" | record "$cfg"
+  # Untimed: the .git committed natively, and the index refreshed against this copy.
+  bounded tar -xf "$real_git" -C "$dir"
+  bounded git -C "$tree" update-index -q --refresh > /dev/null || true
+  timed "$cfg" git_status sh -c 'git -C "$1" status --porcelain > "$2"' sh "$tree" \
+    "$out/git-status-$cfg-r$round.txt"
+  dirty=$(wc -l < "$out/git-status-$cfg-r$round.txt")
+  [ "$dirty" = 0 ] || echo "warning: git status on $cfg lists $dirty changed files" >&2
+  printf 'check\treal_git_dirty_files\t%s\n' "$dirty" | record "$cfg"
+  timed "$cfg" build make -C "$tree/tierfs-bench-build" -s -j"$(nproc)"
+  printf 'check\treal_build_output\t%s\n' "$("$tree/tierfs-bench-build/prog" | cut -c1-12)" \
+    | record "$cfg"
+  timed "$cfg" rm_rf sh -c 'rm -rf "$1" && sync' sh "$tree"
+  rmdir "$dir"
+}
+
+# CONFIG: a private PostgreSQL cluster in the directory: initdb, pgbench -i
+# (untimed), pgbench -T PG_SECONDS (TPC-B-like), stop, remove.
+pg_all() {
+  local cfg=$1 data=${dir_of[$1]}/pg/data pid=${pid_of[$1]} sock=$work/pgsock pgbin t0 t1 log
+  pgbin=$(pg_bindir)
+  log=$out/pgbench-$cfg-r$round.txt
+  mkdir -p "${dir_of[$cfg]}/pg" "$sock" "$out/pglog"
+  chown postgres: "${dir_of[$cfg]}/pg" "$sock" "$out/pglog"
+  chmod 700 "${dir_of[$cfg]}/pg"
+  pg_datas+=("$data")
+  (cd / && bounded runuser -u postgres -- "$pgbin/initdb" -D "$data" -A trust -U postgres --no-sync \
+    > "$out/pglog/initdb-$cfg-r$round.log")
+  (cd / && bounded runuser -u postgres -- "$pgbin/pg_ctl" -D "$data" -w -t 120 \
+    -l "$out/pglog/postgres-$cfg-r$round.log" \
+    -o "-k $sock -p $PG_PORT -c listen_addresses='' -c shared_buffers=128MB -c max_wal_size=1GB" \
+    start > /dev/null)
+  bounded "$pgbin/pgbench" -h "$sock" -p "$PG_PORT" -U postgres -i -q -s "$PG_SCALE" postgres \
+    > "$out/pglog/init-$cfg-r$round.log" 2>&1
+  t0=$(daemon_ticks "$pid")
+  bounded "$pgbin/pgbench" -h "$sock" -p "$PG_PORT" -U postgres -c "$PG_CLIENTS" -j 2 \
+    -T "$PG_SECONDS" postgres > "$log" 2>&1
+  t1=$(daemon_ticks "$pid")
+  awk -F' = ' -v cpu=$((t1 - t0)) -v hz="$clk_tck" -v daemon="$([ -n "$pid" ] && echo 1 || echo 0)" '
+    /^number of transactions actually processed:/ { split($0, a, ": "); n = a[2] + 0 }
+    /^tps = / { split($2, a, " "); tps = a[1] }
+    /^latency average = / { split($2, a, " "); lat = a[1] }
+    END {
+      if (tps == "") exit 1
+      printf "pgbench\ttps\t%s\npgbench\tlatency_avg_ms\t%s\n", tps, lat
+      if (daemon) printf "daemon_cpu_pg\tus_per_txn\t%.1f\n", cpu / hz * 1e6 / (n > 0 ? n : 1)
+    }' "$log" | record "$cfg"
+  pg_stop "$data"
+  rm -rf "${dir_of[$cfg]}/pg"
 }
 
 for cfg in $CONFIGS; do "mount_$cfg" "$cfg"; done
 for round in $(seq "$ROUNDS"); do
   for cfg in $CONFIGS; do
-    log "round $round/$ROUNDS, $cfg: metadata_bench ($META_FILES files), fio ($DATA_SIZE)"
-    dir=${dir_of[$cfg]}
-    pid=${pid_of[$cfg]}
-    args=(--dir "$dir/meta" --files "$META_FILES")
-    [ -n "$pid" ] && args+=(--pid "$pid")
-    [ $root = 1 ] && args+=(--drop_caches)
-    mkdir "$dir/meta"
-    sync  # let earlier deletes (and the discards of this VM's disk) settle first
-    "$mb" "${args[@]}" | record "$cfg"
-    rmdir "$dir/meta"
-    sync
-
-    fio_job "$cfg" seqwrite seqwrite_mb_s '.write.bw_bytes / 1e6' \
-      --rw=write --bs=1M --size="$DATA_SIZE" --end_fsync=1
-    drop_caches
-    fio_job "$cfg" seqread seqread_mb_s '.read.bw_bytes / 1e6' --rw=read --bs=1M --size="$DATA_SIZE"
-    # The file is in the page cache now (for tierfs kept across opens: keep_cache).
-    fio_job "$cfg" randread_warm randread_warm_iops '.read.iops' --rw=randread --bs=4k \
-      --size="$DATA_SIZE" --invalidate=0 --runtime="$RAND_SECONDS" --time_based --norandommap \
-      --randrepeat=1
-    # Cold: a fixed amount (RAND_IO) of random reads, so that nearly every read misses
-    # the cache (a time-based run ends up served from memory within seconds).
-    drop_caches
-    fio_job "$cfg" randread_cold randread_cold_iops '.read.iops' --rw=randread --bs=4k \
-      --size="$DATA_SIZE" --io_size="$RAND_IO" --norandommap --randrepeat=1
-    rm -f "$dir/fio.dat"
+    if want meta; then
+      for files in $META_FILES $META_FILES_BIG; do
+        for threads in $META_THREADS; do
+          log "round $round/$ROUNDS, $cfg: metadata_bench ($files files, $threads threads)"
+          meta_run "$cfg" "$(kilo "$files")_t$threads" "$files" "$threads"
+        done
+      done
+    fi
+    if want fio; then
+      log "round $round/$ROUNDS, $cfg: fio ($DATA_SIZE file)"
+      fio_all "$cfg"
+    fi
+    if want real; then
+      log "round $round/$ROUNDS, $cfg: real work on $real_kind ($real_files files)"
+      real_all "$cfg"
+    fi
+    if want pg && [[ " $PG_CONFIGS " == *" $cfg "* ]]; then
+      log "round $round/$ROUNDS, $cfg: pgbench (scale $PG_SCALE, $PG_CLIENTS clients, $PG_SECONDS s)"
+      pg_all "$cfg"
+    fi
   done
 done
 for cfg in $CONFIGS; do
@@ -213,13 +539,125 @@ for cfg in $CONFIGS; do
   printf 'memory\tvmhwm_kib_end\t%s\n' "$(awk '/^VmHWM/ {print $2}' "/proc/${pid_of[$cfg]}/status")" \
     | record "$cfg"
 done
+[ -z "$real_kind" ] || printf 'real work tree: %s, %s files\n' "$real_kind" "$real_files" > "$out/real-tree.txt"
 
-# ---- 3. the policy engine alone ---------------------------------------------
+# ---- 3. database writes per operation (tierfs, under strace) -----------------
+# strace counts the daemon's pwrite64/pwritev calls on meta.db-wal (the WAL:
+# a frame header and a page per page written) and on meta.db (checkpoints).
+# The daemon writes counters and dirty inodes back periodically (every 5 s:
+# tierfs --writeback_seconds), so each window opens DBW_SETTLE seconds after
+# the previous work (its deferred writes are not counted) and closes with a
+# syncfs of the mount (which a batching daemon must honour) and DBW_SETTLE
+# seconds after the workload (its deferred writes are counted).
+DBW_SETTLE=${DBW_SETTLE:-6}
+trace_start() {  # PID FILE
+  sync
+  sleep "$DBW_SETTLE"
+  strace -f -qq -y -s 0 -e trace=pwrite64,pwritev,pwritev2 -o "$2" -p "$1" 2>/dev/null &
+  strace_pid=$!
+  local i
+  for ((i = 0; i < 100; i++)); do  # attached once the daemon's tasks show a tracer
+    if awk '/^TracerPid:/ && $2 != 0 { f = 1 } END { exit !f }' "/proc/$1/status" 2>/dev/null; then
+      sleep 0.3; return 0
+    fi
+    sleep 0.1
+  done
+  echo "strace did not attach" >&2
+  return 1
+}
+trace_stop() {  # MOUNTPOINT
+  timeout 120 sync -f "$1" || true
+  sleep "$DBW_SETTLE"
+  kill -TERM "$strace_pid"  # (SIGINT is ignored by a script's background jobs)
+  wait_gone "$strace_pid" 30 || kill -KILL "$strace_pid"
+  wait "$strace_pid" 2>/dev/null || true
+  strace_pid=""
+}
+trace_count() {  # FILE LABEL OPS: records LABEL_{wal_pwrites,wal_pages,db_pwrites}_per_op
+  awk -v l="$2" -v ops="$3" '
+    /meta\.db-wal>/ { w++; if (match($0, /= [0-9]+$/) && substr($0, RSTART + 2) + 0 >= 1024) p++; next }
+    /meta\.db>/ { d++ }
+    END { printf "dbwrites\t%s_wal_pwrites_per_op\t%.3f\ndbwrites\t%s_wal_pages_per_op\t%.3f\n", l, w / ops, l, p / ops
+          printf "dbwrites\t%s_db_pwrites_per_op\t%.3f\n", l, d / ops }' "$1" | record tierfs
+}
+if want dbw && [[ " $CONFIGS " == *" tierfs "* ]]; then
+  mnt=${dir_of[tierfs]}
+  pid=${pid_of[tierfs]}
+  if want real; then
+    log "dbw: tierfs database writes during a cold and a warm grep -r ($real_files files)"
+    mkdir "$mnt/dbw"
+    bounded tar -xf "$real_tar" -C "$mnt/dbw"
+    drop_caches
+    trace_start "$pid" "$out/strace-grep-cold.txt"
+    bounded grep -r define "$mnt/dbw" | wc -l > /dev/null
+    trace_stop "$mnt"
+    trace_count "$out/strace-grep-cold.txt" grep_cold "$real_files"
+    trace_start "$pid" "$out/strace-grep-warm.txt"
+    bounded grep -r define "$mnt/dbw" | wc -l > /dev/null
+    trace_stop "$mnt"
+    trace_count "$out/strace-grep-warm.txt" grep_warm "$real_files"
+    bounded rm -rf "$mnt/dbw"
+  fi
+  log "dbw: tierfs database writes during $DBW_FILES creates (1 KiB)"
+  mkdir "$mnt/dbw"
+  trace_start "$pid" "$out/strace-create.txt"
+  bounded "$mb" --dir "$mnt/dbw" --files "$DBW_FILES" --phases create > /dev/null
+  trace_stop "$mnt"
+  trace_count "$out/strace-create.txt" create "$DBW_FILES"
+  trace_start "$pid" "$out/strace-stat-cold.txt"
+  drop_caches
+  bounded find "$mnt/dbw" -type f -exec stat --format=%s {} + > /dev/null
+  trace_stop "$mnt"
+  trace_count "$out/strace-stat-cold.txt" stat_cold "$DBW_FILES"
+  bounded rm -rf "$mnt/dbw"
+fi
+
+# ---- 4. daemon memory at MEM_FILES files --------------------------------------
+# Fresh daemons. tierfs: files created through the mount (metadata_bench, 4
+# threads, 1000 directories), remounted, caches dropped, a find over all of
+# them. mergerfs and bindfs: the files created natively in their backing
+# directory (what they hold costs them nothing until looked up), then the same find.
+if want mem && [ "$MEM_FILES" -gt 0 ]; then
+  rss_of() { awk -v f="$2" '$1 == f ":" { print $2 }' "/proc/$1/status"; }
+  mem_dirs=$((MEM_FILES >= 100000 ? 1000 : 100))
+  for cfg in tierfs mergerfs bindfs; do
+    [[ " $CONFIGS " == *" $cfg "* ]] || continue
+    log "mem: $cfg daemon memory at $MEM_FILES files"
+    "mount_$cfg" "mem_$cfg"
+    mnt=${dir_of[mem_$cfg]}
+    case $cfg in
+      tierfs) bounded "$mb" --dir "$mnt" --files "$MEM_FILES" --dirs "$mem_dirs" --threads 4 \
+                --size 0 --phases create > /dev/null
+              printf 'memory\tmem_vmrss_kib_after_create\t%s\n' "$(rss_of "${pid_of[mem_$cfg]}" VmRSS)" \
+                | record "$cfg"
+              remount_tierfs "mem_$cfg" ;;
+      mergerfs) bounded "$mb" --dir "$work/mem_$cfg/a" --files "$MEM_FILES" --dirs "$mem_dirs" \
+                  --threads 4 --size 0 --phases create > /dev/null ;;
+      bindfs) bounded "$mb" --dir "$work/mem_$cfg/src" --files "$MEM_FILES" --dirs "$mem_dirs" \
+                --threads 4 --size 0 --phases create > /dev/null ;;
+    esac
+    drop_caches
+    pid=${pid_of[mem_$cfg]}
+    printf 'memory\tmem_vmrss_kib_mounted\t%s\n' "$(rss_of "$pid" VmRSS)" | record "$cfg"
+    t0=$(now)
+    found=$(bounded find "$mnt" -type f | wc -l)
+    printf 'memory\tmem_find_s\t%s\nmemory\tmem_files_found\t%s\n' "$(elapsed "$t0")" "$found" \
+      | record "$cfg"
+    printf 'memory\tmem_vmrss_kib_after_find\t%s\nmemory\tmem_vmhwm_kib\t%s\n' \
+      "$(rss_of "$pid" VmRSS)" "$(rss_of "$pid" VmHWM)" | record "$cfg"
+    timeout 300 fusermount3 -u "$mnt" || true  # the trap removes the files with $work
+  done
+fi
+
+# ---- 5. the policy engine alone ---------------------------------------------
+if want policy; then
 log "policy_bench: PlanScan over $POLICY_FILES synthetic files (read-intensive template)"
-"$pb" --policy "$top/tests/policy/data/ssd_read_intensive_template.xml" --files "$POLICY_FILES" \
+bounded "$pb" --policy "$top/tests/policy/data/ssd_read_intensive_template.xml" --files "$POLICY_FILES" \
   | record engine
+fi
 
-# ---- 4. real scans and the tiering effect -----------------------------------
+# ---- 6. real scans and the tiering effect -----------------------------------
+if want scan; then
 log "scan: $SCAN_FILES files created two days ago (libfaketime), then a skewed read workload"
 libfaketime=/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1
 faked=(env FAKETIME=-2d FAKETIME_DONT_FAKE_MONOTONIC=1 LD_PRELOAD=$libfaketime)
@@ -291,62 +729,13 @@ du -sb "$work/scan/ssd/.tierfs/objects" "$work/scan/hdd/.tierfs/objects" 2>/dev/
   | record scan
 printf 'memory\tvmhwm_kib_scan_daemon\t%s\n' \
   "$(awk '/^VmHWM/ {print $2}' "/proc/${pid_of[scan]}/status")" | record scan
+fi
 printf 'env\tloadavg_end\t%s\n' "$(cut -d' ' -f1 /proc/loadavg)" | record env
 
-# ---- 5. tables ---------------------------------------------------------------
+# ---- 7. tables, CSV/JSON, plot ------------------------------------------------
 log "results (median of $ROUNDS rounds; raw: $results)"
-awk -F'\t' -v configs="$CONFIGS" '
-  { k = $1 "|" $2 "|" $3; n[k]++; x[k, n[k]] = $4 }
-  function median(k,    i, j, t, a, m) {
-    m = n[k]
-    if (m == 0) return ""
-    for (i = 1; i <= m; i++) a[i] = x[k, i] + 0
-    for (i = 2; i <= m; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-    return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
-  }
-  function spread(k,    i, lo, hi) {  # max / min over the rounds
-    if (n[k] < 2) return "-"
-    lo = hi = x[k, 1] + 0
-    for (i = 2; i <= n[k]; i++) { if (x[k, i] + 0 < lo) lo = x[k, i] + 0; if (x[k, i] + 0 > hi) hi = x[k, i] + 0 }
-    return lo > 0 ? sprintf("%.2f", hi / lo) : "-"
-  }
-  function fmt(s) { return s == "" ? "-" : (s >= 100 ? sprintf("%.0f", s) : sprintf("%.2f", s)) }
-  function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
-  function row(group, metric, label,    c, line, m) {
-    line = sprintf("%-24s", label)
-    for (c = 1; c <= nc; c++) { m[c] = median(cfg[c] "|" group "|" metric); line = line sprintf(" %10s", fmt(m[c])) }
-    t = median("tierfs|" group "|" metric)
-    line = line sprintf(" %8s %8s %8s %8s", ratio(t, median("native|" group "|" metric)),
-                        ratio(t, median("mergerfs|" group "|" metric)),
-                        ratio(t, median("bindfs|" group "|" metric)), spread("tierfs|" group "|" metric))
-    print line
-  }
-  END {
-    nc = split(configs, cfg, " ")
-    head = sprintf("%-24s", "benchmark")
-    for (c = 1; c <= nc; c++) head = head sprintf(" %10s", cfg[c])
-    print head sprintf(" %8s %8s %8s %8s", "t/native", "t/merger", "t/bindfs", "t spread")
-    np = split("create stat stat_cached stat_cold readdir ls_l read_cold rename unlink", ph, " ")
-    for (i = 1; i <= np; i++) row("metadata", ph[i] "_ops_s", ph[i] " ops/s")
-    row("data", "seqwrite_mb_s", "seq write MB/s")
-    row("data", "seqread_mb_s", "seq read MB/s")
-    row("data", "randread_warm_iops", "rand 4k warm IOPS")
-    row("data", "randread_cold_iops", "rand 4k cold IOPS")
-    print "daemon CPU time, microseconds per operation (lower is better)"
-    for (i = 1; i <= np; i++) row("daemon_cpu", ph[i] "_us_per_op", "  " ph[i])
-    row("daemon_cpu", "seqwrite_us_per_io", "  seq write, per MiB")
-    row("daemon_cpu", "seqread_us_per_io", "  seq read, per MiB")
-    row("daemon_cpu", "randread_warm_us_per_io", "  rand warm, per 4k")
-    row("daemon_cpu", "randread_cold_us_per_io", "  rand cold, per 4k")
-    print "daemon memory, KiB"
-    row("memory", "vmhwm_kib", "  VmHWM after metadata")
-    row("memory", "vmhwm_kib_end", "  VmHWM at the end")
-    print ""
-    for (k in n) {
-      split(k, p, "|")
-      if (p[1] == "engine" || p[1] == "scan" || p[1] == "env") printf "%-7s %-34s %s\n", p[1], p[3], x[k, n[k]] | "sort"
-    }
-    close("sort")
-  }' "$results"
+"$py" "$top/bench/summarize.py" --results "$results" --configs "$CONFIGS" --out "$out" \
+  --plot "$PLOT" --note "$(cat "$out/real-tree.txt" 2>/dev/null || true)" \
+  --title "tierfs bench/run.sh $(date +%F), $(nproc) cores, ROUNDS=$ROUNDS$([ "$QUICK" = 1 ] && echo ', QUICK (plumbing only)')"
 echo
-echo "raw results: $out"
+echo "raw results: $out (results.tsv, summary.csv, summary.json); plot: $PLOT"

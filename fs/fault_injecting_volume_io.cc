@@ -184,6 +184,11 @@ int FaultInjectingVolumeIo::Rename(const std::string& from, const std::string& t
   return base_.Rename(from, to);
 }
 
+int FaultInjectingVolumeIo::RenameNoReplace(const std::string& from, const std::string& to) {
+  TIERFS_FAULT_OR_PASS("rename", to);
+  return base_.RenameNoReplace(from, to);
+}
+
 int FaultInjectingVolumeIo::Unlink(const std::string& path) {
   TIERFS_FAULT_OR_PASS("unlink", path);
   return base_.Unlink(path);

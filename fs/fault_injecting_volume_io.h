@@ -54,6 +54,7 @@ class FaultInjectingVolumeIo : public VolumeIo {
   ssize_t CopyFileRange(int fd_in, off_t* off_in, int fd_out, off_t* off_out, size_t length,
                         unsigned int flags) override;
   int Rename(const std::string& from, const std::string& to) override;
+  int RenameNoReplace(const std::string& from, const std::string& to) override;  // op "rename"
   int Unlink(const std::string& path) override;
   int Mkdir(const std::string& path, mode_t mode) override;
   int Dup2(int old_fd, int new_fd) override;

@@ -115,6 +115,7 @@ FileSystem::~FileSystem() {
     if (inode->fd >= 0) volumes_->io().Close(inode->fd);
     inode->fd = -1;
   }
+  volumes_->DropRecycledObjects();
   if (st.ok()) {
     auto marked = meta_->SwapCleanUnmount(true);
     if (!marked.ok()) {

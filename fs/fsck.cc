@@ -396,6 +396,15 @@ class Checker {
     std::vector<std::string> leftovers;
     while (dirent* e = readdir(d.get())) {
       const std::string name = e->d_name;
+      // Empty "free.<n>" files are a mounted volume's recycled objects (VolumeSet):
+      // inodes kept for the next creates, not leftovers.
+      if (name.rfind("free.", 0) == 0) {
+        struct stat st;
+        if (lstat((tmp + "/" + name).c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+            st.st_size == 0) {
+          continue;
+        }
+      }
       if (name != "." && name != "..") leftovers.push_back(tmp + "/" + name);
     }
     d.reset();

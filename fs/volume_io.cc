@@ -37,6 +37,10 @@ int VolumeIo::Rename(const std::string& from, const std::string& to) {
   return rename(from.c_str(), to.c_str());
 }
 
+int VolumeIo::RenameNoReplace(const std::string& from, const std::string& to) {
+  return renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE);
+}
+
 int VolumeIo::Unlink(const std::string& path) { return unlink(path.c_str()); }
 
 int VolumeIo::Mkdir(const std::string& path, mode_t mode) { return mkdir(path.c_str(), mode); }

@@ -32,6 +32,8 @@ class VolumeIo {
   virtual ssize_t CopyFileRange(int fd_in, off_t* off_in, int fd_out, off_t* off_out,
                                 size_t length, unsigned int flags);
   virtual int Rename(const std::string& from, const std::string& to);
+  // renameat2(2) with RENAME_NOREPLACE: EEXIST instead of replacing `to`.
+  virtual int RenameNoReplace(const std::string& from, const std::string& to);
   virtual int Unlink(const std::string& path);
   virtual int Mkdir(const std::string& path, mode_t mode);
   // dup2(2): the relocator points an open object fd at its new object.

@@ -149,13 +149,30 @@ class VolumeSet {
   // object from it grows the reserve back at once. Set once at mount, before
   // serving; `reserve` must outlive the set (or be reset to null).
   void SetMetadataReserve(meta::SpaceReserve* reserve) { reserve_ = reserve; }
+  // Unlinks every recycled object (unmount): a clean volume keeps none in tmp/.
+  void DropRecycledObjects() const;
 
  private:
   // Per-volume state that outlives snapshots (kept by id).
   struct Slot {
     std::atomic<int> health{int(VolumeHealth::kOnline)};  // VolumeHealth values
     std::atomic<bool> draining{false};
+    // Recycled objects: emptied inodes in tmp/ ("free.<n>") that the next creates
+    // take by rename (see RemoveObject). tmp/ is emptied at mount, so the pool is
+    // memory only.
+    std::mutex pool_mu;
+    std::vector<std::string> pool;  // paths
+    uint64_t pool_names = 0;        // the next "free.<n>"
   };
+  // Keeps up to kRecycledObjects emptied objects per volume for the next creates.
+  static constexpr size_t kRecycledObjects = 4096;
+  // Moves the object at `path` into the volume's pool, emptied; false when the
+  // pool is full or a step failed (the caller unlinks it then).
+  bool RecycleObject(uint32_t volume_id, const std::string& path) const;
+  // Takes a pooled object and gives it the name `path` (never replacing an object
+  // there); false when the pool is empty (errno 0) or the rename failed (its
+  // errno: ENOENT when the subdirectory of `path` is missing, EEXIST).
+  bool ReuseObject(uint32_t volume_id, const std::string& path) const;
   // One published volume list; never changed once published.
   struct Snapshot {
     std::vector<meta::Volume> volumes;  // ordered by id
