@@ -377,6 +377,16 @@ uint64_t FileSystem::AllocatedBlocks(const meta::Inode& attr) {
     case S_IFREG:
       if (attr.volume_id != 0) {
         struct stat st;
+        // An open file: its object as it is now (writes may have grown it).
+        if (InodeRef inode = inodes_.Find(attr.ino)) {
+          std::lock_guard lock(inode->mu);
+          if (inode->fd >= 0 && fstat(inode->fd, &st) == 0) {
+            return static_cast<uint64_t>(st.st_blocks);
+          }
+        }
+        // A closed one: as recorded at its last writeback, without a stat(2) of
+        // the object (that would read the object's inode from disk when cold).
+        if (attr.blocks >= 0) return static_cast<uint64_t>(attr.blocks);
         const std::string path = volumes_->ObjectPath(attr.volume_id, attr.ino, attr.generation);
         if (stat(path.c_str(), &st) == 0) return static_cast<uint64_t>(st.st_blocks);
       }
@@ -396,17 +406,23 @@ Status FileSystem::Writeback(const InodeRef& inode, std::string_view event) {
   meta::Inode snapshot;
   uint64_t seq;
   bool data_written;
+  uint32_t fields = meta::kAttrSize | meta::kAttrAtime | meta::kAttrMtime | meta::kAttrCtime;
   {
     std::lock_guard lock(inode->mu);
     if (!inode->dirty) return Status::Ok();
     snapshot = inode->attr;
     seq = inode->change_seq;
     data_written = inode->data_written;
+    // The object's allocation now, so stat of the closed file needs no stat(2).
+    struct stat st;
+    if (S_ISREG(snapshot.mode) && inode->fd >= 0 && fstat(inode->fd, &st) == 0) {
+      snapshot.blocks = static_cast<int64_t>(st.st_blocks);
+      fields |= meta::kAttrBlocks;
+    }
     if (event.empty() && data_written) event = "write";
     inode->data_written = false;
   }
-  auto row = meta_->UpdateAttributes(
-      snapshot, meta::kAttrSize | meta::kAttrAtime | meta::kAttrMtime | meta::kAttrCtime, event);
+  auto row = meta_->UpdateAttributes(snapshot, fields, event);
   std::lock_guard lock(inode->mu);
   if (!row.ok()) {
     if (row.status().code() == ENOENT && inode->attr.nlink == 0) {

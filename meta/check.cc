@@ -208,7 +208,7 @@ Status Metadata::RepairInode(const InodeRepair& repair) {
     note("nlink " + std::to_string(inode.nlink) + "->" + std::to_string(*repair.nlink));
   }
   if (repair.size) {
-    Statement st = db->Prepare("UPDATE inodes SET size = ?2 WHERE ino = ?1");
+    Statement st = db->Prepare("UPDATE inodes SET size = ?2, blocks = NULL WHERE ino = ?1");
     st.BindAll(repair.ino, *repair.size);
     TIERFS_RETURN_IF_ERROR(st.Run());
     note("size " + std::to_string(inode.size) + "->" + std::to_string(*repair.size));
@@ -224,7 +224,7 @@ Status Metadata::RepairInode(const InodeRepair& repair) {
       META_ASSIGN_OR_RETURN(bool row, known.Step());
       if (!row) return Status::Invalid("no volume " + std::to_string(*repair.volume_id));
     }
-    Statement st = db->Prepare("UPDATE inodes SET volume_id = ?2 WHERE ino = ?1");
+    Statement st = db->Prepare("UPDATE inodes SET volume_id = ?2, blocks = NULL WHERE ino = ?1");
     st.BindAll(repair.ino, *repair.volume_id);
     TIERFS_RETURN_IF_ERROR(st.Run());
     note("volume " + std::to_string(inode.volume_id) + "->" + std::to_string(*repair.volume_id));

@@ -257,8 +257,8 @@ Status Metadata::WriteInode(const Inode& inode, std::string_view fcl_event) {
 
 Result<Inode> Metadata::UpdateAttributes(const Inode& values, uint32_t fields,
                                          std::string_view fcl_event) {
-  constexpr uint32_t kKnown =
-      kAttrMode | kAttrUid | kAttrGid | kAttrSize | kAttrAtime | kAttrMtime | kAttrCtime;
+  constexpr uint32_t kKnown = kAttrMode | kAttrUid | kAttrGid | kAttrSize | kAttrAtime |
+                              kAttrMtime | kAttrCtime | kAttrBlocks;
   if (fields == 0 || (fields & ~kKnown) != 0) {
     return Status::Invalid("bad attribute mask " + std::to_string(fields));
   }
@@ -277,10 +277,12 @@ Result<Inode> Metadata::UpdateAttributes(const Inode& values, uint32_t fields,
         "size = CASE WHEN ?2 & 8 THEN ?6 ELSE size END, "
         "atime_ns = CASE WHEN ?2 & 16 THEN ?7 ELSE atime_ns END, "
         "mtime_ns = CASE WHEN ?2 & 32 THEN ?8 ELSE mtime_ns END, "
-        "ctime_ns = CASE WHEN ?2 & 64 THEN MAX(ctime_ns, ?9) ELSE ctime_ns END "
+        "ctime_ns = CASE WHEN ?2 & 64 THEN MAX(ctime_ns, ?9) ELSE ctime_ns END, "
+        "blocks = CASE WHEN ?2 & 128 THEN NULLIF(?11, -1) WHEN ?2 & 8 THEN NULL "
+        "ELSE blocks END "
         "WHERE ino = ?1");
     st.BindAll(values.ino, fields, values.mode, values.uid, values.gid, values.size,
-               values.atime_ns, values.mtime_ns, values.ctime_ns, S_IFMT);
+               values.atime_ns, values.mtime_ns, values.ctime_ns, S_IFMT, values.blocks);
     TIERFS_RETURN_IF_ERROR(st.Run());
   }
   if (db->Changes() == 0) return Status::NotFound("no inode " + std::to_string(values.ino));
@@ -322,7 +324,8 @@ Status Metadata::SetInodeVolume(uint64_t ino, uint32_t from_volume, uint32_t to_
                                      std::to_string(from_volume));
   }
   {
-    Statement st = db->Prepare("UPDATE inodes SET volume_id = ?2 WHERE ino = ?1");
+    // The copy may be laid out otherwise (sparse, preallocated): blocks unknown.
+    Statement st = db->Prepare("UPDATE inodes SET volume_id = ?2, blocks = NULL WHERE ino = ?1");
     st.BindAll(ino, to_volume);
     TIERFS_RETURN_IF_ERROR(st.Run());  // EINVAL (foreign key) for an unknown volume
   }

@@ -32,6 +32,9 @@ struct Inode {
   uint64_t rdev = 0;        // device number for S_IFCHR / S_IFBLK
   std::string symlink;      // target, for S_IFLNK only
   uint32_t volume_id = 0;   // volume holding the object, for S_IFREG only; 0 otherwise
+  // 512-byte blocks allocated to the object as last written back; -1 unknown
+  // (never recorded, or the size or the volume changed since): stat the object.
+  int64_t blocks = -1;
 };
 
 // Attribute bits for Metadata::UpdateAttributes: which fields of an Inode to write.
@@ -42,6 +45,8 @@ constexpr uint32_t kAttrSize = 1u << 3;
 constexpr uint32_t kAttrAtime = 1u << 4;
 constexpr uint32_t kAttrMtime = 1u << 5;
 constexpr uint32_t kAttrCtime = 1u << 6;
+// Writes `blocks`. A size change without it forgets the recorded blocks (NULL).
+constexpr uint32_t kAttrBlocks = 1u << 7;
 
 // One backing directory of the volume set: a row of `volumes`.
 struct Volume {

@@ -148,12 +148,25 @@ DROP TABLE pending_objects;
 ALTER TABLE pending_objects_v2 RENAME TO pending_objects;
 )sql";
 
+// Version 3: the blocks (512-byte) allocated to a regular file's object as last
+// recorded (at writeback), so a stat of a closed file needs no stat(2) of its
+// object; NULL = unknown (after a size change or a relocation), stat the object.
+constexpr char kMigrateV2ToV3[] = "ALTER TABLE inodes ADD COLUMN blocks INTEGER";
+
 // Brings a database at `version` to `version + 1`. One case per schema change,
 // e.g. `case 1: return db->Exec("ALTER TABLE inodes ADD COLUMN pinned_class TEXT");`
 Status MigrateStep(Database* db, int64_t version) {
   switch (version) {
     case 1:
       return db->Exec(kMigrateV1ToV2);
+    case 2: {
+      // Idempotent: a database that already has the column keeps it.
+      Statement has = db->Prepare(
+          "SELECT COUNT(*) FROM pragma_table_info('inodes') WHERE name = 'blocks'");
+      META_ASSIGN_OR_RETURN(bool row, has.Step());
+      if (row && has.Int64(0) > 0) return Status::Ok();
+      return db->Exec(kMigrateV2ToV3);
+    }
     default:
       return Status::Invalid("no migration from metadata schema version " +
                              std::to_string(version));
