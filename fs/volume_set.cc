@@ -117,6 +117,13 @@ Status VolumeSet::Remove(uint32_t id) {
   const int i = IndexOf(now, id);
   if (i < 0) return Status::NotFound("no volume with id " + std::to_string(id));
   if (i == 0) return Status::Invalid("the metadata volume cannot leave the volume set");
+  {
+    // The leaving directory keeps no recycled objects.
+    Slot* slot = now.slots[static_cast<size_t>(i)];
+    std::lock_guard lock(slot->pool_mu);
+    for (const std::string& path : slot->pool) io_.Unlink(path);
+    slot->pool.clear();
+  }
   auto next = std::make_unique<Snapshot>(now);
   next->volumes.erase(next->volumes.begin() + i);
   next->slots.erase(next->slots.begin() + i);
@@ -319,7 +326,8 @@ Status VolumeSet::RemoveObject(uint32_t volume_id, uint64_t ino, uint64_t genera
 bool VolumeSet::RecycleObject(uint32_t volume_id, const std::string& path) const {
   const meta::Volume* v = Find(volume_id);
   Slot* slot = SlotOf(volume_id);
-  if (v == nullptr || slot == nullptr) return false;
+  // A draining volume is about to leave: nothing is kept for creates there.
+  if (v == nullptr || slot == nullptr || slot->draining.load()) return false;
   std::string to;
   {
     std::lock_guard lock(slot->pool_mu);
