@@ -1,6 +1,7 @@
 #include "fs/session.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
 #include <sys/file.h>
 #include <stdlib.h>
@@ -339,7 +340,11 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   fuse_remove_signal_handlers(se);
   fuse_session_destroy(se);
   fuse_opt_free_args(&args);
-  return rc == 0 ? 0 : 1;
+  // libfuse's signal handler ends the loop with the signal's number: SIGTERM,
+  // SIGINT and SIGHUP are how systemd and a terminal stop a foreground daemon,
+  // and the unmount above was clean, so they are a success (exit 0).
+  const bool stopped_by_signal = rc == SIGTERM || rc == SIGINT || rc == SIGHUP;
+  return rc == 0 || stopped_by_signal ? 0 : 1;
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -211,6 +212,41 @@ TEST_F(MountSafetyTest, MountRightAfterUnmountSucceeds) {
   for (int i = 0; i < 5; ++i) {
     EXPECT_EQ(ReadFile(Path("file" + std::to_string(i))), RandomBytes(100000, i));
   }
+}
+
+// A foreground daemon (a systemd service, a terminal) is stopped by SIGTERM: it
+// unmounts cleanly and exits 0, so the service does not count as failed.
+TEST_F(MountSafetyTest, ForegroundDaemonStoppedBySigtermExitsZero) {
+  Unmount();
+  const std::string tierfs = testing::Tool("tierfs");
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    execl(tierfs.c_str(), "tierfs", "-f", ssd_.c_str(), mnt_.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  bool up = false;
+  for (int i = 0; i < 400 && !up; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    up = DaemonPid() == child;
+  }
+  if (!up) {
+    kill(child, SIGKILL);  // our own child, by its id
+    waitpid(child, nullptr, 0);
+    FAIL() << "tierfs -f did not come up";
+  }
+  mounted_ = true;
+  WriteFile(Path("f"), "kept");
+  ASSERT_EQ(kill(child, SIGTERM), 0);
+  int status = 0;
+  for (int i = 0; i < 400 && waitpid(child, &status, WNOHANG) == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  mounted_ = false;
+  ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  Mount();
+  EXPECT_EQ(ReadFile(Path("f")), "kept");
 }
 
 TEST_F(MountSafetyTest, AlreadyMountedMessageIsOneLine) {
