@@ -6,8 +6,6 @@
 // The daemon only hands over the history (control op io_history,
 // fs/control_protocol.md); the replay runs here, in policy/advisor.h, so a long
 // replay costs the daemon nothing.
-#include <grp.h>
-#include <pwd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -19,6 +17,7 @@
 #include "cli/policy_check.h"
 #include "cli/text_table.h"
 #include "cli/units.h"
+#include "common/owner_names.h"
 #include "policy/advisor.h"
 #include "policy/loader.h"
 
@@ -48,32 +47,6 @@ bool UsesTags(const policy::PlacementPolicy& p) {
   }
   return false;
 }
-
-// uid/gid -> name, cached (for policies that select by USER or GROUP).
-class OwnerNames {
- public:
-  const std::string& User(uint32_t uid) {
-    auto [it, inserted] = users_.try_emplace(uid);
-    if (inserted) {
-      char buf[1024];
-      passwd pw, *out = nullptr;
-      if (getpwuid_r(uid, &pw, buf, sizeof buf, &out) == 0 && out) it->second = out->pw_name;
-    }
-    return it->second;
-  }
-  const std::string& Group(uint32_t gid) {
-    auto [it, inserted] = groups_.try_emplace(gid);
-    if (inserted) {
-      char buf[1024];
-      group gr, *out = nullptr;
-      if (getgrgid_r(gid, &gr, buf, sizeof buf, &out) == 0 && out) it->second = out->gr_name;
-    }
-    return it->second;
-  }
-
- private:
-  std::unordered_map<uint32_t, std::string> users_, groups_;
-};
 
 // The daemon's io_history reply as the replay's input. EINVAL for a malformed reply.
 Result<policy::IoHistory> HistoryFromJson(const json& reply, bool owner_names) {

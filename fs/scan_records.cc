@@ -1,11 +1,10 @@
 #include "fs/scan_records.h"
 
-#include <grp.h>
-#include <pwd.h>
-
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
+
+#include "common/owner_names.h"
 
 namespace tierfs {
 namespace {
@@ -35,32 +34,6 @@ bool IsUnder(const std::string& path, const std::string& root) {
   return path == root || (path.size() > root.size() && path.compare(0, root.size(), root) == 0 &&
                           path[root.size()] == '/');
 }
-
-// uid/gid -> name lookups, cached for one scan.
-class NameCache {
- public:
-  const std::string& User(uint32_t uid) {
-    auto [it, inserted] = users_.try_emplace(uid);
-    if (inserted) {
-      char buf[1024];
-      passwd pw, *out = nullptr;
-      if (getpwuid_r(uid, &pw, buf, sizeof buf, &out) == 0 && out) it->second = out->pw_name;
-    }
-    return it->second;
-  }
-  const std::string& Group(uint32_t gid) {
-    auto [it, inserted] = groups_.try_emplace(gid);
-    if (inserted) {
-      char buf[1024];
-      group gr, *out = nullptr;
-      if (getgrgid_r(gid, &gr, buf, sizeof buf, &out) == 0 && out) it->second = out->gr_name;
-    }
-    return it->second;
-  }
-
- private:
-  std::unordered_map<uint32_t, std::string> users_, groups_;
-};
 
 bool UsesTags(const policy::PlacementPolicy& policy) {
   for (const policy::Rule& rule : policy.rules) {
@@ -160,7 +133,7 @@ Result<ScanInputs> GatherScanInputs(FileSystem& fs, const policy::PlacementPolic
 
   const std::vector<double> windows = policy.WindowHours();
   const bool uses_tags = UsesTags(policy);
-  NameCache names;
+  OwnerNames names;
   ScanInputs inputs;
   std::unordered_map<uint64_t, size_t> index;
   inputs.files.reserve(candidates.size());
