@@ -109,7 +109,7 @@ bool FileSystem::AtimeIsStale(const meta::Inode& a) const {
 void FileSystem::UpdateAtimeOnRead(InodeState& inode) {
   if (AtimeIsStale(inode.attr)) {
     inode.attr.atime_ns = clock().NowNanos();
-    MarkDirty(inode);
+    MarkAtimeDirty(inode);
   }
 }
 
@@ -164,8 +164,10 @@ Result<size_t> FileSystem::Write(FileHandle* fh, const char* buf, size_t size, o
         // Before any move below: the relocator copies the recorded size.
         inode.attr.size =
             std::max<uint64_t>(inode.attr.size, static_cast<uint64_t>(offset) + done);
-        inode.attr.mtime_ns = now;
-        inode.attr.ctime_ns = now;
+        if (!kernel_keeps_write_times_.load(std::memory_order_relaxed)) {
+          inode.attr.mtime_ns = now;  // the kernel's, with the writeback cache
+          inode.attr.ctime_ns = now;
+        }
         MarkDirty(inode);
         inode.data_written = true;
       }
@@ -252,7 +254,16 @@ void FileSystem::DropSetgidAfterWrite(FileHandle* fh, const Caller& caller) {
   ApplyRowLocked(inode, *row);
 }
 
-Status FileSystem::Flush(FileHandle* fh) { return Writeback(fh->inode, {}); }
+Status FileSystem::Flush(FileHandle* fh) { return WritebackOnClose(fh->inode); }
+
+Status FileSystem::WritebackOnClose(const InodeRef& inode) {
+  {
+    std::lock_guard lock(inode->mu);
+    // A read's atime waits for the periodic writeback (MarkAtimeDirty).
+    if (inode->dirty && inode->atime_only && inode->attr.nlink > 0) return Status::Ok();
+  }
+  return Writeback(inode, {});
+}
 
 Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
   InodeState& inode = *fh->inode;
@@ -268,7 +279,7 @@ Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
 Status FileSystem::Release(FileHandle* fh) {
   InodeRef inode = fh->inode;
   delete fh;
-  Status st = Writeback(inode, {});
+  Status st = WritebackOnClose(inode);
   {
     std::lock_guard lock(inode->mu);
     if (--inode->nopen > 0) return st;

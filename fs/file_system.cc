@@ -435,7 +435,10 @@ Status FileSystem::Writeback(const InodeRef& inode, std::string_view event) {
     return row.status();
   }
   // Still dirty if the data path changed the entry while the row was written.
-  if (inode->change_seq == seq) inode->dirty = false;
+  if (inode->change_seq == seq) {
+    inode->dirty = false;
+    inode->atime_only = false;
+  }
   ApplyRowLocked(*inode, *row);
   return Status::Ok();
 }
@@ -445,6 +448,8 @@ Status FileSystem::FlushAll() {
   for (const InodeRef& inode : inodes_.Snapshot()) {
     Status st = Writeback(inode, {});
     if (!st.ok() && first.ok()) first = st;
+    // Entries the kernel forgot while they were dirty (EraseIfUnusedLocked) go now.
+    if (st.ok() && inodes_.MaybeErase(inode)) Reclaim(inode->attr);
   }
   std::vector<meta::IoDelta> deltas;
   Status st;

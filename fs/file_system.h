@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -160,6 +161,12 @@ class FileSystem {
   // then asks DropSetgidAfterWrite with the writer's credentials.
   Result<size_t> Write(FileHandle* fh, const char* buf, size_t size, off_t offset,
                        bool* setgid_check = nullptr);
+  // With the FUSE writeback cache (set once, at FUSE init) the kernel keeps mtime
+  // and ctime of the files it caches, stamps them at write(2) and sends them after
+  // the pages as a setattr, which may overtake a WRITE of background writeback:
+  // Write() then leaves the times alone, so a late WRITE never puts the daemon's
+  // clock over the kernel's mtime.
+  void SetKernelKeepsWriteTimes(bool on) { kernel_keeps_write_times_.store(on); }
   // Clears setgid (no group-execute) after a write by `caller` when the VFS would.
   void DropSetgidAfterWrite(FileHandle* fh, const Caller& caller);
   Status Flush(FileHandle* fh);
@@ -254,6 +261,7 @@ class FileSystem {
   Status SyncMetadata();
 
  private:
+  std::atomic<bool> kernel_keeps_write_times_{false};  // see SetKernelKeepsWriteTimes
   FileSystem(std::unique_ptr<meta::SpaceReserve> reserve, std::unique_ptr<meta::Metadata> meta,
              std::unique_ptr<VolumeSet> volumes, meta::FsInfo info,
              const FileSystemOptions& options);
@@ -286,6 +294,9 @@ class FileSystem {
   // object made in a commit group the crash lost). Objects of rows that point
   // elsewhere are left alone (pending_objects and `tierfs check` handle those).
   Status RemoveOrphanObjects();
+  // Writeback at close and release: skipped while only a read's atime is dirty
+  // (the periodic writeback takes those, see MarkAtimeDirty).
+  Status WritebackOnClose(const InodeRef& inode);
   // Writes back one inode's attributes if dirty.
   Status Writeback(const InodeRef& inode, std::string_view event);
   // relatime for a directory being listed: updates its atime (synchronously, a

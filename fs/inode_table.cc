@@ -61,6 +61,9 @@ bool InodeTable::MaybeErase(const InodeRef& inode) {
 
 bool InodeTable::EraseIfUnusedLocked(const InodeRef& inode) {
   if (inode->nlookup > 0 || inode->nopen > 0 || inode->pins > 0) return false;
+  // Attributes not yet written back stay until FlushAll writes them (and erases
+  // the entry then); an unlinked inode has nothing left worth writing.
+  if (inode->dirty && inode->attr.nlink > 0) return false;
   auto it = map_.find(inode->attr.ino);
   if (it == map_.end() || it->second != inode) return false;  // already erased
   map_.erase(it);

@@ -47,6 +47,9 @@ struct InodeState {
   bool dirty = false;         // size/atime/mtime/ctime differ from the database (data path)
   uint64_t change_seq = 0;    // bumped with every data-path change (see MarkDirty)
   bool data_written = false;  // a write since the last writeback: logged as FCL "write"
+  // Dirty only by reads moving atime (relatime): left to the periodic writeback,
+  // so read-only work writes nothing to the database per file (see MarkAtimeDirty).
+  bool atime_only = false;
   // security.capability is known to be absent. The kernel asks for it before every
   // write (to clear file capabilities); answering from memory keeps SQL off the
   // write path. Cleared when that attribute is set.
@@ -77,6 +80,17 @@ using InodeRef = std::shared_ptr<InodeState>;
 // Records a data-path change of size or times in `inode` (its mu held): the entry is
 // now ahead of the database until a writeback commits it.
 inline void MarkDirty(InodeState& inode) {
+  inode.dirty = true;
+  inode.atime_only = false;
+  inode.change_seq++;
+}
+
+// A read moved atime (relatime; `inode.mu` held): dirty, but close and release
+// leave it to the periodic writeback (FileSystem::FlushAll), every few seconds,
+// for all files read meanwhile in one transaction. A crash may lose the atime
+// updates of that period, as ext4's lazytime does.
+inline void MarkAtimeDirty(InodeState& inode) {
+  if (!inode.dirty) inode.atime_only = true;
   inode.dirty = true;
   inode.change_seq++;
 }

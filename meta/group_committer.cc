@@ -52,6 +52,9 @@ void GroupCommitter::Run() {
     if (!st.ok()) std::fprintf(stderr, "tierfs: group commit: %s\n", st.ToString().c_str());
     if (after_commit_) after_commit_();
     guard.lock();
+    // A failed commit leaves the group open, and no new change will announce it
+    // again: retry after another window.
+    if (!st.ok()) opened_ = true;
   }
 }
 
