@@ -34,9 +34,10 @@ DEFINE_double(commit_ms, 5,
               "group commit window, milliseconds (0..1000): namespace changes gather this "
               "long in one database commit; fsync and fsyncdir commit at once; 0 = every "
               "change commits on its own");
-DEFINE_bool(writeback_cache, false,
+DEFINE_bool(writeback_cache, true,
             "let the kernel cache writes and send them to the daemon in large batches "
-            "(FUSE writeback cache); write errors such as ENOSPC then show at fsync or close");
+            "(FUSE writeback cache; on by default, --writeback_cache=false turns it off); "
+            "write errors such as ENOSPC then show at fsync or close");
 DEFINE_double(fcl_keep_hours, 14 * 24,
               "File Change Log retention: drop records older than this many hours "
               "(0 = keep; at most 876000)");

@@ -99,6 +99,7 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
   uint32_t requested_times = 0;  // atime/mtime set by this call (not by the dirty entry)
   uint64_t seq = 0;
   Status st;
+  std::string event = truncate ? "truncate" : "setattr";
   {
     std::lock_guard lock(inode->mu);
     meta::Inode& a = inode->attr;
@@ -155,9 +156,9 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
       // truncate, and a chown(-1, -1), which arrives with no bits at all).
       values.ctime_ns = (to_set & FUSE_SET_ATTR_CTIME) ? TimespecNanos(in.st_ctim) : now;
       fields |= meta::kAttrCtime;
-      if (caller != nullptr &&
-          (to_set & (FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) != 0 &&
-          DropsSetgidWithoutGroupExec(*caller, values.mode, a.gid)) {
+      // The caller comes only with a size, owner or mode change, or with the empty
+      // request of the kernel's file_remove_privs (see OpSetattr).
+      if (caller != nullptr && DropsSetgidWithoutGroupExec(*caller, values.mode, a.gid)) {
         values.mode &= ~S_ISGID;
         fields |= meta::kAttrMode;
       }
@@ -166,11 +167,33 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
       if (inode->dirty) {
         fields |= meta::kAttrSize | meta::kAttrAtime | meta::kAttrMtime | meta::kAttrCtime;
       }
+      // This commit is the file's writeback when it carries the size (with the
+      // writeback cache the kernel's mtime setattr after the pages commits a
+      // written file, and the writeback at close then has nothing left to do):
+      // record the object's allocation with it, as Writeback does.
+      struct stat object;
+      if ((fields & meta::kAttrSize) != 0 && S_ISREG(a.mode) && inode->fd >= 0 &&
+          fstat(inode->fd, &object) == 0) {
+        values.blocks = static_cast<int64_t>(object.st_blocks);
+        fields |= meta::kAttrBlocks;
+      }
       seq = inode->change_seq;
+      // With the writeback cache the kernel sends the times of written data as a
+      // bare mtime+ctime setattr after the pages (fuse_flush_times): committed with
+      // the written size, it is the file's "write" record, not a setattr.
+      if (!truncate && (to_set & ~(FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_CTIME)) == 0 &&
+          (to_set & FUSE_SET_ATTR_MTIME) != 0 && inode->dirty && inode->data_written) {
+        event = "write";
+        inode->data_written = false;
+      }
     }
   }
   if (st.ok()) {
-    auto row = meta_->UpdateAttributes(values, fields, truncate ? "truncate" : "setattr");
+    auto row = meta_->UpdateAttributes(values, fields, event);
+    if (!row.ok() && event == "write") {
+      std::lock_guard lock(inode->mu);
+      inode->data_written = true;  // logged by the next writeback instead
+    }
     if (!row.ok()) {
       st = row.status();
     } else {

@@ -86,18 +86,20 @@ void OpInit(void* userdata, fuse_conn_info* conn) {
   if (conn->capable & FUSE_CAP_ASYNC_READ) conn->want |= FUSE_CAP_ASYNC_READ;
   // A symlink never changes once made: the kernel may cache its target.
   if (conn->capable & FUSE_CAP_CACHE_SYMLINKS) conn->want |= FUSE_CAP_CACHE_SYMLINKS;
-  // Writeback cache only when asked for (--writeback_cache): the kernel then keeps
+  // Writeback cache unless --writeback_cache=false (on by default): the kernel then keeps
   // size and times of written files itself and sends dirty pages in batches, so
   // heat counts the bytes that reach a volume, and a write error (ENOSPC when no
   // volume has room) shows at fsync or close rather than at write(2). Without it
   // the daemon sees every write. Locks are left to the kernel (single host): fcntl
   // and flock locks conflict between processes exactly as on a local file system.
-  const bool writeback = static_cast<FuseContext*>(userdata)->writeback_cache;
-  if (writeback && (conn->capable & FUSE_CAP_WRITEBACK_CACHE)) {
+  FuseContext* ctx = static_cast<FuseContext*>(userdata);
+  if (ctx->writeback_cache && (conn->capable & FUSE_CAP_WRITEBACK_CACHE)) {
     conn->want |= FUSE_CAP_WRITEBACK_CACHE;
   } else {
     conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+    ctx->writeback_cache = false;  // what the handlers below go by: what the kernel does
   }
+  ctx->fs->SetKernelKeepsWriteTimes(ctx->writeback_cache);
   conn->want &= ~(FUSE_CAP_POSIX_LOCKS | FUSE_CAP_FLOCK_LOCKS);
   // The kernel, not the daemon, clears setuid/setgid on write, truncate and chown:
   // only it knows whether the caller has CAP_FSETID, and it applies the same VFS
@@ -141,8 +143,15 @@ void OpGetattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
 
 void OpSetattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set,
                fuse_file_info* fi) {
+  // The caller (with its groups) where setgid without group-execute may have to go
+  // (DropsSetgidWithoutGroupExec): a size, owner or mode change, and a setattr
+  // that asks for nothing (or only ctime: chown(-1, -1)). The empty one is how the
+  // kernel's file_remove_privs reaches FUSE when a write by a non-member must kill
+  // the bit (fuse_setattr keeps only the older rule, setgid with group-execute).
   std::optional<Caller> caller;
-  if ((to_set & (FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) != 0 &&
+  if (((to_set & (FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID |
+                  FUSE_SET_ATTR_MODE)) != 0 ||
+       (to_set & ~FUSE_SET_ATTR_CTIME) == 0) &&
       fuse_req_ctx(req)->uid != 0) {
     caller = CallerWithGroups(req);
   }
@@ -259,8 +268,16 @@ void OpRelease(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
   ReplyStatus(req, Fs(req).Release(Handle(fi)));
 }
 
-void OpFsync(fuse_req_t req, fuse_ino_t, int datasync, fuse_file_info* fi) {
-  ReplyStatus(req, Fs(req).Fsync(Handle(fi), datasync != 0));
+void OpFsync(fuse_req_t req, fuse_ino_t ino, int datasync, fuse_file_info* fi) {
+  Status st = Fs(req).Fsync(Handle(fi), datasync != 0);
+  // With the writeback cache the kernel trusts its own size and times and drops
+  // nothing after writeback, so its st_blocks stays what it was before the data
+  // arrived: mark the attributes stale (offset < 0: never the cached pages; no
+  // inode lock is taken, so this is safe while the kernel waits for this reply).
+  if (st.ok() && Ctx(req).writeback_cache) {
+    if (fuse_session* se = Ctx(req).session) fuse_lowlevel_notify_inval_inode(se, ino, -1, 0);
+  }
+  ReplyStatus(req, st);
 }
 
 void OpFallocate(fuse_req_t req, fuse_ino_t, int mode, off_t offset, off_t length,
@@ -269,6 +286,12 @@ void OpFallocate(fuse_req_t req, fuse_ino_t, int mode, off_t offset, off_t lengt
 }
 
 void OpLseek(fuse_req_t req, fuse_ino_t, off_t off, int whence, fuse_file_info* fi) {
+  // The kernel asks only for SEEK_DATA and SEEK_HOLE. With the writeback cache it
+  // does not write dirty pages back first, so the object may still lack data the
+  // file has: an answer from it could send cp or tar past real bytes as a hole.
+  // ENOSYS makes the kernel answer from its own size for the whole connection
+  // (everything before the end is data), never wrong, only less sparse.
+  if (Ctx(req).writeback_cache) return (void)fuse_reply_err(req, ENOSYS);
   auto r = Fs(req).Lseek(Handle(fi), off, whence);
   if (!r.ok()) return ReplyStatus(req, r.status());
   fuse_reply_lseek(req, *r);

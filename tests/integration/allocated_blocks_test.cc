@@ -64,6 +64,10 @@ TEST_F(AllocatedBlocksTest, AClosedFileReportsWhatItsLastWritebackRecorded) {
 }
 
 TEST_F(AllocatedBlocksTest, AnOpenFileReportsItsObjectAsItIsNow) {
+  // Every write(2) at the object at once: without the writeback cache (with it,
+  // pages count once written back: WritebackCacheTest.BlocksAreTheObjectsAfterFsync).
+  Unmount();
+  Mount({"--writeback_cache=false"});
   const int fd = open(Path("g").c_str(), O_CREAT | O_RDWR, 0644);
   ASSERT_GE(fd, 0);
   const std::string data(64 * 1024, 'y');

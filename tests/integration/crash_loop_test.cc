@@ -46,6 +46,9 @@ struct ModelFile {
   std::string durable;         // contents as of its last fsync (or create)
   std::string current;         // contents as written
   std::vector<bool> dirty;     // bytes written since the last fsync
+  // Every write since the last fsync: with the writeback cache the kernel may have
+  // written back an earlier one of them and lost a later one still in its cache.
+  std::vector<std::pair<size_t, std::string>> unsynced;
   bool in_flight = false;      // the op that the crash interrupted touched it
   size_t pending_offset = 0;   // the write in progress (its bytes may or may not be there)
   std::string pending_data;
@@ -110,11 +113,13 @@ class CrashLoopTest : public TierfsFixture {
         if (f.dirty.size() < f.current.size()) f.dirty.resize(f.current.size(), false);
         f.current.replace(offset, data.size(), data);
         for (size_t i = offset; i < offset + data.size(); ++i) f.dirty[i] = true;
+        f.unsynced.emplace_back(offset, std::move(data));
         f.pending_data.clear();
         if (rng() % 3 == 0) {
           if (fsync(f.fd) != 0) return;
           f.durable = f.current;
           f.dirty.assign(f.current.size(), false);
+          f.unsynced.clear();
         }
       } else if (op < 9) {  // rename to a fresh name (the fd follows the inode)
         const std::string to = f.name.substr(0, f.name.find('.')) + "." + std::to_string(++renames);
@@ -130,10 +135,12 @@ class CrashLoopTest : public TierfsFixture {
         f.before_unlink->durable = f.durable;
         f.before_unlink->current = f.current;
         f.before_unlink->dirty = f.dirty;
+        f.before_unlink->unsynced = f.unsynced;
         if (unlink(Path(f.name).c_str()) != 0) return;
         f.durable.clear();
         f.current.clear();
         f.dirty.clear();
+        f.unsynced.clear();
         f.fd = open(Path(f.name).c_str(), O_RDWR | O_CREAT | O_EXCL, 0644);
         if (f.fd < 0 || !SyncDir()) return;
         f.before_unlink.reset();
@@ -164,6 +171,7 @@ class CrashLoopTest : public TierfsFixture {
       f.durable = f.before_unlink->durable;
       f.current = f.before_unlink->current;
       f.dirty = f.before_unlink->dirty;
+      f.unsynced = f.before_unlink->unsynced;
       f.pending_data.clear();
     }
     f.before_unlink.reset();
@@ -181,6 +189,7 @@ class CrashLoopTest : public TierfsFixture {
                            i < f.pending_offset + f.pending_data.size() &&
                            c[i] == f.pending_data[i - f.pending_offset];
       if (pending) continue;  // the interrupted write got this far
+      if (dirty && writeback_cache_ && WrittenSinceSync(f, i, c[i])) continue;
       if (dirty ? (c[i] != cur && c[i] != dur && c[i] != '\0') : c[i] != cur) {
         bad = i + 1;
         why = "found " + std::to_string(int(c[i])) + ", written " + std::to_string(int(cur)) +
@@ -199,10 +208,19 @@ class CrashLoopTest : public TierfsFixture {
         << "unacknowledged bytes came back past " << c.size();
     f.durable = f.current = extended;
     f.dirty.assign(extended.size(), false);
+    f.unsynced.clear();
     f.in_flight = false;
     f.other_name.clear();
     f.pending_data.clear();
     Reopen(f, /*create=*/false);
+  }
+
+  // Whether byte `i` holds a value some write since the last fsync put there.
+  static bool WrittenSinceSync(const ModelFile& f, size_t i, char value) {
+    for (const auto& [offset, data] : f.unsynced) {
+      if (i >= offset && i < offset + data.size() && data[i - offset] == value) return true;
+    }
+    return false;
   }
 
   void Run(int kills, uint32_t seed) {
@@ -233,7 +251,7 @@ class CrashLoopTest : public TierfsFixture {
         f.fd = -1;
       }
       Unmount();
-      Mount();
+      Mount(mount_args_);
       CommandResult check = Tool("tierfs", {"check", mnt_});
       EXPECT_EQ(check.exit_code, 0) << check.output;
       for (ModelFile& f : files_) Verify(f);
@@ -242,9 +260,27 @@ class CrashLoopTest : public TierfsFixture {
   }
 
   std::vector<ModelFile> files_;
+  // The writeback cache is on (the default): a byte written but not fsynced may
+  // hold any value written to it since the last fsync, as on ext4 after a power
+  // cut. Without it every acknowledged write reached the daemon, and a dirty byte
+  // is the latest value written, the fsynced one, or zero.
+  bool writeback_cache_ = true;
 };
 
 TEST_F(CrashLoopTest, Short) { Run(12, 1); }
+
+// The stricter model without the writeback cache: every write(2) reached a volume.
+TEST_F(CrashLoopTest, ShortWithoutWritebackCache) {
+  writeback_cache_ = false;
+  for (ModelFile& f : files_) {
+    close(f.fd);
+    f.fd = -1;
+  }
+  Unmount();
+  Mount({"--writeback_cache=false"});
+  for (ModelFile& f : files_) Reopen(f, /*create=*/false);
+  Run(12, 1);
+}
 
 TEST_F(CrashLoopTest, Long) {
   const char* long_tests = std::getenv("TIERFS_LONG_TESTS");

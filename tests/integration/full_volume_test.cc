@@ -150,6 +150,10 @@ TEST_F(FullVolumeTest, EveryOperationWorksWhenTheMetadataVolumeIsFull) {
 }
 
 TEST_F(FullVolumeTest, WriterGetsEnospcOnlyWhenEveryAllowedVolumeIsFull) {
+  // ENOSPC at write(2) needs every write to reach the daemon: without the
+  // writeback cache (with it, see WithWritebackCacheEnospcShowsAtFsync).
+  Unmount();
+  Mount({"--writeback_cache=false"});
   AssignPolicy(kSsdOnly);  // no other class allowed
   const std::string data = RandomBytes(100 * kMiB, 3);
   size_t written = 0;
@@ -173,6 +177,47 @@ TEST_F(FullVolumeTest, WriterGetsEnospcOnlyWhenEveryAllowedVolumeIsFull) {
   EXPECT_EQ(WriteAndSync(Path("small"), RandomBytes(kMiB, 4), &written), 0);
   Remount();
   EXPECT_TRUE(ReadFile(Path("small")) == RandomBytes(kMiB, 4)) << "contents differ";
+}
+
+// With the writeback cache the kernel accepts the bytes into its page cache, so
+// the error shows at fsync (or close) instead of write(2); nothing acknowledged
+// by an earlier fsync is lost, and the volume is usable again after an unlink.
+TEST_F(FullVolumeTest, WithWritebackCacheEnospcShowsAtFsync) {
+  Unmount();
+  Mount({"--writeback_cache"});
+  AssignPolicy(kSsdOnly);
+  const std::string first = RandomBytes(8 * kMiB, 5);
+  size_t written = 0;
+  ASSERT_EQ(WriteAndSync(Path("first"), first, &written), 0);  // acknowledged by fsync
+  const std::string data = RandomBytes(100 * kMiB, 3);
+  int fd = open(Path("big").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ASSERT_GE(fd, 0);
+  int write_err = 0;
+  for (size_t done = 0; done < data.size(); done += kMiB) {
+    if (pwrite(fd, data.data() + done, kMiB, static_cast<off_t>(done)) < 0) {
+      write_err = errno;
+      break;
+    }
+  }
+  const int fsync_rc = fsync(fd);
+  const int fsync_err = errno;
+  const int close_rc = close(fd);
+  // The error shows at write (page cache full of dirty pages, rare), fsync or close.
+  EXPECT_TRUE(write_err == ENOSPC || (fsync_rc != 0 && fsync_err == ENOSPC) || close_rc != 0)
+      << "write " << write_err << " fsync " << fsync_rc << "/" << fsync_err << " close "
+      << close_rc;
+  EXPECT_TRUE(ReadFile(Path("first")) == first) << "fsynced file damaged";
+  EXPECT_EQ(unlink(Path("big").c_str()), 0) << strerror(errno);
+  for (int i = 0; i < 100; ++i) {
+    struct statvfs st;
+    if (statvfs(ssd_.c_str(), &st) == 0 && uint64_t{st.f_bavail} * st.f_frsize > 16 * kMiB) break;
+    usleep(50 * 1000);
+  }
+  EXPECT_EQ(WriteAndSync(Path("small"), RandomBytes(kMiB, 4), &written), 0);
+  CrashDaemon();  // everything fsynced survives kill -9
+  Mount({"--writeback_cache"});
+  EXPECT_TRUE(ReadFile(Path("first")) == first) << "fsynced file lost";
+  EXPECT_TRUE(ReadFile(Path("small")) == RandomBytes(kMiB, 4)) << "fsynced file lost";
 }
 
 // The other volume full in turn: a data-only volume fills and the write moves

@@ -152,6 +152,18 @@ class PosixFixture : public TierfsFixture {
     ASSERT_EQ(mkdir(plain_.c_str(), 0755), 0);
   }
 
+  // For the few checks where the FUSE writeback cache (the default) makes the
+  // kernel, not tierfs, answer differently from ext4: the kernel keeps size and
+  // times of a cached regular file itself (a time outside tierfs's range shows as
+  // set until the inode leaves the cache; truncate(2) to the same size moves no
+  // time; a failing fallocate has already stamped them), and blocks and
+  // SEEK_DATA/SEEK_HOLE cannot see pages not yet written back. Each such check
+  // has its writeback-cache counterpart in writeback_cache_test.cc.
+  void MountWithoutWritebackCache() {
+    Unmount();
+    Mount({"--writeback_cache=false"});
+  }
+
   // Runs `check` in a fresh directory on the host file system and on the mount;
   // expects both to observe the same; returns the mount's observations.
   Observations Compare(const Check& check) {

@@ -172,6 +172,7 @@ void TierfsFixture::Unmount() {
 }
 
 void TierfsFixture::Mount(const std::vector<std::string>& extra_args) {
+  mount_args_ = extra_args;
   std::vector<std::string> argv = {testing::Tool("tierfs")};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   argv.push_back(ssd_);

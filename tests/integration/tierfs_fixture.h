@@ -47,9 +47,10 @@ class TierfsFixture : public ::testing::Test {
   void Unmount();
   // Mounts the existing file system again with the tierfs binary.
   void Mount(const std::vector<std::string>& extra_args = {});
+  // Unmounts and mounts again with the options of the last Mount() (none after SetUp).
   void Remount() {
     Unmount();
-    Mount();
+    Mount(mount_args_);
   }
   // Called by SetUp once the directories exist, before mkdstfs: a test may mount
   // small file systems on ssd_ or hdd_ (MountScratch) to make them fill up or vanish.
@@ -77,6 +78,7 @@ class TierfsFixture : public ::testing::Test {
 
   std::string root_, ssd_, hdd_, mnt_;
   bool mounted_ = false;
+  std::vector<std::string> mount_args_;  // of the last Mount(), for Remount()
   std::vector<std::string> scratch_mounts_;  // MountScratch's, unmounted in TearDown
 };
 
