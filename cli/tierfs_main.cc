@@ -22,8 +22,9 @@
 DEFINE_bool(f, false, "stay in the foreground (do not detach)");
 DEFINE_bool(d, false, "trace every FUSE request (implies -f)");
 DEFINE_string(o, "",
-              "mount options, comma separated, passed to FUSE (allow_other, "
-              "default_permissions, ro...)");
+              "mount options, comma separated: tierfs's own options as name=value or "
+              "name/noname (commit_ms=10, writeback_cache, nosync_full...: what fstab "
+              "can give), the rest passed to FUSE (allow_other, default_permissions, ro...)");
 DEFINE_bool(sync_full, false, "SQLite synchronous=FULL: every metadata commit reaches the disk");
 DEFINE_double(entry_timeout, 60, "seconds the kernel may cache directory entries (0..31536000)");
 DEFINE_double(attr_timeout, 60, "seconds the kernel may cache attributes (0..31536000)");
@@ -204,6 +205,46 @@ std::string TierfsUsage() {
   return usage + kUsageTail;
 }
 
+// Takes tierfs's own options out of the -o list (fstab and mount(8) can pass
+// nothing else): "name=value", "name" (a switch on) or "noname" (off) for a flag
+// defined in cli/ other than -o, -f and -d; sets each through gflags, so its
+// range check applies. Returns the rest, for FUSE. False, with a message naming
+// the option, when one does not take its value.
+bool TakeOwnMountOptions(const std::string& list, std::string* rest) {
+  rest->clear();
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t end = list.find(',', start);
+    if (end == std::string::npos) end = list.size();
+    const std::string item = list.substr(start, end - start);
+    start = end + 1;
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    std::string name = item.substr(0, eq);
+    std::string value = eq == std::string::npos ? "true" : item.substr(eq + 1);
+    gflags::CommandLineFlagInfo info;
+    bool own = gflags::GetCommandLineFlagInfo(name.c_str(), &info) && DefinedInCli(info);
+    if (!own && eq == std::string::npos && name.rfind("no", 0) == 0 &&
+        gflags::GetCommandLineFlagInfo(name.substr(2).c_str(), &info) && DefinedInCli(info) &&
+        info.type == "bool") {
+      name = name.substr(2);
+      value = "false";
+      own = true;
+    }
+    if (own && name != "o" && name != "f" && name != "d") {
+      if (gflags::SetCommandLineOption(name.c_str(), value.c_str()).empty()) {
+        std::fprintf(stderr, "tierfs: -o %s: not a valid value for %s\n", item.c_str(),
+                     name.c_str());
+        return false;
+      }
+      continue;
+    }
+    if (!rest->empty()) *rest += ",";
+    *rest += item;
+  }
+  return true;
+}
+
 // What argv asks for before gflags sees it: help in any spelling gflags knows
 // (-h, -help, --helpfull, --helpshort, --helpon=...), or the version.
 enum class EarlyRequest { kNone, kHelp, kVersion };
@@ -249,12 +290,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: tierfs [options] METADATA_VOLUME_DIR MOUNTPOINT (see --help)\n");
     return 2;
   }
+  std::string fuse_options;
+  if (!TakeOwnMountOptions(FLAGS_o, &fuse_options)) return 1;
   tierfs::SessionOptions options;
   options.metadata_dir = argv[1];
   options.mountpoint = argv[2];
   options.foreground = FLAGS_f;
   options.debug = FLAGS_d;
-  options.fuse_options = FLAGS_o;
+  options.fuse_options = fuse_options;
   options.sync_full = FLAGS_sync_full;
   options.entry_timeout = FLAGS_entry_timeout;
   options.attr_timeout = FLAGS_attr_timeout;

@@ -56,7 +56,8 @@ TEST_F(GroupCommitTest, ChangesOlderThanTheWindowSurviveAKill) {
 
 TEST_F(GroupCommitTest, FsyncdirMakesEveryChangeDurableAtOnce) {
   Unmount();
-  Mount(kLongWindow);
+  // As fstab gives it: tierfs's own options ride in -o beside FUSE's.
+  Mount({"-o", "default_permissions,commit_ms=1000"});
   ASSERT_EQ(mkdir(Path("kept").c_str(), 0755), 0);
   WriteFile(Path("kept/f"), "synced");
   FsyncDir(mnt_);  // another directory's fsyncdir commits these too
@@ -123,6 +124,17 @@ TEST_F(GroupCommitTest, ObjectsOfLostCreatesAreRemovedAtTheNextMount) {
   Mount();
   EXPECT_FALSE(Exists("ghost"));
   EXPECT_EQ(CountObjects(), 0u) << "an orphan object outlived the mount after the crash";
+}
+
+TEST_F(GroupCommitTest, AMountOptionOutOfRangeIsRefusedByName) {
+  Unmount();
+  CommandResult r = Tool("tierfs", {"-o", "commit_ms=5000", ssd_, mnt_});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("commit_ms"), std::string::npos) << r.output;
+  r = Tool("tierfs", {"-o", "writeback_cache=maybe", ssd_, mnt_});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("-o writeback_cache=maybe"), std::string::npos) << r.output;
+  Mount();
 }
 
 }  // namespace
