@@ -73,6 +73,16 @@ void FillDevice(const std::string& dir) {
 
 class FullVolumeTest : public TierfsFixture {
  protected:
+  // The kernel sends a close's RELEASE after close(2) returns, so an unlinked
+  // file's object goes (and the volume has room again) a moment after the
+  // unlink: waits, bounded (5 s), until the ssd has `bytes` available.
+  void WaitForSsdRoom(uint64_t bytes) const {
+    for (int i = 0; i < 100; ++i) {
+      struct statvfs st;
+      if (statvfs(ssd_.c_str(), &st) == 0 && uint64_t{st.f_bavail} * st.f_frsize > bytes) return;
+      usleep(50 * 1000);
+    }
+  }
   void PrepareVolumes() override { MountScratch(ssd_, "64m"); }
 };
 
@@ -165,15 +175,9 @@ TEST_F(FullVolumeTest, WriterGetsEnospcOnlyWhenEveryAllowedVolumeIsFull) {
   ASSERT_EQ(stat(Path("big").c_str(), &st), 0);
   EXPECT_EQ(static_cast<size_t>(st.st_size), written);
   EXPECT_TRUE(ReadFile(Path("big")) == data.substr(0, written)) << "contents differ";
-  // Deleting it frees the room, and the database is fine. The kernel sends the
-  // close's RELEASE after close(2) returns, so the object goes (and the volume has
-  // room again) a moment after the unlink: wait for it, bounded.
+  // Deleting it frees the room, and the database is fine.
   EXPECT_EQ(unlink(Path("big").c_str()), 0) << strerror(errno);
-  for (int i = 0; i < 100; ++i) {
-    struct statvfs st;
-    if (statvfs(ssd_.c_str(), &st) == 0 && uint64_t{st.f_bavail} * st.f_frsize > 16 * kMiB) break;
-    usleep(50 * 1000);
-  }
+  WaitForSsdRoom(16 * kMiB);
   EXPECT_EQ(WriteAndSync(Path("small"), RandomBytes(kMiB, 4), &written), 0);
   Remount();
   EXPECT_TRUE(ReadFile(Path("small")) == RandomBytes(kMiB, 4)) << "contents differ";
@@ -208,11 +212,7 @@ TEST_F(FullVolumeTest, WithWritebackCacheEnospcShowsAtFsync) {
       << close_rc;
   EXPECT_TRUE(ReadFile(Path("first")) == first) << "fsynced file damaged";
   EXPECT_EQ(unlink(Path("big").c_str()), 0) << strerror(errno);
-  for (int i = 0; i < 100; ++i) {
-    struct statvfs st;
-    if (statvfs(ssd_.c_str(), &st) == 0 && uint64_t{st.f_bavail} * st.f_frsize > 16 * kMiB) break;
-    usleep(50 * 1000);
-  }
+  WaitForSsdRoom(16 * kMiB);
   EXPECT_EQ(WriteAndSync(Path("small"), RandomBytes(kMiB, 4), &written), 0);
   CrashDaemon();  // everything fsynced survives kill -9
   Mount({"--writeback_cache"});

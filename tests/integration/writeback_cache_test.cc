@@ -14,24 +14,11 @@
 #include <filesystem>
 #include <thread>
 
+#include "tests/integration/test_policies.h"
 #include "tests/integration/tierfs_fixture.h"
 
 namespace tierfs::testing {
 namespace {
-
-constexpr char kPinHotPolicy[] = R"(<?xml version="1.0"?>
-<PLACEMENT_POLICY Version="5.1" Name="pin_hot">
-  <RULE Flags="data" Name="hot_files">
-    <SELECT><PATTERN>*.hot</PATTERN></SELECT>
-    <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION></ON></CREATE>
-    <RELOCATE><TO><DESTINATION><CLASS>ssd</CLASS></DESTINATION></TO></RELOCATE>
-  </RULE>
-  <RULE Flags="data" Name="rest">
-    <SELECT><PATTERN>*</PATTERN></SELECT>
-    <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION></ON></CREATE>
-  </RULE>
-</PLACEMENT_POLICY>
-)";
 
 class WritebackCacheTest : public TierfsFixture {
  protected:
