@@ -1,5 +1,5 @@
-// Read-only work writes nothing to the database per file read (issue 11): the
-// atime a read moves (relatime) and the heat it earns stay in memory until the
+// Reading writes nothing to the database while it happens (issue 11): the atime
+// a read moves (relatime) and the heat it earns stay in memory until the
 // periodic writeback, which writes all of them in one transaction.
 #include <sys/stat.h>
 #include <unistd.h>
