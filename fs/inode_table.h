@@ -48,7 +48,7 @@ struct InodeState {
   uint64_t change_seq = 0;    // bumped with every data-path change (see MarkDirty)
   bool data_written = false;  // a write since the last writeback: logged as FCL "write"
   // Dirty only by reads moving atime (relatime): left to the periodic writeback,
-  // so read-only work writes nothing to the database per file (see MarkAtimeDirty).
+  // so reading writes nothing to the database as it happens (see MarkAtimeDirty).
   bool atime_only = false;
   // security.capability is known to be absent. The kernel asks for it before every
   // write (to clear file capabilities); answering from memory keeps SQL off the
