@@ -319,12 +319,11 @@ void FileSystem::Forget(uint64_t ino, uint64_t n) {
 }
 
 void FileSystem::Reclaim(const meta::Inode& attr) {
-  const uint64_t ticket = meta_->ChangesTicket();
-  if (!meta_->Committed(ticket)) {
+  if (std::optional<uint64_t> ticket = meta_->UncommittedTicket()) {
     // Removing the object before nlink 0 is durable would let a crash bring back
     // a name whose bytes are gone.
     std::lock_guard lock(reclaim_mu_);
-    deferred_reclaims_.emplace_back(ticket, attr);
+    deferred_reclaims_.emplace_back(*ticket, attr);
     return;
   }
   ReclaimNow(attr);
@@ -335,9 +334,10 @@ void FileSystem::ReclaimCommitted() {
   {
     std::lock_guard lock(reclaim_mu_);
     if (deferred_reclaims_.empty()) return;
-    auto still_waiting = std::partition(
-        deferred_reclaims_.begin(), deferred_reclaims_.end(),
-        [this](const auto& entry) { return !meta_->Committed(entry.first); });
+    const uint64_t committed = meta_->CommittedTickets();  // one look for the batch
+    auto still_waiting =
+        std::partition(deferred_reclaims_.begin(), deferred_reclaims_.end(),
+                       [committed](const auto& entry) { return entry.first > committed; });
     for (auto it = still_waiting; it != deferred_reclaims_.end(); ++it) {
       ready.push_back(it->second);
     }

@@ -375,14 +375,12 @@ Status Database::CommitGroup() {
   return Status::Ok();
 }
 
-uint64_t Database::ChangesTicket() const {
-  if (group_ == nullptr) return 0;
-  return group_->commits + (InTransaction() ? 1 : 0);
+std::optional<uint64_t> Database::UncommittedTicket() const {
+  if (group_ == nullptr || !InTransaction()) return std::nullopt;
+  return group_->commits + 1;  // the open group's, once committed
 }
 
-bool Database::Committed(uint64_t ticket) const {
-  return group_ == nullptr || group_->commits >= ticket;
-}
+uint64_t Database::CommittedTickets() const { return group_ == nullptr ? 0 : group_->commits; }
 
 // ---- Transaction -------------------------------------------------------------------
 

@@ -28,6 +28,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -187,10 +188,12 @@ class Database {
   // Commits the open group; OK when none is open (or group commit is off). On an
   // error the group stays open and the next CommitGroup retries it.
   Status CommitGroup();
-  // A ticket for every change made so far: they are durable (committed) once
-  // Committed(ticket) is true. Without group commit every ticket is committed.
-  uint64_t ChangesTicket() const;
-  bool Committed(uint64_t ticket) const;
+  // The ticket of the changes made so far, or nullopt when they are all
+  // committed (always, without group commit). A ticket is committed once
+  // CommittedTickets() reaches it.
+  std::optional<uint64_t> UncommittedTicket() const;
+  // Every ticket up to this one is committed.
+  uint64_t CommittedTickets() const;
 
  private:
   struct CachedStatement {

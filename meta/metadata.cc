@@ -98,14 +98,14 @@ Status Metadata::Sync() {
   return db_->CommitGroup();
 }
 
-uint64_t Metadata::ChangesTicket() {
+std::optional<uint64_t> Metadata::UncommittedTicket() {
   auto lock = db_->Lock();
-  return db_->ChangesTicket();
+  return db_->UncommittedTicket();
 }
 
-bool Metadata::Committed(uint64_t ticket) {
+uint64_t Metadata::CommittedTickets() {
   auto lock = db_->Lock();
-  return db_->Committed(ticket);
+  return db_->CommittedTickets();
 }
 
 Status Metadata::Format(const std::string& db_path, const FsInfo& info,

@@ -220,9 +220,10 @@ class Metadata {
   // (fsync, fsyncdir, an object about to be removed). EIO/ENOSPC from SQLite; the
   // group then stays open and a later Sync retries.
   Status Sync();
-  // A ticket for every change made so far, and whether those are committed yet.
-  uint64_t ChangesTicket();
-  bool Committed(uint64_t ticket);
+  // The ticket of the changes made so far, or nullopt when they are all committed;
+  // a ticket is committed once CommittedTickets() reaches it. One lock each.
+  std::optional<uint64_t> UncommittedTicket();
+  uint64_t CommittedTickets();
   // The directory that holds directory `dir` (its ".."): the root for the root and
   // for a removed directory. ENOENT if there is no inode `dir`, ENOTDIR if it is
   // not a directory.
