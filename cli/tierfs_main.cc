@@ -39,6 +39,10 @@ DEFINE_bool(writeback_cache, true,
             "let the kernel cache writes and send them to the daemon in large batches "
             "(FUSE writeback cache; on by default, --writeback_cache=false turns it off); "
             "write errors such as ENOSPC then show at fsync or close");
+DEFINE_bool(exact_atime, false,
+            "move atime (relatime rules) only when a read reaches the daemon, which makes "
+            "the kernel drop a file's cached pages at an open that would move it; off: an "
+            "O_RDONLY open moves it and cached reads stay in the kernel");
 DEFINE_double(fcl_keep_hours, 14 * 24,
               "File Change Log retention: drop records older than this many hours "
               "(0 = keep; at most 876000)");
@@ -304,6 +308,7 @@ int main(int argc, char** argv) {
   options.writeback_seconds = FLAGS_writeback_seconds;
   options.max_threads = FLAGS_threads;
   options.commit_window_us = static_cast<int64_t>(FLAGS_commit_ms * 1000);
+  options.exact_atime = FLAGS_exact_atime;
   options.writeback_cache = FLAGS_writeback_cache;
   options.fcl_keep_seconds = static_cast<int64_t>(FLAGS_fcl_keep_hours * 3600);
   options.fcl_max_records = FLAGS_fcl_max_records;

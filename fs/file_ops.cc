@@ -66,7 +66,7 @@ Result<std::pair<meta::Inode, FileHandle*>> FileSystem::Create(const Caller& cal
                                                                int flags) {
   auto attr = MakeNode(caller, parent, name, (mode & 07777) | S_IFREG, 0, {});
   if (!attr.ok()) return attr.status();
-  auto fh = Open(attr->ino, flags);
+  auto fh = OpenHandle(attr->ino, flags, /*created=*/true);
   if (!fh.ok()) {
     // Undo the name so a failed create leaves nothing behind.
     Unlink(parent, name);
@@ -76,7 +76,7 @@ Result<std::pair<meta::Inode, FileHandle*>> FileSystem::Create(const Caller& cal
   return std::pair{*attr, *fh};
 }
 
-Result<FileHandle*> FileSystem::Open(uint64_t ino, int flags) {
+Result<FileHandle*> FileSystem::OpenHandle(uint64_t ino, int flags, bool created) {
   InodeRef inode = inodes_.Find(ino);
   if (!inode) {
     auto attr = meta_->GetInode(ino);
@@ -91,11 +91,21 @@ Result<FileHandle*> FileSystem::Open(uint64_t ino, int flags) {
   auto* fh = new FileHandle;
   fh->inode = inode;
   fh->flags = flags;
-  // The kernel drops the cached pages when keep_cache is off, so the next read
-  // reaches Read() and moves atime as a read on ext4 does (relatime). Once atime is
-  // current the cache is kept again.
-  fh->keep_cache =
-      (flags & O_ACCMODE) == O_WRONLY || (flags & O_NOATIME) != 0 || !AtimeIsStale(inode->attr);
+  const bool reads = !created && (flags & O_ACCMODE) != O_WRONLY && (flags & O_NOATIME) == 0;
+  if (!reads || !AtimeIsStale(inode->attr)) return fh;
+  // Only an open for reading alone stands for its reads: an O_RDWR open (a
+  // database file, fallocate, an in-place update) is as often only a write.
+  if (options_.exact_atime || (flags & O_ACCMODE) != O_RDONLY) {
+    // The kernel drops the cached pages when keep_cache is off, so the next read
+    // reaches Read() and moves atime as a read on ext4 does (relatime). Once atime
+    // is current the cache is kept again.
+    fh->keep_cache = false;
+  } else {
+    // Reads from the kernel's cache never reach the daemon: the open for
+    // reading stands for them, under the same relatime rule.
+    UpdateAtimeOnRead(*inode);
+    fh->moved_atime = true;
+  }
   return fh;
 }
 
@@ -253,8 +263,6 @@ void FileSystem::DropSetgidAfterWrite(FileHandle* fh, const Caller& caller) {
   std::lock_guard lock(inode.mu);
   ApplyRowLocked(inode, *row);
 }
-
-Status FileSystem::Flush(FileHandle* fh) { return WritebackOnClose(fh->inode); }
 
 Status FileSystem::WritebackOnClose(const InodeRef& inode) {
   {

@@ -445,6 +445,8 @@ Status FileSystem::Writeback(const InodeRef& inode, std::string_view event) {
 
 Status FileSystem::FlushAll() {
   Status first;
+  // One commit for the whole flush (below), not one per group commit window.
+  std::optional<meta::Metadata::BatchScope> batch(std::in_place, *meta_);
   for (const InodeRef& inode : inodes_.Snapshot()) {
     Status st = Writeback(inode, {});
     if (!st.ok() && first.ok()) first = st;
@@ -468,6 +470,7 @@ Status FileSystem::FlushAll() {
   }
   // A scan, `fcladm sync` and the periodic writeback see (and leave) everything
   // committed, reclaims that waited for a commit included.
+  batch.reset();
   Status synced = SyncMetadata();
   if (first.ok()) first = synced;
   return first;

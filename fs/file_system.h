@@ -91,6 +91,13 @@ struct FileSystemOptions {
   // database transaction (meta/group_committer.h); fsync and fsyncdir commit at
   // once. 0 = every change commits on its own.
   int64_t commit_window_us = 5000;
+  // When atime moves (relatime rules, as on ext4). false: at an O_RDONLY open,
+  // so the kernel keeps the file's cached pages and a warm read costs no
+  // request (an O_RDWR open behaves as with true). true: at the first read that
+  // reaches the daemon, which needs the kernel to drop the file's cached pages
+  // at such an open (a warm re-read then goes through FUSE once).
+  // docs/design.md, "Access times".
+  bool exact_atime = false;
 };
 
 // A create needs this much room above a volume's reserve: a new file's size is
@@ -148,7 +155,10 @@ class FileSystem {
   Result<std::pair<meta::Inode, FileHandle*>> Create(const Caller& caller, uint64_t parent,
                                                      std::string_view name, mode_t mode,
                                                      int flags);
-  Result<FileHandle*> Open(uint64_t ino, int flags);
+  // Opens a regular file; an O_RDONLY open (without O_NOATIME) moves atime by the
+  // relatime rule unless FileSystemOptions::exact_atime. EISDIR for a
+  // directory, ENXIO for a special file, EIO when its volume is offline.
+  Result<FileHandle*> Open(uint64_t ino, int flags) { return OpenHandle(ino, flags, false); }
   // Reads up to `size` bytes at `offset` into `buf`; returns bytes read (0 at EOF).
   Result<size_t> Read(FileHandle* fh, char* buf, size_t size, off_t offset);
   // Writes `size` bytes at `offset`; returns bytes written (short only when a
@@ -169,7 +179,6 @@ class FileSystem {
   void SetKernelKeepsWriteTimes(bool on) { kernel_keeps_write_times_.store(on); }
   // Clears setgid (no group-execute) after a write by `caller` when the VFS would.
   void DropSetgidAfterWrite(FileHandle* fh, const Caller& caller);
-  Status Flush(FileHandle* fh);
   Status Fsync(FileHandle* fh, bool datasync);
   // Closes the handle (deletes it); reclaims an unlinked inode at its last close.
   Status Release(FileHandle* fh);
@@ -306,6 +315,8 @@ class FileSystem {
   // cannot copy_file_range between the two objects.
   Result<size_t> CopyByHand(int src_fd, off_t in_offset, int dst_fd, off_t out_offset,
                             size_t length);
+  // Open(); `created`: the file was just made, with atime already its creation time.
+  Result<FileHandle*> OpenHandle(uint64_t ino, int flags, bool created);
   // Opens the inode's shared backing fd if it is not open yet (inode->mu held).
   Status EnsureFdLocked(InodeState& inode);
   // Opens the inode's object (inode->mu held) and trims it to the recorded size:

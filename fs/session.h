@@ -25,6 +25,7 @@ struct SessionOptions {
   int writeback_seconds = 5;         // period of the counter/inode writeback
   int max_threads = 16;              // FUSE worker threads
   int64_t commit_window_us = 5000;   // group commit window (0 = commit every change)
+  bool exact_atime = false;          // FileSystemOptions::exact_atime
   bool writeback_cache = false;      // FUSE_CAP_WRITEBACK_CACHE (fs/fuse_ops.cc OpInit)
   int64_t fcl_keep_seconds = 14 * 24 * 3600;  // FCL retention by age (0 = keep all)
   uint64_t fcl_max_records = 1'000'000;       // FCL retention by size (0 = no limit)

@@ -35,14 +35,30 @@ GroupCommitter::~GroupCommitter() {
   if (!st.ok()) std::fprintf(stderr, "tierfs: group commit: %s\n", st.ToString().c_str());
 }
 
+void GroupCommitter::Hold() {
+  std::lock_guard guard(mu_);
+  holds_++;
+}
+
+void GroupCommitter::Release() {
+  {
+    std::lock_guard guard(mu_);
+    holds_--;
+  }
+  cv_.notify_one();
+}
+
 void GroupCommitter::Run() {
   std::unique_lock guard(mu_);
   while (!stop_) {
     cv_.wait(guard, [this] { return opened_ || stop_; });
     if (stop_) break;
     opened_ = false;
-    // Let the group gather the changes of the window; a stop ends it early.
+    // Let the group gather the changes of the window; a stop ends it early. A
+    // batch in progress keeps it open (bounded), and its end commits at once.
     cv_.wait_for(guard, window_, [this] { return stop_; });
+    const auto deadline = std::chrono::steady_clock::now() + kMaxBatchDeferral;
+    cv_.wait_until(guard, deadline, [this] { return stop_ || holds_ == 0; });
     guard.unlock();
     Status st;
     {

@@ -36,6 +36,17 @@ class GroupCommitter {
   GroupCommitter(const GroupCommitter&) = delete;
   GroupCommitter& operator=(const GroupCommitter&) = delete;
 
+  // A batch of many changes (a writeback of thousands of inodes, an I/O
+  // statistics flush) is under way: while any hold lasts, the committer lets the
+  // group stay open past its window, by whole windows, for at most
+  // kMaxBatchDeferral, so the batch reaches the WAL in one commit instead of one
+  // per window (each commit rewrites every page the batch touched so far).
+  // Explicit commits (Metadata::Sync) are not held back. Thread-safe; every
+  // Hold() needs one Release().
+  void Hold();
+  void Release();
+  static constexpr std::chrono::milliseconds kMaxBatchDeferral{1000};
+
  private:
   void Run();
 
@@ -46,6 +57,7 @@ class GroupCommitter {
   std::condition_variable cv_;
   bool opened_ = false;  // a group opened since the committer last looked
   bool stop_ = false;
+  int holds_ = 0;  // Hold() calls not yet released
   std::thread thread_;
 };
 

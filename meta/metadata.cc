@@ -93,6 +93,14 @@ void Metadata::StartGroupCommit(std::chrono::microseconds window,
   committer_ = std::make_unique<GroupCommitter>(db_.get(), window, std::move(after_commit));
 }
 
+Metadata::BatchScope::BatchScope(Metadata& meta) : committer_(meta.committer_.get()) {
+  if (committer_ != nullptr) committer_->Hold();
+}
+
+Metadata::BatchScope::~BatchScope() {
+  if (committer_ != nullptr) committer_->Release();
+}
+
 Status Metadata::Sync() {
   auto lock = db_->Lock();
   return db_->CommitGroup();

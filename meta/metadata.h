@@ -220,6 +220,22 @@ class Metadata {
   // (fsync, fsyncdir, an object about to be removed). EIO/ENOSPC from SQLite; the
   // group then stays open and a later Sync retries.
   Status Sync();
+  // While a BatchScope lives, the group commit stays open past its window (at
+  // most GroupCommitter::kMaxBatchDeferral) so that many changes made in a row
+  // (a writeback of every dirty inode, an I/O statistics flush) reach the WAL in
+  // one commit. A crash may then lose up to that long of acknowledged changes
+  // not covered by an fsync. Without group commit it does nothing. Scopes may
+  // overlap (from several threads); they must not outlive the Metadata.
+  class BatchScope {
+   public:
+    explicit BatchScope(Metadata& meta);
+    ~BatchScope();
+    BatchScope(const BatchScope&) = delete;
+    BatchScope& operator=(const BatchScope&) = delete;
+
+   private:
+    GroupCommitter* committer_;
+  };
   // The ticket of the changes made so far, or nullopt when they are all committed;
   // a ticket is committed once CommittedTickets() reaches it. One lock each.
   std::optional<uint64_t> UncommittedTicket();
