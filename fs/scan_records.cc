@@ -102,13 +102,16 @@ Status CollectCandidates(FileSystem& fs, const ScanSelection& sel, std::vector<C
   }
   // Path-name order compares component by component ("/a/z" before "/a.txt"), as
   // Metadata::WalkFiles does: '/' sorts before every other byte.
-  std::sort(out->begin(), out->end(), [](const Candidate& a, const Candidate& b) {
+  // A single tree walk yields that order already: checking costs one comparison
+  // per file, sorting twenty.
+  auto before = [](const Candidate& a, const Candidate& b) {
     return std::lexicographical_compare(
         a.first.begin(), a.first.end(), b.first.begin(), b.first.end(), [](char x, char y) {
           auto key = [](char c) { return c == '/' ? -1 : static_cast<unsigned char>(c); };
           return key(x) < key(y);
         });
-  });
+  };
+  if (!std::is_sorted(out->begin(), out->end(), before)) std::sort(out->begin(), out->end(), before);
   return Status::Ok();
 }
 
@@ -140,7 +143,7 @@ Result<ScanInputs> GatherScanInputs(FileSystem& fs, const policy::PlacementPolic
   for (auto& [path, inode] : candidates) {
     policy::FileRecord r;
     r.ino = inode.ino;
-    r.path = path;
+    r.path = std::move(path);
     r.uid = inode.uid;
     r.gid = inode.gid;
     r.user = names.User(inode.uid);
@@ -158,6 +161,7 @@ Result<ScanInputs> GatherScanInputs(FileSystem& fs, const policy::PlacementPolic
     index.emplace(r.ino, inputs.files.size());
     inputs.files.push_back(std::move(r));
   }
+  std::vector<Candidate>().swap(candidates);  // their paths moved into the records
   if (windows.empty()) return inputs;
 
   // One pass over the buckets of the longest window: per-file windows for the
@@ -168,42 +172,47 @@ Result<ScanInputs> GatherScanInputs(FileSystem& fs, const policy::PlacementPolic
   // second (in a bucket that starts then, at an hour boundary) is not lost.
   const int64_t end_s = now_s + 1;
   const std::vector<double> average_window = {policy.average_period_hours};
-  std::unordered_map<uint64_t, std::vector<policy::IoCounters>> averaged;
   const int64_t since = end_s - static_cast<int64_t>(windows.back() * kSecondsPerHour);
+  // The buckets come in inode order (Metadata::ForEachIoBucket), so each file's
+  // windows and its activity over the AveragePeriod gather in one place and are
+  // settled when the next inode begins: one index look-up per file, no map.
+  uint64_t current_ino = 0;
+  std::vector<policy::IoCounters>* current_windows = nullptr;  // null: not a candidate
+  std::vector<policy::IoCounters> current_average(1);
+  auto settle = [&] {
+    const policy::IoCounters c = current_average.front();
+    current_average.assign(1, policy::IoCounters{});
+    if (current_ino == 0 || c.rbytes + c.wbytes + c.rops + c.wops <= 0) return;  // not active
+    uint64_t size;
+    if (auto it = index.find(current_ino); it != index.end()) {
+      size = inputs.files[it->second].size;
+    } else {
+      auto inode = fs.metadata().GetInode(current_ino);
+      if (!inode.ok()) return;  // deleted: its activity no longer counts
+      size = inode->size;
+    }
+    policy::AddActivity(c, size, &inputs.totals);
+  };
   Status st = fs.metadata().ForEachIoBucket(since, [&](const meta::IoBucket& b) {
+    if (b.ino != current_ino) {
+      if (policy.UsesAverage()) settle();
+      current_ino = b.ino;
+      auto it = index.find(b.ino);
+      current_windows = it == index.end() ? nullptr : &inputs.files[it->second].windows;
+    }
     policy::IoCounters c{static_cast<double>(b.rbytes), static_cast<double>(b.wbytes),
                          static_cast<double>(b.rops), static_cast<double>(b.wops)};
-    if (auto it = index.find(b.ino); it != index.end()) {
+    if (current_windows != nullptr) {
       policy::AccumulateBucket(windows, end_s, b.bucket_start_s, b.bucket_seconds, c,
-                               &inputs.files[it->second].windows);
+                               current_windows);
     }
     if (policy.UsesAverage()) {
-      auto& acc = averaged[b.ino];
-      if (acc.empty()) acc.resize(1);
       policy::AccumulateBucket(average_window, end_s, b.bucket_start_s, b.bucket_seconds, c,
-                               &acc);
+                               &current_average);
     }
   });
   if (!st.ok()) return st;
-
-  for (const auto& [ino, acc] : averaged) {
-    const policy::IoCounters& c = acc.front();
-    if (c.rbytes + c.wbytes + c.rops + c.wops <= 0) continue;  // not active in the window
-    uint64_t size;
-    if (auto it = index.find(ino); it != index.end()) {
-      size = inputs.files[it->second].size;
-    } else {
-      auto inode = fs.metadata().GetInode(ino);
-      if (!inode.ok()) continue;  // deleted: its activity no longer counts
-      size = inode->size;
-    }
-    inputs.totals.io.rbytes += c.rbytes;
-    inputs.totals.io.wbytes += c.wbytes;
-    inputs.totals.io.rops += c.rops;
-    inputs.totals.io.wops += c.wops;
-    inputs.totals.size_sum += static_cast<double>(std::max<uint64_t>(size, 4096));
-    inputs.totals.active_files++;
-  }
+  if (policy.UsesAverage()) settle();
   return inputs;
 }
 
