@@ -245,6 +245,9 @@ int FsppadmMain(const std::vector<std::string>& args, const CliEnv& env) {
       case FsppadmCommand::kAdvise:
         code = fsppadm::RunAdvise(a, env);
         break;
+      case FsppadmCommand::kReport:
+        code = fsppadm::RunTierReport(a, env);
+        break;
       case FsppadmCommand::kNone:
         *env.out << FsppadmUsage(a.command);
         break;

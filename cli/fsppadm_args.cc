@@ -83,6 +83,20 @@ constexpr CommandInfo kCommands[] = {
      "  --show RANK   print the policy text of this rank instead of the best (1)\n"
      "  -o FILE       also write that policy text to FILE\n"
      "  --json        one JSON document (every variant with its policy text)\n"},
+    {FsppadmCommand::kReport, "report",
+     "usage: fsppadm report [--html FILE | --json] [--depth N] [--hours H] MOUNT\n"
+     "Shows, per directory, how many bytes and files sit on each placement class and\n"
+     "how hot they are (bytes read and written in the last H hours, and IOTEMP: those\n"
+     "bytes per hour per byte held), then the same per class and per volume with\n"
+     "capacity, used and free space. Default: text tables.\n"
+     "  --html FILE   write a self-contained HTML page with a chart instead (\"-\":\n"
+     "                standard output)\n"
+     "  --json        the same data as one JSON document\n"
+     "  --depth N     one row per directory N components below the mount point:\n"
+     "                deeper files count in their ancestor there, files higher up in\n"
+     "                their own directory (default 2, 0..1000; 0: one row, \"/\")\n"
+     "  --hours H     the heat window in hours, decimals allowed (default 24, at most\n"
+     "                8784)\n"},
     {FsppadmCommand::kTag, "tag",
      "usage: fsppadm tag add|remove TAG FILE...\n"
      "       fsppadm tag list FILE...\n"
@@ -155,6 +169,12 @@ std::vector<OptionSpec> SpecsFor(FsppadmCommand c) {
                                  {nullptr, 'n', true, "COUNT"},
                                  {"show", 0, true, "RANK"},
                                  {nullptr, 'o', true, "FILE"}});
+      break;
+    case FsppadmCommand::kReport:
+      specs.insert(specs.end(), {{"json", 0, false, ""},
+                                 {"html", 0, true, "FILE"},
+                                 {"depth", 0, true, "N"},
+                                 {"hours", 0, true, "H"}});
       break;
     case FsppadmCommand::kEnforce:
     case FsppadmCommand::kAnalyze:
@@ -281,6 +301,22 @@ Status OnOption(FsppadmArgs* a, const OptionSpec& spec, const char* value) {
     return ParseNumberList("--thresholds", value, 1e12, &a->advise_thresholds);
   } else if (name == "limits") {
     return ParseNumberList("--limits", value, 100, &a->advise_limits);
+  } else if (name == "html") {
+    if (*value == '\0') return Status::Invalid("--html: empty file name");
+    a->report_html = value;
+  } else if (name == "depth") {
+    Result<uint64_t> depth = ParseCount(value);
+    if (!depth.ok() || *depth > 1000) {
+      return Status::Invalid("--depth: N must be 0 to 1000, got \"" + std::string(value) + "\"");
+    }
+    a->report_depth = static_cast<int64_t>(*depth);
+  } else if (name == "hours") {
+    Result<double> hours = ParseHours(value);
+    if (!hours.ok() || !(*hours > 0) || *hours > 8784) {
+      return Status::Invalid("--hours: H must be more than 0 and at most 8784, got \"" +
+                             std::string(value) + "\"");
+    }
+    a->report_hours = *hours;
   } else if (name == "show") {
     Result<uint64_t> rank = ParseCount(value);
     if (!rank.ok() || *rank < 1) {
@@ -336,6 +372,13 @@ Status CheckOperands(FsppadmArgs* a, std::vector<std::string> ops) {
       if (ops.size() == 2) {
         a->policy_file = ops.back();
         ops.pop_back();
+      }
+      a->mounts = std::move(ops);
+      break;
+    case FsppadmCommand::kReport:
+      TIERFS_RETURN_IF_ERROR(need(ops.size() == 1, "one MOUNT"));
+      if (a->json && !a->report_html.empty()) {
+        return Status::Invalid("--html and --json exclude each other");
       }
       a->mounts = std::move(ops);
       break;
@@ -413,6 +456,7 @@ std::string FsppadmUsage(FsppadmCommand command) {
          "  status [-n COUNT] [--json] MOUNT      policy, volumes, recent scans and moves\n"
          "  tag add|remove TAG FILE...           tag files for <TAG> selects (list FILE...)\n"
          "  heatbucket MOUNT SECONDS              set the heat bucket (restarts the counts)\n"
+         "  report [--html FILE|--json] MOUNT     bytes and heat per directory and class\n"
          "  advise [OPTIONS] MOUNT [POLICY.xml]   replay the recorded I/O against the policy\n"
          "                                        and variants; the best, with its text\n"
          "\n"

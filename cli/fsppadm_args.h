@@ -13,6 +13,7 @@
 //   fsppadm advise   [--json] [--interval DURATION] [--class CLASS] [--periods F,...]
 //                    [--thresholds F,...] [--limits P,...] [-n COUNT] [--show RANK]
 //                    [-o FILE] MOUNT [POLICY.xml]
+//   fsppadm report   [--html FILE | --json] [--depth N] [--hours H] MOUNT
 //   fsppadm help [COMMAND] | --help | COMMAND --help | --version | COMMAND --version
 //
 // Parsing only: no I/O. Not thread-safe (getopt_long, see option_parser.h).
@@ -40,6 +41,7 @@ enum class FsppadmCommand {
   kTag,  // fsppadm tag add|remove|list ... (dst-spec 10 item 7)
   kHeatBucket,  // fsppadm heatbucket MOUNT SECONDS (tierfs extension, issue 10)
   kAdvise,      // fsppadm advise MOUNT [POLICY.xml] (tierfs extension, issue 10)
+  kReport,      // fsppadm report MOUNT: bytes and heat per directory and class (issue 9)
 };
 
 struct FsppadmArgs {
@@ -79,6 +81,11 @@ struct FsppadmArgs {
   uint64_t advise_rows = 10;         // -n: variants listed (0 = all)
   uint64_t advise_show = 1;          // --show: the rank whose policy text is printed (>= 1)
   std::string advise_output;         // -o: also write that policy text to this file
+
+  // report (docs/admin.md "A picture of the tiers"); json = --json, mounts = {MOUNT}.
+  std::string report_html;     // --html FILE: write the HTML page there ("-" = stdout)
+  int64_t report_depth = 2;    // --depth: directory components to aggregate at, 0..1000
+  double report_hours = 24;    // --hours: the heat window, > 0 and at most 8784
 
   // tag: the action ("add", "remove", "list"), the TAG word (add/remove), and the
   // files, which are in `paths`.

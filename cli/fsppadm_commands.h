@@ -38,5 +38,6 @@ int RunStatus(const FsppadmArgs& args, const CliEnv& env);  // fsppadm_status.cc
 int RunTag(const FsppadmArgs& args, const CliEnv& env);     // fsppadm_tag.cc
 int RunHeatBucket(const FsppadmArgs& args, const CliEnv& env);  // fsppadm_heat.cc
 int RunAdvise(const FsppadmArgs& args, const CliEnv& env);      // fsppadm_advise.cc
+int RunTierReport(const FsppadmArgs& args, const CliEnv& env);  // fsppadm_tier_report.cc
 
 }  // namespace tierfs::cli::fsppadm

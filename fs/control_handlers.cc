@@ -9,6 +9,7 @@
 #include "fs/check_ops.h"
 #include "fs/io_history.h"
 #include "fs/request_fields.h"
+#include "fs/tier_summary.h"
 #include "policy/loader.h"
 
 namespace tierfs {
@@ -67,6 +68,7 @@ Result<json> ControlHandlers::Dispatch(const json& request, const ControlPeer& p
   if (op == "heat_bucket") return HeatBucket(request);
   if (op == "check") return HandleCheckOp(fs_, request, reply);    // fs/check_ops.h
   if (op == "backup") return HandleBackupOp(fs_, request, reply);  // fs/check_ops.h
+  if (op == "tier_summary") return TierSummaryJson(fs_, request);  // fs/tier_summary.h
   if (op == "io_history") {  // fs/io_history.h: the history `fsppadm advise` replays
     auto tags = RequestBool(request, "tags", false);
     if (!tags.ok()) return tags.status();

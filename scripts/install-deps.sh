@@ -6,6 +6,7 @@ packages=(
   libfuse3-dev fuse3 libsqlite3-dev sqlite3 libxml2-dev libxml2-utils libxxhash-dev xxhash
   libgflags-dev libgtest-dev googletest nlohmann-json3-dev
   attr rsync git procps man-db
+  chromium python3-venv   # the browser test of `fsppadm report --html` (scripts/test-venv.sh)
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -13,10 +14,12 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages present"
-  exit 0
+else
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  echo "install-deps: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-echo "install-deps: installing ${missing[*]}"
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+# Playwright (PyPI) for the browser test, in a venv: not a Debian package.
+bash "$(dirname "$0")/test-venv.sh"

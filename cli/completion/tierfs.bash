@@ -78,7 +78,7 @@ _tierfs_mkdstfs() {
 
 _tierfs_fsppadm() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-  local commands="assign unassign list print validate enforce analyze query status heatbucket advise tag help"
+  local commands="assign unassign list print validate enforce analyze query status heatbucket advise report tag help"
   if [[ $COMP_CWORD -eq 1 ]]; then
     _tierfs_words "$commands --help --version"
     return 0
@@ -102,6 +102,12 @@ _tierfs_fsppadm() {
         --class) _tierfs_words "ssd hdd mixed ssdmetadata"; return 0 ;;
         -o) _tierfs_files; return 0 ;;
         --interval|--periods|--thresholds|--limits|-n|--show) return 0 ;;
+      esac ;;
+    report)
+      opts+=" --html --json --depth --hours"
+      case $prev in
+        --html) _tierfs_files; return 0 ;;
+        --depth|--hours) return 0 ;;
       esac ;;
     tag)
       if [[ $COMP_CWORD -eq 2 && $cur != -* ]]; then

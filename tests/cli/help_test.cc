@@ -72,6 +72,7 @@ std::vector<HelpCase> HelpCases() {
       {"fsppadm status", "--help", {"-n", "--json", "--help", "--version"}},
       {"fsppadm tag", "--help", {"--help", "--version"}},
       {"fsppadm heatbucket", "--help", {"--help", "--version"}},
+      {"fsppadm report", "--help", {"--html", "--json", "--depth", "--hours", "--help", "--version"}},
       {"fcladm", "--help", {"-s", "-t", "-n", "--json", "--help", "--version"}},
       {"fsvoladm", "--help", {"-v", "--verbose", "--json", "-h", "--help", "--version"}},
       {"fsmap", "--help", {"-H", "--human-readable", "--json", "-h", "--help", "--version"}},
