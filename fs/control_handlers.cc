@@ -338,12 +338,17 @@ Result<json> ControlHandlers::ScanStatus(const json& request) {
                          {"bytes_moved", s.bytes_moved}, {"errors", s.errors}});
   }
   json out_moves = json::array();
+  // A volume removed since (fsvoladm remove) has no name any more: say which it was.
+  auto volume_name = [&](uint32_t id) {
+    std::string name = fs_.volumes().NameOf(id);
+    return name.empty() ? "volume " + std::to_string(id) + " (removed)" : name;
+  };
   for (const meta::RelocationRecord& r : *moves) {
     auto path = fs_.metadata().PathOf(r.ino);
     out_moves.push_back({{"time_ns", r.time_ns}, {"ino", r.ino},
                          {"path", path.ok() ? *path : ""},
-                         {"from_volume", fs_.volumes().NameOf(r.from_volume)},
-                         {"to_volume", fs_.volumes().NameOf(r.to_volume)}, {"bytes", r.bytes},
+                         {"from_volume", volume_name(r.from_volume)},
+                         {"to_volume", volume_name(r.to_volume)}, {"bytes", r.bytes},
                          {"seconds", r.seconds}, {"outcome", r.outcome}});
   }
   return json{{"scans", out_scans},

@@ -186,6 +186,11 @@ TEST_F(FsvoladmTest, RemoveMovesEveryFileWhileDescriptorsStayOpen) {
   // file system's is left on it.
   EXPECT_TRUE(Volume("vol2").is_null());
   EXPECT_NE(ReadFile(hdd_ + "/.tierfs/label").find("retired=1"), std::string::npos);
+  // The evacuation's moves stay in the relocation history, naming the volume
+  // that left (it has no name in the volume list any more).
+  CommandResult status = Tool("fsppadm", {"status", "--json", mnt_});
+  EXPECT_NE(status.output.find("\"volume 2 (removed)\""), std::string::npos)
+      << status.output.substr(0, 2000);
   // It stays gone after a remount, and every file is still there.
   Remount();
   EXPECT_TRUE(Volume("vol2").is_null());
