@@ -50,6 +50,12 @@ DEFINE_uint64(fcl_max_records, 1000000,
               "File Change Log retention: keep at most this many records (0 = no limit)");
 DEFINE_double(iostat_keep_days, 31,
               "keep I/O statistics buckets this many days (0 = keep all; at most 36500)");
+DEFINE_string(metrics_listen, "",
+              "serve Prometheus metrics over HTTP at this HOST:PORT, path /metrics "
+              "(e.g. 127.0.0.1:9105; no authentication: keep it on localhost); empty = off");
+DEFINE_string(metrics_textfile, "",
+              "write the same metrics to this absolute path every 15 seconds and at unmount, "
+              "for node_exporter's textfile collector (a .prom file); empty = off");
 
 // Range checks: gflags refuses what does not parse (and a negative uint64), but
 // takes any int32 and any double, "inf" and "nan" included; a value out of range
@@ -85,7 +91,21 @@ static bool ValidateRecords(const char* flag, uint64_t value) {
                static_cast<long long>(INT64_MAX), static_cast<unsigned long long>(value));
   return false;
 }
+static bool ValidateListen(const char* flag, const std::string& value) {
+  if (value.empty()) return true;
+  tierfs::Status st = tierfs::ValidateMetricsListen(value);
+  if (!st.ok()) std::fprintf(stderr, "tierfs: %s\n", st.message().c_str());
+  return st.ok();
+}
+static bool ValidateTextfile(const char* flag, const std::string& value) {
+  if (value.empty() || value.front() == '/') return true;
+  std::fprintf(stderr, "tierfs: --%s must be an absolute path, got \"%s\"\n", flag,
+               value.c_str());
+  return false;
+}
 DEFINE_validator(entry_timeout, &ValidateTimeout);
+DEFINE_validator(metrics_listen, &ValidateListen);
+DEFINE_validator(metrics_textfile, &ValidateTextfile);
 DEFINE_validator(attr_timeout, &ValidateTimeout);
 DEFINE_validator(writeback_seconds, &ValidateWriteback);
 DEFINE_validator(threads, &ValidateThreads);
@@ -132,6 +152,8 @@ std::string ValueName(const gflags::CommandLineFlagInfo& flag) {
       {"fcl_keep_hours", "HOURS"},
       {"fcl_max_records", "N"},
       {"iostat_keep_days", "DAYS"},
+      {"metrics_listen", "HOST:PORT"},
+      {"metrics_textfile", "PATH"},
   };
   for (const auto& [name, value] : kNames) {
     if (flag.name == name) return std::string(value);
@@ -313,5 +335,7 @@ int main(int argc, char** argv) {
   options.fcl_keep_seconds = static_cast<int64_t>(FLAGS_fcl_keep_hours * 3600);
   options.fcl_max_records = FLAGS_fcl_max_records;
   options.iostat_keep_seconds = static_cast<int64_t>(FLAGS_iostat_keep_days * 86400);
+  options.metrics.listen = FLAGS_metrics_listen;
+  options.metrics.textfile = FLAGS_metrics_textfile;
   return tierfs::RunSession(options);
 }

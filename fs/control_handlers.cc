@@ -92,13 +92,7 @@ Result<json> ControlHandlers::Volumes() {
                   {"media_type", v.media_type},
                   {"media_type_source", v.media_type_source},
                   {"role", v.role},
-                  // Live health (online/full/offline) unless the volume row says
-                  // more (e.g. being removed).
-                  {"state", v.state != "online"
-                                ? v.state
-                                : fs_.volumes().Draining(v.id)
-                                      ? std::string("draining")
-                                      : std::string(VolumeHealthName(fs_.volumes().Health(v.id)))}};
+                  {"state", fs_.volumes().StateOf(v)}};
     for (const policy::VolumeState& s : space) {
       if (s.id == v.id) {
         entry["total_bytes"] = s.total_bytes;

@@ -126,10 +126,17 @@ void FileSystem::UpdateAtimeOnRead(InodeState& inode) {
 Result<size_t> FileSystem::Read(FileHandle* fh, char* buf, size_t size, off_t offset) {
   InodeState& inode = *fh->inode;
   std::shared_lock io(inode.io_lock);
-  const int fd = inode.Fd();
+  int fd;
+  uint32_t volume;
+  {
+    std::lock_guard lock(inode.mu);
+    fd = inode.fd;
+    volume = inode.attr.volume_id;
+  }
   ssize_t n = volumes_->io().Pread(fd, buf, size, offset);
   if (n < 0) return Status::FromErrno("read");
   io_.RecordRead(inode.attr.ino, static_cast<uint64_t>(n));
+  metrics_.RecordRead(volume, static_cast<uint64_t>(n));
   if (fh->flags & O_NOATIME) return static_cast<size_t>(n);
   std::lock_guard lock(inode.mu);
   UpdateAtimeOnRead(inode);
@@ -168,6 +175,7 @@ Result<size_t> FileSystem::Write(FileHandle* fh, const char* buf, size_t size, o
       }
       if (n > 0) {
         io_.RecordWrite(inode.attr.ino, static_cast<uint64_t>(n));
+        metrics_.RecordWrite(volume, static_cast<uint64_t>(n));
         done += static_cast<size_t>(n);
         const int64_t now = clock().NowNanos();
         std::lock_guard lock(inode.mu);

@@ -27,6 +27,7 @@
 
 #include "common/clock.h"
 #include "common/status.h"
+#include "fs/daemon_metrics.h"
 #include "fs/file_handle.h"
 #include "fs/inode_table.h"
 #include "fs/io_accounting.h"
@@ -254,6 +255,8 @@ class FileSystem {
   InodeTable& inodes() { return inodes_; }
   const Clock& clock() const { return *options_.clock; }
   const FileSystemOptions& options() const { return options_; }
+  // What the daemon counts for monitoring (fs/daemon_metrics.h).
+  DaemonMetrics& metrics() { return metrics_; }
   const meta::FsInfo& info() const { return info_; }
 
   // The attributes as they are now (memory if cached, else the database), without
@@ -347,6 +350,7 @@ class FileSystem {
   const FileSystemOptions options_;
   InodeTable inodes_;
   IoAccounting io_;
+  DaemonMetrics metrics_;
   // Held from io_.Drain() until its deltas are in the database (or restored), and
   // across RestartHeatCounts: deltas of the old length never meet the new one.
   std::mutex iostat_mu_;

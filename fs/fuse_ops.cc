@@ -5,6 +5,7 @@
 #include <sys/xattr.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -17,6 +18,31 @@ namespace {
 
 FuseContext& Ctx(fuse_req_t req) { return *static_cast<FuseContext*>(fuse_req_userdata(req)); }
 FileSystem& Fs(fuse_req_t req) { return *Ctx(req).fs; }
+
+// Counts one request in the daemon's metrics (fs/daemon_metrics.h) when the
+// handler returns, with its latency while an exporter runs. Touches nothing of
+// `req` after construction: the reply may have freed it.
+class RequestTimer {
+ public:
+  RequestTimer(fuse_req_t req, FuseOp op)
+      : metrics_(Fs(req).metrics()), op_(op), timed_(metrics_.timing()) {
+    if (timed_) start_ = std::chrono::steady_clock::now();
+  }
+  ~RequestTimer() {
+    const double seconds =
+        timed_ ? std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count()
+               : -1;
+    metrics_.RecordRequest(op_, seconds);
+  }
+  RequestTimer(const RequestTimer&) = delete;
+  RequestTimer& operator=(const RequestTimer&) = delete;
+
+ private:
+  DaemonMetrics& metrics_;
+  const FuseOp op_;
+  const bool timed_;
+  std::chrono::steady_clock::time_point start_;
+};
 
 Caller CallerOf(fuse_req_t req) {
   const fuse_ctx* c = fuse_req_ctx(req);
@@ -115,6 +141,7 @@ void OpInit(void* userdata, fuse_conn_info* conn) {
 }
 
 void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  RequestTimer timer(req, FuseOp::kLookup);
   auto r = Fs(req).Lookup(parent, name);
   if (!r.ok() && r.status().code() == ENOENT) {
     // A negative entry the kernel may cache: tierfs is the only writer of its namespace.
@@ -128,21 +155,25 @@ void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
 }
 
 void OpForget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup) {
+  RequestTimer timer(req, FuseOp::kForget);
   Fs(req).Forget(ino, nlookup);
   fuse_reply_none(req);
 }
 
 void OpForgetMulti(fuse_req_t req, size_t count, fuse_forget_data* forgets) {
+  RequestTimer timer(req, FuseOp::kForget);
   for (size_t i = 0; i < count; ++i) Fs(req).Forget(forgets[i].ino, forgets[i].nlookup);
   fuse_reply_none(req);
 }
 
 void OpGetattr(fuse_req_t req, fuse_ino_t ino, fuse_file_info*) {
+  RequestTimer timer(req, FuseOp::kGetattr);
   ReplyAttr(req, Fs(req).GetAttr(ino));
 }
 
 void OpSetattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set,
                fuse_file_info* fi) {
+  RequestTimer timer(req, FuseOp::kSetattr);
   // The caller (with its groups) where setgid without group-execute may have to go
   // (DropsSetgidWithoutGroupExec): a size, owner or mode change, and a setattr
   // that asks for nothing (or only ctime: chown(-1, -1)). The empty one is how the
@@ -160,37 +191,45 @@ void OpSetattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set,
 }
 
 void OpReadlink(fuse_req_t req, fuse_ino_t ino) {
+  RequestTimer timer(req, FuseOp::kReadlink);
   auto r = Fs(req).ReadLink(ino);
   if (!r.ok()) return ReplyStatus(req, r.status());
   fuse_reply_readlink(req, r->c_str());
 }
 
 void OpMknod(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode, dev_t rdev) {
+  RequestTimer timer(req, FuseOp::kMknod);
   ReplyEntry(req, Fs(req).MakeNode(CallerOf(req), parent, name, mode, rdev, {}));
 }
 
 void OpMkdir(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode) {
+  RequestTimer timer(req, FuseOp::kMkdir);
   ReplyEntry(req, Fs(req).MakeNode(CallerOf(req), parent, name, (mode & 07777) | S_IFDIR, 0, {}));
 }
 
 void OpSymlink(fuse_req_t req, const char* target, fuse_ino_t parent, const char* name) {
+  RequestTimer timer(req, FuseOp::kSymlink);
   ReplyEntry(req, Fs(req).MakeNode(CallerOf(req), parent, name, S_IFLNK | 0777, 0, target));
 }
 
 void OpUnlink(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  RequestTimer timer(req, FuseOp::kUnlink);
   ReplyStatus(req, Fs(req).Unlink(parent, name));
 }
 
 void OpRmdir(fuse_req_t req, fuse_ino_t parent, const char* name) {
+  RequestTimer timer(req, FuseOp::kRmdir);
   ReplyStatus(req, Fs(req).Rmdir(parent, name));
 }
 
 void OpRename(fuse_req_t req, fuse_ino_t parent, const char* name, fuse_ino_t newparent,
               const char* newname, unsigned int flags) {
+  RequestTimer timer(req, FuseOp::kRename);
   ReplyStatus(req, Fs(req).Rename(parent, name, newparent, newname, flags));
 }
 
 void OpLink(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char* newname) {
+  RequestTimer timer(req, FuseOp::kLink);
   ReplyEntry(req, Fs(req).Link(ino, newparent, newname));
 }
 
@@ -206,6 +245,7 @@ void SetOpenFlags(fuse_file_info* fi, FileHandle* fh) {
 
 void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
               fuse_file_info* fi) {
+  RequestTimer timer(req, FuseOp::kCreate);
   auto r = Fs(req).Create(CallerOf(req), parent, name, mode, fi->flags);
   if (!r.ok()) return ReplyStatus(req, r.status());
   fuse_entry_param e;
@@ -221,6 +261,7 @@ void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
 }
 
 void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  RequestTimer timer(req, FuseOp::kOpen);
   auto r = Fs(req).Open(ino, fi->flags);
   if (!r.ok()) return ReplyStatus(req, r.status());
   SetOpenFlags(fi, *r);
@@ -247,6 +288,7 @@ char* ReadBuffer(size_t size) {
 }
 
 void OpRead(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
+  RequestTimer timer(req, FuseOp::kRead);
   char* buf = ReadBuffer(size);
   auto r = Fs(req).Read(Handle(fi), buf, size, off);
   if (!r.ok()) return ReplyStatus(req, r.status());
@@ -255,6 +297,7 @@ void OpRead(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* 
 
 void OpWrite(fuse_req_t req, fuse_ino_t, const char* buf, size_t size, off_t off,
              fuse_file_info* fi) {
+  RequestTimer timer(req, FuseOp::kWrite);
   bool setgid_check = false;
   auto r = Fs(req).Write(Handle(fi), buf, size, off, &setgid_check);
   if (!r.ok()) return ReplyStatus(req, r.status());
@@ -267,6 +310,7 @@ void OpWrite(fuse_req_t req, fuse_ino_t, const char* buf, size_t size, off_t off
 }
 
 void OpFlush(fuse_req_t req, fuse_ino_t, fuse_file_info*) {
+  RequestTimer timer(req, FuseOp::kFlush);
   // ENOSYS makes the kernel stop sending FLUSH at all: one request less per
   // close(2), a third of what opening, reading from the page cache and closing a
   // file cost. Nothing is lost: the kernel writes a file's dirty pages and times
@@ -277,10 +321,12 @@ void OpFlush(fuse_req_t req, fuse_ino_t, fuse_file_info*) {
 }
 
 void OpRelease(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
+  RequestTimer timer(req, FuseOp::kRelease);
   ReplyStatus(req, Fs(req).Release(Handle(fi)));
 }
 
 void OpFsync(fuse_req_t req, fuse_ino_t ino, int datasync, fuse_file_info* fi) {
+  RequestTimer timer(req, FuseOp::kFsync);
   Status st = Fs(req).Fsync(Handle(fi), datasync != 0);
   // With the writeback cache the kernel trusts its own size and times and drops
   // nothing after writeback, so its st_blocks stays what it was before the data
@@ -294,10 +340,12 @@ void OpFsync(fuse_req_t req, fuse_ino_t ino, int datasync, fuse_file_info* fi) {
 
 void OpFallocate(fuse_req_t req, fuse_ino_t, int mode, off_t offset, off_t length,
                  fuse_file_info* fi) {
+  RequestTimer timer(req, FuseOp::kFallocate);
   ReplyStatus(req, Fs(req).Fallocate(Handle(fi), mode, offset, length));
 }
 
 void OpLseek(fuse_req_t req, fuse_ino_t, off_t off, int whence, fuse_file_info* fi) {
+  RequestTimer timer(req, FuseOp::kLseek);
   // The kernel asks only for SEEK_DATA and SEEK_HOLE. With the writeback cache it
   // does not write dirty pages back first, so the object may still lack data the
   // file has: an answer from it could send cp or tar past real bytes as a hole.
@@ -311,6 +359,7 @@ void OpLseek(fuse_req_t req, fuse_ino_t, off_t off, int whence, fuse_file_info* 
 
 void OpCopyFileRange(fuse_req_t req, fuse_ino_t ino_in, off_t off_in, fuse_file_info* fi_in,
                      fuse_ino_t, off_t off_out, fuse_file_info* fi_out, size_t len, int flags) {
+  RequestTimer timer(req, FuseOp::kCopyFileRange);
   auto r = Fs(req).CopyFileRange(Handle(fi_in), off_in, Handle(fi_out), off_out, len,
                                  static_cast<unsigned int>(flags));
   if (!r.ok()) return ReplyStatus(req, r.status());
@@ -322,6 +371,7 @@ void OpCopyFileRange(fuse_req_t req, fuse_ino_t ino_in, off_t off_in, fuse_file_
 }
 
 void OpOpendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
+  RequestTimer timer(req, FuseOp::kOpendir);
   auto r = Fs(req).OpenDir(ino);
   if (!r.ok()) return ReplyStatus(req, r.status());
   fi->fh = reinterpret_cast<uint64_t>(*r);
@@ -362,25 +412,30 @@ void ReadDirCommon(fuse_req_t req, size_t size, off_t off, fuse_file_info* fi, b
 }
 
 void OpReaddir(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
+  RequestTimer timer(req, FuseOp::kReaddir);
   ReadDirCommon(req, size, off, fi, false);
 }
 
 void OpReaddirplus(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
+  RequestTimer timer(req, FuseOp::kReaddirplus);
   ReadDirCommon(req, size, off, fi, true);
 }
 
 void OpReleasedir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
+  RequestTimer timer(req, FuseOp::kReleasedir);
   Fs(req).ReleaseDir(Dir(fi));
   fuse_reply_err(req, 0);
 }
 
 void OpFsyncdir(fuse_req_t req, fuse_ino_t, int, fuse_file_info*) {
+  RequestTimer timer(req, FuseOp::kFsyncdir);
   // Commits the open commit group: every namespace change acknowledged so far
   // (this directory's and all others') becomes durable.
   ReplyStatus(req, Fs(req).SyncMetadata());
 }
 
 void OpStatfs(fuse_req_t req, fuse_ino_t) {
+  RequestTimer timer(req, FuseOp::kStatfs);
   auto r = Fs(req).StatFs();
   if (!r.ok()) return ReplyStatus(req, r.status());
   fuse_reply_statfs(req, &*r);
@@ -388,10 +443,12 @@ void OpStatfs(fuse_req_t req, fuse_ino_t) {
 
 void OpSetxattr(fuse_req_t req, fuse_ino_t ino, const char* name, const char* value, size_t size,
                 int flags) {
+  RequestTimer timer(req, FuseOp::kSetxattr);
   ReplyStatus(req, Fs(req).SetXattr(ino, name, std::string_view(value, size), flags));
 }
 
 void OpGetxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
+  RequestTimer timer(req, FuseOp::kGetxattr);
   auto r = Fs(req).GetXattr(ino, name);
   if (!r.ok()) return ReplyStatus(req, r.status());
   if (size == 0) return (void)fuse_reply_xattr(req, r->size());
@@ -400,6 +457,7 @@ void OpGetxattr(fuse_req_t req, fuse_ino_t ino, const char* name, size_t size) {
 }
 
 void OpListxattr(fuse_req_t req, fuse_ino_t ino, size_t size) {
+  RequestTimer timer(req, FuseOp::kListxattr);
   auto r = Fs(req).ListXattr(ino, /*privileged=*/fuse_req_ctx(req)->uid == 0);
   if (!r.ok()) return ReplyStatus(req, r.status());
   std::string names;
@@ -410,6 +468,7 @@ void OpListxattr(fuse_req_t req, fuse_ino_t ino, size_t size) {
 }
 
 void OpRemovexattr(fuse_req_t req, fuse_ino_t ino, const char* name) {
+  RequestTimer timer(req, FuseOp::kRemovexattr);
   ReplyStatus(req, Fs(req).RemoveXattr(ino, name));
 }
 

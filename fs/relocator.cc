@@ -327,6 +327,7 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
   record.seconds = result.seconds;
   record.outcome = result.outcome;
   fs_.metadata().RecordRelocation(record);
+  fs_.metrics().RecordRelocation(from_volume, to_volume, result.outcome, result.bytes);
   return result;
 }
 

@@ -393,6 +393,18 @@ json ScanService::QueryRows(const policy::PlacementPolicy& pol, const ScanInputs
 }
 
 Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& progress) {
+  const auto start = std::chrono::steady_clock::now();
+  Result<json> result = RunOnce(request, progress);
+  if (request.mode != ScanRequest::Mode::kQuery) {
+    fs_.metrics().RecordScan(
+        ModeName(request.mode),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+        !result.ok());
+  }
+  return result;
+}
+
+Result<json> ScanService::RunOnce(const ScanRequest& request, const ScanProgress& progress) {
   const bool enforce = request.mode == ScanRequest::Mode::kEnforce;
   std::unique_lock enforce_lock(enforce_mu_, std::defer_lock);
   if (enforce) {

@@ -72,6 +72,8 @@ class ScanService {
   Result<nlohmann::json> Run(const ScanRequest& request, const ScanProgress& progress);
 
  private:
+  // Run() without counting the run in the daemon's metrics.
+  Result<nlohmann::json> RunOnce(const ScanRequest& request, const ScanProgress& progress);
   // Carries out one planned move or delete; returns its outcome ("moved", "busy",
   // "gone", "deleted", "error: ...").
   std::string Execute(const policy::PlannedMove& move);

@@ -20,6 +20,7 @@
 #include "fs/control_handlers.h"
 #include "fs/control_server.h"
 #include "fs/fault_injecting_volume_io.h"
+#include "fs/metrics_exporter.h"
 #include "fs/file_system.h"
 #include "fs/fuse_ops.h"
 #include "fs/volume_label.h"
@@ -273,6 +274,14 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   if (Status st = daemon_lock.RecordPid(); !st.ok()) return fail("tierfs: " + st.message());
   if (Status st = (*fs)->ApplyRetention(); !st.ok()) {
     return fail("tierfs: FCL retention: " + st.message());
+  }
+  // Before the mount, so a port in use is reported to the terminal; it stops
+  // before the file system closes (declared after it).
+  std::unique_ptr<MetricsExporter> metrics;
+  if (!options.metrics.listen.empty() || !options.metrics.textfile.empty()) {
+    auto started = MetricsExporter::Start(**fs, options.metrics);
+    if (!started.ok()) return fail("tierfs: " + started.status().message());
+    metrics = std::move(*started);
   }
 
   std::string mount_opts = "fsname=" + metadata_dir + ",subtype=tierfs,default_permissions";

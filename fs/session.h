@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <string>
 
+#include "fs/metrics_options.h"
+
 namespace tierfs {
 
 struct SessionOptions {
@@ -30,6 +32,7 @@ struct SessionOptions {
   int64_t fcl_keep_seconds = 14 * 24 * 3600;  // FCL retention by age (0 = keep all)
   uint64_t fcl_max_records = 1'000'000;       // FCL retention by size (0 = no limit)
   int64_t iostat_keep_seconds = 31 * 24 * 3600;
+  MetricsOptions metrics;            // Prometheus endpoint / textfile (off when empty)
 };
 
 // Runs the file system; returns the process exit status (0 after a clean unmount,

@@ -176,6 +176,12 @@ const meta::Volume* VolumeSet::Find(uint32_t id) const {
   return i < 0 ? nullptr : &snap.volumes[static_cast<size_t>(i)];
 }
 
+std::string VolumeSet::StateOf(const meta::Volume& volume) const {
+  if (volume.state != "online") return volume.state;
+  if (Draining(volume.id)) return "draining";
+  return VolumeHealthName(Health(volume.id));
+}
+
 std::string VolumeSet::NameOf(uint32_t id) const {
   const meta::Volume* v = Find(id);
   return v != nullptr ? v->name : "";

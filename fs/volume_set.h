@@ -107,6 +107,11 @@ class VolumeSet {
   Result<struct statvfs> Statvfs(uint32_t volume_id) const;
 
   VolumeHealth Health(uint32_t volume_id) const;
+  // What `fsvoladm list` and the metrics call the volume's state: its row's
+  // state when that says more than "online" (e.g. "removing"), else "draining"
+  // while fsvoladm remove empties it, else its live health ("online", "full",
+  // "offline").
+  std::string StateOf(const meta::Volume& volume) const;
   // Whether new data must keep off the volume: offline, or the metadata volume
   // while its database reserve is depleted. A write there is treated as ENOSPC
   // (the file moves on). Cheap: two atomic loads.

@@ -48,6 +48,13 @@ Status LogFcl(Database* db, int64_t now_ns, std::string_view event, uint64_t ino
   return LogFcl(db, now_ns, &record);
 }
 
+Result<uint64_t> Metadata::FclRecordCount() {
+  auto lock = db_->Lock();
+  Statement st = db_->Prepare("SELECT count(*) FROM fcl");
+  META_ASSIGN_OR_RETURN(bool row, st.Step());
+  return row ? st.Uint64(0) : 0;
+}
+
 Result<bool> Metadata::FclEnabled() {
   auto lock = db_->Lock();
   return FclIsOn(db_.get());

@@ -323,6 +323,8 @@ class Metadata {
 
   // ---- File Change Log -----------------------------------------------------------
   Result<bool> FclEnabled();
+  // The number of records the FCL holds now (for monitoring: one count query).
+  Result<uint64_t> FclRecordCount();
   // Logs an "fcl" record of the change itself (detail "on" / "off"; written while
   // the log is on). No change, no record.
   Status SetFclEnabled(bool on);

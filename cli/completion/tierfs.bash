@@ -43,13 +43,16 @@ _tierfs_tierfs() {
     -o)
       _tierfs_words "allow_other default_permissions ro rw"
       return 0 ;;
-    -entry_timeout|-attr_timeout|-writeback_seconds|-threads|-commit_ms|-fcl_keep_hours|-fcl_max_records|-iostat_keep_days)
+    -entry_timeout|-attr_timeout|-writeback_seconds|-threads|-commit_ms|-fcl_keep_hours|-fcl_max_records|-iostat_keep_days|-metrics_listen)
+      return 0 ;;
+    -metrics_textfile)
+      _tierfs_files
       return 0 ;;
   esac
   if [[ $cur == -* ]]; then
     _tierfs_words "-f -d -o -sync_full -entry_timeout -attr_timeout -writeback_seconds
                    -threads -commit_ms -writeback_cache -exact_atime -fcl_keep_hours -fcl_max_records
-                   -iostat_keep_days -h --help --version"
+                   -iostat_keep_days -metrics_listen -metrics_textfile -h --help --version"
   elif [[ $COMP_CWORD -eq 1 ]]; then
     _tierfs_words "check backup"
     local words=("${COMPREPLY[@]}")

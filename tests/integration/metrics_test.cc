@@ -1,0 +1,185 @@
+// The daemon's Prometheus metrics (issue 9, "Metrics"; fs/metrics_exporter.h):
+// the HTTP endpoint and the node_exporter textfile, read back with the
+// prometheus_client package's parser (tests/integration/metrics_check.py), and
+// the values the test can predict: bytes written and read per volume and class,
+// files per volume, a relocation per direction, a scan, FUSE request counts and
+// cumulative latency buckets.
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "tests/integration/test_policies.h"
+#include "tests/integration/tierfs_fixture.h"
+
+namespace tierfs::testing {
+namespace {
+
+constexpr size_t kMiB = 1 << 20;
+
+// A TCP port nobody listens on now (bound to port 0, then released).
+int FreePort() {
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  int port = -1;
+  if (bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      getsockname(s, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  close(s);
+  return port;
+}
+
+class MetricsTest : public TierfsFixture {
+ protected:
+  void SetUp() override {
+    TierfsFixture::SetUp();
+    if (HasFatalFailure()) return;
+    port_ = FreePort();
+    ASSERT_GT(port_, 0);
+    textfile_ = root_ + "/tierfs.prom";
+    Unmount();
+    Mount({"--metrics_listen", "127.0.0.1:" + std::to_string(port_), "--metrics_textfile",
+           textfile_});
+  }
+
+  // Samples ("name{labels sorted}" -> value) parsed from `source` (a URL or a
+  // file) by metrics_check.py; fails the test when it cannot parse them.
+  std::map<std::string, double> Samples(const std::string& source) {
+    CommandResult r = RunCommand(
+        {"/usr/bin/python3", TIERFS_SOURCE_DIR "/tests/integration/metrics_check.py", source});
+    EXPECT_EQ(r.exit_code, 0) << r.output.substr(0, 3000);
+    std::map<std::string, double> out;
+    std::istringstream lines(r.output);
+    for (std::string line; std::getline(lines, line);) {
+      const size_t space = line.rfind(' ');
+      if (space == std::string::npos) continue;
+      out[line.substr(0, space)] = std::strtod(line.c_str() + space + 1, nullptr);
+    }
+    return out;
+  }
+  std::map<std::string, double> Scrape() {
+    return Samples("http://127.0.0.1:" + std::to_string(port_) + "/metrics");
+  }
+  // The value of `name` with `labels` (R"(class="hdd",volume="vol2")", without
+  // the mount label), or -1 when there is no such sample.
+  double Value(const std::map<std::string, double>& samples, const std::string& name,
+               const std::string& labels) const {
+    // metrics_check.py sorts the labels by name; "mount" takes its place among them.
+    std::map<std::string, std::string> sorted = {{"mount", "mount=\"" + mnt_ + "\""}};
+    std::istringstream parts(labels);
+    for (std::string part; std::getline(parts, part, ',');) {
+      sorted[part.substr(0, part.find('='))] = part;
+    }
+    std::string key = name + "{";
+    for (const auto& [label, text] : sorted) key += (key.back() == '{' ? "" : ",") + text;
+    auto it = samples.find(key + "}");
+    return it == samples.end() ? -1 : it->second;
+  }
+
+  int port_ = -1;
+  std::string textfile_;
+};
+
+TEST_F(MetricsTest, EndpointCountsBytesPerClassRelocationsScansAndRequests) {
+  AssignPolicy(kPinHotPolicy);  // every file lands on hdd; *.hot moves to ssd at enforce
+  const std::string data = RandomBytes(kMiB, 7);
+  WriteFile(Path("a.hot"), data);
+  WriteFile(Path("b"), RandomBytes(4096, 8));
+  {
+    // Written back and on the volume (the writeback cache holds it until then).
+    int fd = open(Path("a.hot").c_str(), O_RDWR);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(fsync(fd), 0);
+    close(fd);
+  }
+  auto before = Scrape();
+  EXPECT_EQ(Value(before, "tierfs_volume_files", R"(class="hdd",volume="vol2")"), 2);
+  EXPECT_EQ(Value(before, "tierfs_volume_file_bytes", R"(class="hdd",volume="vol2")"),
+            double(kMiB + 4096));
+  EXPECT_EQ(Value(before, "tierfs_class_written_bytes_total", R"(class="hdd")"),
+            double(kMiB + 4096));
+  EXPECT_EQ(Value(before, "tierfs_class_written_bytes_total", R"(class="ssd")"), 0);
+  EXPECT_EQ(Value(before, "tierfs_volume_state", R"(class="hdd",state="online",volume="vol2")"),
+            1);
+  EXPECT_EQ(Value(before, "tierfs_volume_state", R"(class="hdd",state="offline",volume="vol2")"),
+            0);
+  EXPECT_GT(Value(before, "tierfs_volume_capacity_bytes", R"(class="ssd",volume="vol1")"), 0);
+  EXPECT_GE(Value(before, "tierfs_fuse_requests_total", R"(op="create")"), 2);
+  EXPECT_GE(Value(before, "tierfs_fuse_request_duration_seconds_count", R"(op="create")"), 2);
+  EXPECT_GE(Value(before, "tierfs_fcl_records", ""), 2);
+
+  CommandResult enforce = Tool("fsppadm", {"enforce", mnt_});
+  ASSERT_EQ(enforce.exit_code, 0) << enforce.output;
+  ASSERT_EQ(ClassOf("a.hot"), "ssd");
+  // A read that reaches the volume (O_DIRECT: not the page cache).
+  void* buf = nullptr;
+  ASSERT_EQ(posix_memalign(&buf, 4096, kMiB), 0);
+  std::unique_ptr<void, decltype(&free)> owned(buf, &free);
+  int fd = open(Path("a.hot").c_str(), O_RDONLY | O_DIRECT);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(read(fd, buf, kMiB), ssize_t(kMiB));
+  close(fd);
+  EXPECT_EQ(std::memcmp(buf, data.data(), kMiB), 0);
+
+  auto after = Scrape();
+  EXPECT_EQ(Value(after, "tierfs_relocations_total",
+                  R"(from_class="hdd",outcome="moved",to_class="ssd")"),
+            1);
+  EXPECT_EQ(Value(after, "tierfs_relocated_bytes_total", R"(from_class="hdd",to_class="ssd")"),
+            double(kMiB));
+  EXPECT_EQ(Value(after, "tierfs_scans_total", R"(kind="enforce")"), 1);
+  EXPECT_EQ(Value(after, "tierfs_scan_failures_total", R"(kind="enforce")"), 0);
+  EXPECT_GE(Value(after, "tierfs_scan_last_duration_seconds", R"(kind="enforce")"), 0);
+  EXPECT_EQ(Value(after, "tierfs_class_read_bytes_total", R"(class="ssd")"), double(kMiB));
+  EXPECT_EQ(Value(after, "tierfs_volume_files", R"(class="ssd",volume="vol1")"), 1);
+}
+
+TEST_F(MetricsTest, TextfileHoldsTheSameMetricsAfterUnmount) {
+  WriteFile(Path("f"), "data");
+  Unmount();  // the exporter writes the file a last time
+  auto samples = Samples(textfile_);
+  EXPECT_EQ(Value(samples, "tierfs_volume_files", R"(class="hdd",volume="vol2")"), 1);
+  EXPECT_GE(Value(samples, "tierfs_fuse_requests_total", R"(op="create")"), 1);
+  for (const auto& entry : std::filesystem::directory_iterator(root_)) {
+    EXPECT_EQ(entry.path().string().find(".prom.tmp"), std::string::npos) << entry.path();
+  }
+}
+
+TEST_F(MetricsTest, BadOptionsAreRefusedNamingTheOption) {
+  Unmount();
+  CommandResult r = Tool("tierfs", {"--metrics_listen", "localhost", ssd_, mnt_});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("--metrics_listen"), std::string::npos) << r.output;
+  r = Tool("tierfs", {"--metrics_textfile", "relative.prom", ssd_, mnt_});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("--metrics_textfile"), std::string::npos) << r.output;
+  // A port already taken: the mount fails and says which address.
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(listen(s, 1), 0);
+  ASSERT_EQ(getsockname(s, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const std::string taken = "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  r = Tool("tierfs", {"--metrics_listen", taken, ssd_, mnt_});
+  close(s);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find(taken), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace tierfs::testing
