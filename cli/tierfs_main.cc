@@ -50,6 +50,9 @@ DEFINE_uint64(fcl_max_records, 1000000,
               "File Change Log retention: keep at most this many records (0 = no limit)");
 DEFINE_double(iostat_keep_days, 31,
               "keep I/O statistics buckets this many days (0 = keep all; at most 36500)");
+DEFINE_bool(syslog, true,
+            "also send the daemon's log to syslog (the journal), ident tierfs, facility "
+            "daemon; --syslog=false (or -o nosyslog) keeps it to the log file");
 DEFINE_string(metrics_listen, "",
               "serve Prometheus metrics over HTTP at this HOST:PORT, path /metrics "
               "(e.g. 127.0.0.1:9105; no authentication: keep it on localhost); empty = off");
@@ -335,6 +338,7 @@ int main(int argc, char** argv) {
   options.fcl_keep_seconds = static_cast<int64_t>(FLAGS_fcl_keep_hours * 3600);
   options.fcl_max_records = FLAGS_fcl_max_records;
   options.iostat_keep_seconds = static_cast<int64_t>(FLAGS_iostat_keep_days * 86400);
+  options.syslog = FLAGS_syslog;
   options.metrics.listen = FLAGS_metrics_listen;
   options.metrics.textfile = FLAGS_metrics_textfile;
   return tierfs::RunSession(options);

@@ -38,5 +38,5 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # tierfs_<version>_<arch>.deb
 # Debian 12 names (dpkg -S of each library the programs link); fuse3 brings
 # fusermount3 and mount.fuse3, which mount.fuse.tierfs runs.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "fuse3, libfuse3-3 (>= 3.14), libsqlite3-0, libxml2, libxxhash0, libgflags2.2, libprometheus-cpp-pull1.0, libprometheus-cpp-core1.0, libstdc++6, libc6")
+    "fuse3, libfuse3-3 (>= 3.14), libsqlite3-0, libxml2, libxxhash0, libgflags2.2, libprometheus-cpp-pull1.0, libprometheus-cpp-core1.0, libspdlog1.10, libfmt9, libstdc++6, libc6")
 include(CPack)

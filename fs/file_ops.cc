@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "fs/file_system.h"
+#include "common/log.h"
 #include "fs/relocator.h"
 
 namespace tierfs {
@@ -42,12 +43,8 @@ Result<int> FileSystem::OpenObjectTrimmedLocked(const meta::Inode& attr) {
       volumes_->io().Close(*fd);
       return st_trim;
     }
-    std::fprintf(stderr,
-                 "tierfs: inode %llu: dropped %llu bytes past its recorded size %llu "
-                 "(never acknowledged)\n",
-                 static_cast<unsigned long long>(attr.ino),
-                 static_cast<unsigned long long>(st.st_size - attr.size),
-                 static_cast<unsigned long long>(attr.size));
+    LogWarning("inode {}: dropped {} bytes past its recorded size {} (never acknowledged)",
+               attr.ino, st.st_size - static_cast<off_t>(attr.size), attr.size);
   }
   return *fd;
 }
@@ -250,9 +247,8 @@ Status FileSystem::MoveOnNoSpace(const InodeRef& inode, uint32_t full_volume,
                          "inode " + std::to_string(attr.ino) + ": moving off full volume " +
                              volumes_->NameOf(full_volume) + ": " + result->outcome);
   }
-  std::fprintf(stderr, "tierfs: inode %llu moved from full volume %s to %s (%llu bytes)\n",
-               static_cast<unsigned long long>(attr.ino), volumes_->NameOf(full_volume).c_str(),
-               volumes_->NameOf(*target).c_str(), static_cast<unsigned long long>(result->bytes));
+  LogWarning("inode {} moved from full volume {} to {} ({} bytes)", attr.ino,
+             volumes_->NameOf(full_volume), volumes_->NameOf(*target), result->bytes);
   return Status::Ok();
 }
 

@@ -16,6 +16,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "common/log.h"
 #include "fs/fsck.h"
 #include "fs/volume_label.h"
 #include "policy/loader.h"
@@ -63,11 +64,9 @@ Result<std::unique_ptr<FileSystem>> FileSystem::Open(const std::string& metadata
   if (!reserve.ok()) return reserve.status();
   (*volumes)->SetMetadataReserve(reserve->get());
   if ((*reserve)->depleted()) {
-    std::fprintf(stderr,
-                 "tierfs: the metadata volume %s has room for only %llu of the %llu bytes "
-                 "reserved for the database: it takes no data until it has\n",
-                 metadata_dir.c_str(), static_cast<unsigned long long>((*reserve)->held_bytes()),
-                 static_cast<unsigned long long>(reserve_bytes));
+    LogWarning("the metadata volume {} has room for only {} of the {} bytes reserved for the "
+               "database: it takes no data until it has",
+               metadata_dir, (*reserve)->held_bytes(), reserve_bytes);
   }
 
   std::unique_ptr<FileSystem> fs(new FileSystem(std::move(*reserve), std::move(*meta),
@@ -104,10 +103,10 @@ FileSystem::FileSystem(std::unique_ptr<meta::SpaceReserve> reserve,
 
 FileSystem::~FileSystem() {
   Status st = FlushAll();
-  if (!st.ok()) std::fprintf(stderr, "tierfs: final flush: %s\n", st.ToString().c_str());
+  if (!st.ok()) LogError("final flush: {}", st.ToString());
   // The last reclaims need their unlinks committed first.
   if (Status synced = SyncMetadata(); !synced.ok()) {
-    std::fprintf(stderr, "tierfs: final commit: %s\n", synced.ToString().c_str());
+    LogError("final commit: {}", synced.ToString());
     st = synced;
   }
   for (const InodeRef& inode : inodes_.Snapshot()) {
@@ -119,8 +118,7 @@ FileSystem::~FileSystem() {
   if (st.ok()) {
     auto marked = meta_->SwapCleanUnmount(true);
     if (!marked.ok()) {
-      std::fprintf(stderr, "tierfs: marking a clean unmount: %s\n",
-                   marked.status().ToString().c_str());
+      LogError("marking a clean unmount: {}", marked.status().ToString());
     }
   }
   meta_.reset();  // closes the database while its reserve still stands
@@ -131,7 +129,7 @@ void FileSystem::CheckVolumes() {
   volumes_->CheckHealth();
   if (reserve_ && reserve_->depleted()) {
     Status st = reserve_->Refill();
-    if (!st.ok()) std::fprintf(stderr, "tierfs: %s\n", st.ToString().c_str());
+    if (!st.ok()) LogError("{}", st.ToString());
   }
 }
 
@@ -165,9 +163,7 @@ Status FileSystem::RemoveOrphanObjects() {
     }
   }
   if (removed > 0) {
-    std::fprintf(stderr,
-                 "tierfs: removed %llu objects of files whose creation the crash undid\n",
-                 static_cast<unsigned long long>(removed));
+    LogInfo("removed {} objects of files whose creation the crash undid", removed);
   }
   return Status::Ok();
 }
@@ -193,11 +189,9 @@ Status FileSystem::TrimObjectsAfterCrash() {
     trimmed++;
     bytes += static_cast<uint64_t>(st.st_size) - f.size;
   }
-  std::fprintf(stderr,
-               "tierfs: the last mount did not end cleanly: checked %zu objects, trimmed %llu "
-               "to their recorded sizes (%llu bytes never acknowledged)\n",
-               files->size(), static_cast<unsigned long long>(trimmed),
-               static_cast<unsigned long long>(bytes));
+  LogWarning("the last mount did not end cleanly: checked {} objects, trimmed {} to their "
+             "recorded sizes ({} bytes never acknowledged)",
+             files->size(), trimmed, bytes);
   return Status::Ok();
 }
 
@@ -218,12 +212,9 @@ Status FileSystem::RemovePendingObjects() {
         stat(volumes_->ObjectPath(inode->volume_id, inode->ino, inode->generation).c_str(), &st) !=
             0;
     if (location_missing) {
-      std::fprintf(stderr,
-                   "tierfs: inode %llu: its object on %s is missing; keeping the one on %s "
-                   "(run `tierfs check --repair`)\n",
-                   static_cast<unsigned long long>(p.ino),
-                   volumes_->NameOf(inode->volume_id).c_str(),
-                   volumes_->NameOf(p.volume_id).c_str());
+      LogError("inode {}: its object on {} is missing; keeping the one on {} (run `tierfs "
+               "check --repair`)",
+               p.ino, volumes_->NameOf(inode->volume_id), volumes_->NameOf(p.volume_id));
       continue;
     }
     if (!is_location) {
@@ -357,16 +348,14 @@ void FileSystem::ReclaimNow(const meta::Inode& attr) {
     Status st = volumes_->RemoveObject(attr.volume_id, attr.ino, attr.generation);
     if (!st.ok()) {
       // Keep the nlink-0 row: the next mount retries. Nothing is lost either way.
-      std::fprintf(stderr, "tierfs: reclaim inode %llu: %s\n",
-                   static_cast<unsigned long long>(attr.ino), st.ToString().c_str());
+      LogError("reclaim inode {}: {}", attr.ino, st.ToString());
       return;
     }
   }
   Status st = meta_->DeleteInode(attr.ino);
   // ENOENT: another path already finished this reclaim (reclaim is idempotent).
   if (!st.ok() && st.code() != ENOENT) {
-    std::fprintf(stderr, "tierfs: delete inode %llu: %s\n",
-                 static_cast<unsigned long long>(attr.ino), st.ToString().c_str());
+    LogError("delete inode {}: {}", attr.ino, st.ToString());
   }
 }
 

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/log.h"
+
 namespace tierfs {
 
 InodeRef InodeTable::GetOrInsert(const meta::Inode& attr, uint64_t lookups) {
@@ -28,9 +30,7 @@ bool InodeTable::Forget(uint64_t ino, uint64_t n) {
   std::lock_guard ilock(inode->mu);
   if (inode->nlookup < n) {
     // The kernel never forgets more than it looked up: a broken invariant.
-    std::fprintf(stderr, "tierfs: forget(%llu, %llu) with lookup count %llu\n",
-                 static_cast<unsigned long long>(ino), static_cast<unsigned long long>(n),
-                 static_cast<unsigned long long>(inode->nlookup));
+    LogError("forget({}, {}) with lookup count {}", ino, n, inode->nlookup);
     std::abort();
   }
   inode->nlookup -= n;

@@ -5,18 +5,20 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <limits>
-#include <tuple>
-#include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 #include <prometheus/collectable.h>
 #include <prometheus/exposer.h>
 #include <prometheus/metric_family.h>
 #include <prometheus/text_serializer.h>
+
+#include "common/log.h"
 
 namespace tierfs {
 
@@ -314,13 +316,13 @@ void MetricsExporter::WriteTextfile() const {
     std::ofstream out(tmp, std::ios::trunc);
     out << Text();
     if (!out.good()) {
-      std::fprintf(stderr, "tierfs: metrics textfile %s: cannot write\n", tmp.c_str());
+      LogError("metrics textfile {}: cannot write", tmp);
       unlink(tmp.c_str());
       return;
     }
   }
   if (rename(tmp.c_str(), options_.textfile.c_str()) != 0) {
-    std::perror(("tierfs: metrics textfile " + options_.textfile).c_str());
+    LogError("metrics textfile {}: {}", options_.textfile, std::strerror(errno));
     unlink(tmp.c_str());
   }
 }

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/log.h"
 #include "fs/control_handlers.h"
 #include "fs/control_server.h"
 #include "fs/fault_injecting_volume_io.h"
@@ -52,13 +53,13 @@ class WritebackThread {
       if (stop_) break;
       lock.unlock();
       Status st = fs_.FlushAll();
-      if (!st.ok()) std::fprintf(stderr, "tierfs: writeback: %s\n", st.ToString().c_str());
+      if (!st.ok()) LogError("writeback: {}", st.ToString());
       fs_.CheckVolumes();  // lost or regained volumes, full ones with room again
       auto now = std::chrono::steady_clock::now();
       if (now - last_prune > std::chrono::minutes(1)) {
         last_prune = now;
         st = fs_.ApplyRetention();
-        if (!st.ok()) std::fprintf(stderr, "tierfs: retention: %s\n", st.ToString().c_str());
+        if (!st.ok()) LogError("retention: {}", st.ToString());
       }
       lock.lock();
     }
@@ -244,6 +245,20 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   }
   DaemonLock daemon_lock;
   if (Status st = daemon_lock.Acquire(metadata_dir); !st.ok()) return fail("tierfs: " + st.message());
+  // The log, from here on (recovery at open included): the log file and syslog;
+  // in the foreground standard error instead of the file (systemd's journal).
+  const bool foreground = startup == nullptr;
+  LogOptions log_options;
+  log_options.file = foreground ? "" : TierfsDir(metadata_dir) + "/tierfs.log";
+  log_options.to_stderr = foreground;
+  log_options.to_syslog = options.syslog;
+  log_options.tag = mountpoint;
+  if (Status st = InitDaemonLog(log_options); !st.ok()) {
+    Log(LogLevel::kWarning, st.message() + "; logging to standard error");
+  }
+  struct LogCloser {
+    ~LogCloser() { ShutdownDaemonLog(); }
+  } log_closer;
   FileSystemOptions fs_options;
   fs_options.mountpoint = mountpoint;
   fs_options.sync_full = options.sync_full;
@@ -335,6 +350,8 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
     startup->Report(true, "");
     Detach(TierfsDir(metadata_dir) + "/tierfs.log");
   }
+  LogInfo("mounted {} on {} (pid {}, {} volumes, options {})", metadata_dir, mountpoint, getpid(),
+          (*fs)->volumes().volumes().size(), mount_opts);
 
   int rc;
   {
@@ -354,7 +371,13 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   // SIGINT and SIGHUP are how systemd and a terminal stop a foreground daemon,
   // and the unmount above was clean, so they are a success (exit 0).
   const bool stopped_by_signal = rc == SIGTERM || rc == SIGINT || rc == SIGHUP;
-  return rc == 0 || stopped_by_signal ? 0 : 1;
+  const int status = rc == 0 || stopped_by_signal ? 0 : 1;
+  if (status == 0) {
+    LogInfo("unmounted {}{}", mountpoint, stopped_by_signal ? " (stopped by a signal)" : "");
+  } else {
+    LogError("the FUSE loop of {} ended with {}", mountpoint, rc);
+  }
+  return status;
 }
 
 }  // namespace

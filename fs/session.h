@@ -33,6 +33,7 @@ struct SessionOptions {
   uint64_t fcl_max_records = 1'000'000;       // FCL retention by size (0 = no limit)
   int64_t iostat_keep_seconds = 31 * 24 * 3600;
   MetricsOptions metrics;            // Prometheus endpoint / textfile (off when empty)
+  bool syslog = true;                // also log to syslog (common/log.h)
 };
 
 // Runs the file system; returns the process exit status (0 after a clean unmount,

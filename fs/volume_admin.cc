@@ -10,6 +10,7 @@
 #include <map>
 #include <thread>
 
+#include "common/log.h"
 #include "fs/volume_label.h"
 #include "policy/evacuation.h"
 
@@ -142,8 +143,7 @@ Result<meta::Volume> VolumeAdmin::Add(const AddVolumeRequest& request) {
     if (undo.ok()) retire_label();
     return st_set;
   }
-  std::fprintf(stderr, "tierfs: volume %s (%s, class %s) added\n", row.name.c_str(),
-               row.path.c_str(), row.placement_class.c_str());
+  LogInfo("volume {} ({}, class {}) added", row.name, row.path, row.placement_class);
   return row;
 }
 
@@ -161,8 +161,7 @@ Result<meta::Volume> VolumeAdmin::SetClass(const std::string& volume,
     fs_.metadata().UpdateVolume(*v);  // back to the class the set still has
     return st;
   }
-  std::fprintf(stderr, "tierfs: volume %s is now class %s (was %s)\n", v->name.c_str(),
-               placement_class.c_str(), v->placement_class.c_str());
+  LogInfo("volume {} is now class {} (was {})", v->name, placement_class, v->placement_class);
   return *v;
 }
 
@@ -229,16 +228,14 @@ Result<RemoveVolumeReport> VolumeAdmin::Remove(const std::string& volume,
   }
   // The row is gone: the volume is no longer part of the file system.
   if (Status st = fs_.mutable_volumes().Remove(v.id); !st.ok()) {
-    std::fprintf(stderr, "tierfs: dropping volume %s from the live set: %s\n", v.name.c_str(),
-                 st.ToString().c_str());
+    LogError("dropping volume {} from the live set: {}", v.name, st.ToString());
   }
   VolumeLabel retired{fs_.info().uuid, fs_.info().name, v.id, v.name, true};
   if (Status st = WriteVolumeLabel(v.path, retired); !st.ok()) {
     report.label_warning = "could not mark the label of " + v.path + " retired: " + st.message();
   }
-  std::fprintf(stderr, "tierfs: volume %s (%s) removed after moving %llu files (%llu bytes)\n",
-               v.name.c_str(), v.path.c_str(), static_cast<unsigned long long>(report.files_moved),
-               static_cast<unsigned long long>(report.bytes_moved));
+  LogInfo("volume {} ({}) removed after moving {} files ({} bytes)", v.name, v.path,
+          report.files_moved, report.bytes_moved);
   return report;
 }
 

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdio>
 
+#include "common/log.h"
 #include "fs/volume_label.h"
 #include "meta/space_reserve.h"
 
@@ -219,8 +220,9 @@ void VolumeSet::SetHealth(const meta::Volume& v, Slot& slot, VolumeHealth health
     std::lock_guard lock(space_mu_);
     space_time_ns_ = 0;  // placement must see the change at once
   }
-  std::fprintf(stderr, "tierfs: volume %s (%s) is now %s%s%s\n", v.name.c_str(), v.path.c_str(),
-               VolumeHealthName(health), why.empty() ? "" : ": ", why.c_str());
+  Log(health == VolumeHealth::kOnline ? LogLevel::kInfo : LogLevel::kWarning,
+      fmt::format("volume {} ({}) is now {}{}{}", v.name, v.path, VolumeHealthName(health),
+                  why.empty() ? "" : ": ", why));
 }
 
 void VolumeSet::MarkFull(uint32_t volume_id) const {

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "common/log.h"
+
 namespace tierfs::meta {
 
 Status SqliteStatus(sqlite3* db, int rc, std::string_view context) {
@@ -192,7 +194,7 @@ void Database::Close() {
   // An open group holds acknowledged changes: commit them, never roll back.
   if (db_ != nullptr && group_ != nullptr && InTransaction()) {
     Status st = CommitGroup();
-    if (!st.ok()) std::fprintf(stderr, "tierfs: final group commit: %s\n", st.ToString().c_str());
+    if (!st.ok()) LogError("final group commit: {}", st.ToString());
   }
   for (auto& [sql, cached] : statements_) sqlite3_finalize(cached->stmt);
   statements_.clear();
@@ -408,9 +410,8 @@ Transaction::~Transaction() {
     // In a group, that rollback took every change since the last group commit
     // with it, acknowledged ones included: say so, loudly.
     if (savepoint_) {
-      std::fprintf(stderr,
-                   "tierfs: a database error rolled back the open commit group: changes "
-                   "acknowledged since the last commit are lost\n");
+      LogError("a database error rolled back the open commit group: changes acknowledged "
+               "since the last commit are lost");
     }
     return;
   }

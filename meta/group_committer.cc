@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "common/log.h"
 #include "meta/database.h"
 
 namespace tierfs::meta {
@@ -32,7 +33,7 @@ GroupCommitter::~GroupCommitter() {
   thread_.join();
   auto lock = db_->Lock();
   Status st = db_->CommitGroup();
-  if (!st.ok()) std::fprintf(stderr, "tierfs: group commit: %s\n", st.ToString().c_str());
+  if (!st.ok()) LogError("group commit: {}", st.ToString());
 }
 
 void GroupCommitter::Hold() {
@@ -65,7 +66,7 @@ void GroupCommitter::Run() {
       auto lock = db_->Lock();
       st = db_->CommitGroup();
     }
-    if (!st.ok()) std::fprintf(stderr, "tierfs: group commit: %s\n", st.ToString().c_str());
+    if (!st.ok()) LogError("group commit: {}", st.ToString());
     if (after_commit_) after_commit_();
     guard.lock();
     // A failed commit leaves the group open, and no new change will announce it

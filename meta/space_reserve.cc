@@ -10,6 +10,8 @@
 #include <cstring>
 #include <vector>
 
+#include "common/log.h"
+
 namespace tierfs::meta {
 namespace {
 
@@ -255,10 +257,8 @@ bool SpaceReserve::ReleaseSlice() {
   if (ftruncate(fd_, static_cast<off_t>(keep)) != 0) return false;
   held_ = keep;
   releases_++;
-  std::fprintf(stderr,
-               "tierfs: metadata volume full: released %llu bytes of the database reserve "
-               "(%llu left)\n",
-               static_cast<unsigned long long>(held - keep), static_cast<unsigned long long>(keep));
+  LogWarning("metadata volume full: released {} bytes of the database reserve ({} left)",
+             held - keep, keep);
   return true;
 }
 

@@ -6,6 +6,7 @@ packages=(
   libfuse3-dev fuse3 libsqlite3-dev sqlite3 libxml2-dev libxml2-utils libxxhash-dev xxhash
   libgflags-dev libgtest-dev googletest nlohmann-json3-dev
   prometheus-cpp-dev python3-prometheus-client   # metrics endpoint; its test's parser
+  libspdlog-dev                                  # the daemon's log, to its file and syslog
   attr rsync git procps man-db
   chromium python3-venv   # the browser test of `fsppadm report --html` (scripts/test-venv.sh)
 )

@@ -52,7 +52,7 @@ _tierfs_tierfs() {
   if [[ $cur == -* ]]; then
     _tierfs_words "-f -d -o -sync_full -entry_timeout -attr_timeout -writeback_seconds
                    -threads -commit_ms -writeback_cache -exact_atime -fcl_keep_hours -fcl_max_records
-                   -iostat_keep_days -metrics_listen -metrics_textfile -h --help --version"
+                   -iostat_keep_days -syslog -metrics_listen -metrics_textfile -h --help --version"
   elif [[ $COMP_CWORD -eq 1 ]]; then
     _tierfs_words "check backup"
     local words=("${COMPREPLY[@]}")
