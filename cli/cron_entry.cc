@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "cli/scan_schedule.h"
+
 namespace tierfs::cli {
 
 Status CheckCronSchedule(std::string_view schedule) {
@@ -69,15 +71,8 @@ std::string CronShellQuote(const std::string& word) {
 
 std::string CronFileText(const std::string& schedule, const std::string& fs_name,
                          const std::string& mount_point, const std::string& fsppadm) {
-  std::string text;
-  text += "# tierfs file system " + fs_name + " at " + mount_point + ":\n";
-  text += "# scheduled placement policy enforcement, installed by mkdstfs --cron.\n";
-  text += "# Remove this file to stop it; `fsppadm status " + mount_point + "` shows past runs.\n";
-  text += "SHELL=/bin/sh\n";
-  text += "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n";
-  text += schedule + " root " + CronShellQuote(fsppadm) + " enforce " +
-          CronShellQuote(mount_point) + " >/dev/null\n";
-  return text;
+  return CronScheduleText({{"cron", schedule, "", {"enforce"}}}, fs_name, mount_point, fsppadm,
+                          "mkdstfs --cron");
 }
 
 }  // namespace tierfs::cli

@@ -248,6 +248,9 @@ int FsppadmMain(const std::vector<std::string>& args, const CliEnv& env) {
       case FsppadmCommand::kReport:
         code = fsppadm::RunTierReport(a, env);
         break;
+      case FsppadmCommand::kSchedule:
+        code = fsppadm::RunSchedule(a, env);
+        break;
       case FsppadmCommand::kNone:
         *env.out << FsppadmUsage(a.command);
         break;

@@ -97,6 +97,21 @@ constexpr CommandInfo kCommands[] = {
      "                their own directory (default 2, 0..1000; 0: one row, \"/\")\n"
      "  --hours H     the heat window in hours, decimals allowed (default 24, at most\n"
      "                8784)\n"},
+    {FsppadmCommand::kSchedule, "schedule",
+     "usage: fsppadm schedule [--hourly-active] [--daily-full] MOUNT\n"
+     "       fsppadm schedule --list MOUNT\n"
+     "       fsppadm schedule --remove MOUNT\n"
+     "Makes the system's scheduler run enforce: systemd timers where systemd runs\n"
+     "(/etc/systemd/system/tierfs-enforce-FSNAME-*.timer, enabled at once), else\n"
+     "/etc/cron.d/tierfs-FSNAME. Replaces the file system's earlier schedule,\n"
+     "mkdstfs --cron's included. Runs use --no-wait: one that finds an enforce\n"
+     "running is refused, and `fsppadm status` lists it with its message.\n"
+     "  --hourly-active  hourly at :15, `enforce -C -T CLASS`: files with recent I/O\n"
+     "                   and files on the metadata volume's class\n"
+     "  --daily-full     daily at 03:45, `enforce`: every file\n"
+     "                   (neither given: both, the paper's schedule)\n"
+     "  --list           print the schedule files and their contents\n"
+     "  --remove         remove them (stopping the timers)\n"},
     {FsppadmCommand::kTag, "tag",
      "usage: fsppadm tag add|remove TAG FILE...\n"
      "       fsppadm tag list FILE...\n"
@@ -169,6 +184,12 @@ std::vector<OptionSpec> SpecsFor(FsppadmCommand c) {
                                  {nullptr, 'n', true, "COUNT"},
                                  {"show", 0, true, "RANK"},
                                  {nullptr, 'o', true, "FILE"}});
+      break;
+    case FsppadmCommand::kSchedule:
+      specs.insert(specs.end(), {{"hourly-active", 0, false, ""},
+                                 {"daily-full", 0, false, ""},
+                                 {"remove", 0, false, ""},
+                                 {"list", 0, false, ""}});
       break;
     case FsppadmCommand::kReport:
       specs.insert(specs.end(), {{"json", 0, false, ""},
@@ -290,6 +311,14 @@ Status OnOption(FsppadmArgs* a, const OptionSpec& spec, const char* value) {
     a->json = true;
   } else if (name == "no-wait") {
     a->no_wait = true;
+  } else if (name == "hourly-active") {
+    a->schedule_active = true;
+  } else if (name == "daily-full") {
+    a->schedule_full = true;
+  } else if (name == "remove") {
+    a->schedule_remove = true;
+  } else if (name == "list") {
+    a->schedule_list = true;
   } else if (name == "interval") {
     return Take(spec, ParseDuration(value), &a->advise_interval_s);
   } else if (name == "class") {
@@ -375,6 +404,20 @@ Status CheckOperands(FsppadmArgs* a, std::vector<std::string> ops) {
       }
       a->mounts = std::move(ops);
       break;
+    case FsppadmCommand::kSchedule: {
+      TIERFS_RETURN_IF_ERROR(need(ops.size() == 1, "one MOUNT"));
+      const int modes = int(a->schedule_remove) + int(a->schedule_list) +
+                        int(a->schedule_active || a->schedule_full);
+      if (modes > 1) {
+        return Status::Invalid("--remove, --list and --hourly-active/--daily-full exclude each "
+                               "other");
+      }
+      if (!a->schedule_active && !a->schedule_full) {
+        a->schedule_active = a->schedule_full = true;
+      }
+      a->mounts = std::move(ops);
+      break;
+    }
     case FsppadmCommand::kReport:
       TIERFS_RETURN_IF_ERROR(need(ops.size() == 1, "one MOUNT"));
       if (a->json && !a->report_html.empty()) {
@@ -457,6 +500,7 @@ std::string FsppadmUsage(FsppadmCommand command) {
          "  tag add|remove TAG FILE...           tag files for <TAG> selects (list FILE...)\n"
          "  heatbucket MOUNT SECONDS              set the heat bucket (restarts the counts)\n"
          "  report [--html FILE|--json] MOUNT     bytes and heat per directory and class\n"
+         "  schedule [OPTIONS] MOUNT              run enforce hourly/daily (systemd or cron)\n"
          "  advise [OPTIONS] MOUNT [POLICY.xml]   replay the recorded I/O against the policy\n"
          "                                        and variants; the best, with its text\n"
          "\n"

@@ -42,6 +42,7 @@ enum class FsppadmCommand {
   kHeatBucket,  // fsppadm heatbucket MOUNT SECONDS (tierfs extension, issue 10)
   kAdvise,      // fsppadm advise MOUNT [POLICY.xml] (tierfs extension, issue 10)
   kReport,      // fsppadm report MOUNT: bytes and heat per directory and class (issue 9)
+  kSchedule,    // fsppadm schedule MOUNT: scheduled enforcement (issue 9, cli/scan_schedule.h)
 };
 
 struct FsppadmArgs {
@@ -86,6 +87,13 @@ struct FsppadmArgs {
   std::string report_html;     // --html FILE: write the HTML page there ("-" = stdout)
   int64_t report_depth = 2;    // --depth: directory components to aggregate at, 0..1000
   double report_hours = 24;    // --hours: the heat window, > 0 and at most 8784
+
+  // schedule (docs/admin.md "Schedules"); mounts = {MOUNT}. Neither --hourly-active
+  // nor --daily-full: both.
+  bool schedule_active = false;  // --hourly-active
+  bool schedule_full = false;    // --daily-full
+  bool schedule_remove = false;  // --remove
+  bool schedule_list = false;    // --list
 
   // tag: the action ("add", "remove", "list"), the TAG word (add/remove), and the
   // files, which are in `paths`.

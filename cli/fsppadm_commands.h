@@ -29,6 +29,7 @@ std::optional<nlohmann::json> CallOrReport(const CliEnv& env, Target& target,
                                            const ProgressCallback& progress = nullptr);
 
 int RunAssign(const FsppadmArgs& args, const CliEnv& env);
+int RunSchedule(const FsppadmArgs& args, const CliEnv& env);
 int RunUnassign(const FsppadmArgs& args, const CliEnv& env);
 int RunList(const FsppadmArgs& args, const CliEnv& env);
 int RunPrint(const FsppadmArgs& args, const CliEnv& env);

@@ -24,7 +24,7 @@ std::string Fixed2(double v) {
 std::string ScansTable(const json& status) {
   TextTable t(
       {"ID", "Started", "Kind", "Seconds", "Scanned", "Moved", "Bytes Moved", "Deleted", "Errors",
-       "Options"});
+       "Options", "Result"});
   for (int c : {0, 3, 4, 5, 6, 7, 8}) t.AlignRight(static_cast<size_t>(c));
   for (const json& s : JsonArray(status, "scans")) {
     t.AddRow({std::to_string(JsonInt(s, "id")), FormatLocalTime(JsonInt(s, "started_ns")),
@@ -33,7 +33,10 @@ std::string ScansTable(const json& status) {
               std::to_string(JsonUint(s, "files_moved")),
               std::to_string(JsonUint(s, "bytes_moved")),
               std::to_string(JsonUint(s, "files_deleted")), std::to_string(JsonUint(s, "errors")),
-              PrintableField(JsonString(s, "options"))});
+              PrintableField(JsonString(s, "options")),
+              JsonString(s, "failure").empty()
+                  ? std::string("ok")
+                  : "failed: " + PrintableField(JsonString(s, "failure"))});
   }
   return t.Render();
 }

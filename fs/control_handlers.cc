@@ -329,7 +329,8 @@ Result<json> ControlHandlers::ScanStatus(const json& request) {
                          {"kind", s.kind}, {"options", s.options},
                          {"files_scanned", s.files_scanned}, {"files_moved", s.files_moved},
                          {"files_deleted", s.files_deleted},
-                         {"bytes_moved", s.bytes_moved}, {"errors", s.errors}});
+                         {"bytes_moved", s.bytes_moved}, {"errors", s.errors},
+                         {"failure", s.failure}});
   }
   json out_moves = json::array();
   // A volume removed since (fsvoladm remove) has no name any more: say which it was.

@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <sstream>
+#include <thread>
 
 namespace tierfs {
 namespace {
@@ -75,6 +78,14 @@ Result<std::unique_ptr<FaultInjectingVolumeIo>> FaultInjectingVolumeIo::Create(
     const std::string action = token.substr(eq + 1);
     if (action == "stop") {
       rule.action = Action::kStop;
+    } else if (action.rfind("delay", 0) == 0) {
+      const std::string ms = action.substr(5);
+      auto [end, ec] = std::from_chars(ms.data(), ms.data() + ms.size(), rule.delay_ms);
+      if (ec != std::errc() || end != ms.data() + ms.size() || rule.delay_ms == 0 ||
+          rule.delay_ms > 600000) {
+        return bad("'delayMS' needs MS from 1 to 600000");
+      }
+      rule.action = Action::kDelay;
     } else if (action == "short") {
       if (!MovesBytes(rule.op)) return bad("'short' applies to read, write and copy only");
       rule.action = Action::kShort;
@@ -103,6 +114,9 @@ FaultInjectingVolumeIo::Verdict FaultInjectingVolumeIo::Check(const char* op,
     if (!fires || verdict.fail || verdict.shorten) continue;  // first firing rule wins
     injected_++;
     switch (rule.action) {
+      case Action::kDelay:
+        verdict.delay_ms = std::max(verdict.delay_ms, rule.delay_ms);
+        break;
       case Action::kStop:
         _exit(70);
       case Action::kShort:
@@ -128,8 +142,11 @@ uint64_t FaultInjectingVolumeIo::faults_injected() const {
   return injected_;
 }
 
-#define TIERFS_FAULT_OR_PASS(op, path)   \
-  Verdict verdict = Check(op, path);     \
+#define TIERFS_FAULT_OR_PASS(op, path)                                            \
+  Verdict verdict = Check(op, path);                                              \
+  if (verdict.delay_ms > 0) {                                                     \
+    std::this_thread::sleep_for(std::chrono::milliseconds(verdict.delay_ms));     \
+  }                                                                               \
   if (verdict.fail) {                    \
     errno = verdict.error;               \
     return -1;                           \

@@ -14,7 +14,9 @@
 //           EFBIG, ENOMEM, EINTR, EAGAIN): the call fails with it and does nothing;
 //           `short`: a read, write or copy moves only half of what was asked (at
 //           least one byte); `stop`: the process dies at once (_exit(70), as in a
-//           crash: the page cache survives, nothing is cleaned up)
+//           crash: the page cache survives, nothing is cleaned up); `delayMS`
+//           (e.g. `delay2000`): the call waits MS milliseconds (1..600000), then
+//           runs normally: a slow device, or a relocation that takes its time
 //
 // Example: `write:/ssd/@1+=ENOSPC` makes the ssd volume full for data writes;
 // `rename@2=stop` kills the daemon at the second rename. The daemon reads a spec
@@ -64,7 +66,7 @@ class FaultInjectingVolumeIo : public VolumeIo {
   uint64_t faults_injected() const;
 
  private:
-  enum class Action { kErrno, kShort, kStop };
+  enum class Action { kErrno, kShort, kStop, kDelay };
   struct Rule {
     std::string op;    // "write", ..., or "any"
     std::string path;  // substring filter, "" = every path
@@ -72,6 +74,7 @@ class FaultInjectingVolumeIo : public VolumeIo {
     bool and_later = false;
     Action action = Action::kErrno;
     int error = 0;
+    uint32_t delay_ms = 0;  // kDelay
     uint64_t seen = 0;  // matching calls so far
   };
   // What a call must do.
@@ -79,6 +82,7 @@ class FaultInjectingVolumeIo : public VolumeIo {
     bool fail = false;   // return -1 with errno = error
     int error = 0;
     bool shorten = false;
+    uint32_t delay_ms = 0;  // wait this long first (outside the lock)
   };
 
   explicit FaultInjectingVolumeIo(VolumeIo& base) : base_(base) {}

@@ -270,6 +270,7 @@ std::string OptionsText(const ScanRequest& request) {
   std::string options = request.active_only ? "-C" : "";
   auto add = [&](const std::string& word) { options += (options.empty() ? "" : " ") + word; };
   for (const std::string& c : request.classes) add("-T " + c);
+  if (request.no_wait) add("--no-wait");
   for (const std::string& p : request.paths) add(p);
   return options;
 }
@@ -394,12 +395,23 @@ json ScanService::QueryRows(const policy::PlacementPolicy& pol, const ScanInputs
 
 Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& progress) {
   const auto start = std::chrono::steady_clock::now();
+  const int64_t started_ns = fs_.clock().NowNanos();
   Result<json> result = RunOnce(request, progress);
-  if (request.mode != ScanRequest::Mode::kQuery) {
-    fs_.metrics().RecordScan(
-        ModeName(request.mode),
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-        !result.ok());
+  if (request.mode == ScanRequest::Mode::kQuery) return result;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fs_.metrics().RecordScan(ModeName(request.mode), seconds, !result.ok());
+  if (!result.ok()) {
+    // A run that failed or was refused (another enforce running, with
+    // --no-wait: the schedule's runs) is history too (fsppadm status).
+    meta::ScanRecord record;
+    record.started_ns = started_ns;
+    record.seconds = seconds;
+    record.kind = ModeName(request.mode);
+    record.options = OptionsText(request);
+    record.failure = result.status().message();
+    if (record.failure.empty()) record.failure = std::strerror(result.status().code());
+    fs_.metadata().RecordScan(&record);
   }
   return result;
 }

@@ -104,10 +104,11 @@ Status Metadata::RecordScan(ScanRecord* record) {
   {
     Statement st = db->Prepare(
         "INSERT INTO scans(started_ns, seconds, kind, options, files_scanned, files_moved, "
-        "bytes_moved, errors, files_deleted) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+        "bytes_moved, errors, files_deleted, failure) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, nullif(?10, ''))");
     st.BindAll(record->started_ns, record->seconds, record->kind, record->options,
                record->files_scanned, record->files_moved, record->bytes_moved, record->errors,
-               record->files_deleted);
+               record->files_deleted, record->failure);
     TIERFS_RETURN_IF_ERROR(st.Run());
   }
   const int64_t id = db->LastInsertRowId();
@@ -125,7 +126,7 @@ Result<std::vector<ScanRecord>> Metadata::RecentScans(size_t limit) {
   auto lock = db_->Lock();
   Statement st = db_->Prepare(
       "SELECT id, started_ns, seconds, kind, options, files_scanned, files_moved, bytes_moved, "
-      "errors, files_deleted FROM scans ORDER BY id DESC LIMIT ?1");
+      "errors, files_deleted, coalesce(failure, '') FROM scans ORDER BY id DESC LIMIT ?1");
   st.BindAll(SqlLimit(limit));
   std::vector<ScanRecord> scans;
   for (;;) {
@@ -133,7 +134,7 @@ Result<std::vector<ScanRecord>> Metadata::RecentScans(size_t limit) {
     if (!row) break;
     scans.push_back(ScanRecord{st.Int64(0), st.Int64(1), st.Double(2), st.Text(3), st.Text(4),
                                st.Uint64(5), st.Uint64(6), st.Uint64(7), st.Uint64(8),
-                               st.Uint64(9)});
+                               st.Uint64(9), st.Text(10)});
   }
   return scans;
 }

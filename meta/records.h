@@ -156,6 +156,7 @@ struct ScanRecord {
   uint64_t bytes_moved = 0;
   uint64_t errors = 0;
   uint64_t files_deleted = 0;  // by DELETE statements
+  std::string failure;         // why the run failed or was refused; empty = it did not
 };
 
 // The assigned placement policy.

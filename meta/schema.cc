@@ -153,6 +153,18 @@ ALTER TABLE pending_objects_v2 RENAME TO pending_objects;
 // object; NULL = unknown (after a size change or a relocation), stat the object.
 constexpr char kMigrateV2ToV3[] = "ALTER TABLE inodes ADD COLUMN blocks INTEGER";
 
+// Version 4: why a scan run failed (NULL: it did not), so `fsppadm status`
+// shows failed and refused runs, scheduled ones included, with their message.
+constexpr char kMigrateV3ToV4[] = "ALTER TABLE scans ADD COLUMN failure TEXT";
+
+// True when `table` already has `column` (a migration step must be idempotent).
+Result<bool> HasColumn(Database* db, const char* table, const char* column) {
+  Statement has = db->Prepare("SELECT COUNT(*) FROM pragma_table_info(?1) WHERE name = ?2");
+  has.BindAll(std::string(table), std::string(column));
+  META_ASSIGN_OR_RETURN(bool row, has.Step());
+  return row && has.Int64(0) > 0;
+}
+
 // Brings a database at `version` to `version + 1`. One case per schema change,
 // e.g. `case 1: return db->Exec("ALTER TABLE inodes ADD COLUMN pinned_class TEXT");`
 Status MigrateStep(Database* db, int64_t version) {
@@ -161,11 +173,12 @@ Status MigrateStep(Database* db, int64_t version) {
       return db->Exec(kMigrateV1ToV2);
     case 2: {
       // Idempotent: a database that already has the column keeps it.
-      Statement has = db->Prepare(
-          "SELECT COUNT(*) FROM pragma_table_info('inodes') WHERE name = 'blocks'");
-      META_ASSIGN_OR_RETURN(bool row, has.Step());
-      if (row && has.Int64(0) > 0) return Status::Ok();
-      return db->Exec(kMigrateV2ToV3);
+      META_ASSIGN_OR_RETURN(bool has, HasColumn(db, "inodes", "blocks"));
+      return has ? Status::Ok() : db->Exec(kMigrateV2ToV3);
+    }
+    case 3: {
+      META_ASSIGN_OR_RETURN(bool has, HasColumn(db, "scans", "failure"));
+      return has ? Status::Ok() : db->Exec(kMigrateV3ToV4);
     }
     default:
       return Status::Invalid("no migration from metadata schema version " +

@@ -81,7 +81,7 @@ _tierfs_mkdstfs() {
 
 _tierfs_fsppadm() {
   local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-  local commands="assign unassign list print validate enforce analyze query status heatbucket advise report tag help"
+  local commands="assign unassign list print validate enforce analyze query status heatbucket advise report schedule tag help"
   if [[ $COMP_CWORD -eq 1 ]]; then
     _tierfs_words "$commands --help --version"
     return 0
@@ -112,6 +112,8 @@ _tierfs_fsppadm() {
         --html) _tierfs_files; return 0 ;;
         --depth|--hours) return 0 ;;
       esac ;;
+    schedule)
+      opts+=" --hourly-active --daily-full --list --remove" ;;
     tag)
       if [[ $COMP_CWORD -eq 2 && $cur != -* ]]; then
         _tierfs_words "add remove list"
