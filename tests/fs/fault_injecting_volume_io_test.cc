@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
 
@@ -87,9 +88,26 @@ TEST_F(FaultInjectingVolumeIoTest, StopEndsTheProcessAtThatCall) {
       ::testing::ExitedWithCode(70), "");
 }
 
+TEST_F(FaultInjectingVolumeIoTest, DelayWaitsThenRunsTheCall) {
+  auto io = Make("write@2=delay200");
+  ASSERT_TRUE(io);
+  int fd = io->Open(dir_ + "/f", O_RDWR | O_CREAT, 0600);
+  ASSERT_GE(fd, 0);
+  auto timed = [&](off_t offset) {
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_EQ(io->Pwrite(fd, "a", 1, offset), 1);  // the call itself succeeds
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  EXPECT_LT(timed(0), 0.15);
+  EXPECT_GE(timed(1), 0.2);  // only the 2nd waits
+  EXPECT_LT(timed(2), 0.15);
+  io->Close(fd);
+}
+
 TEST_F(FaultInjectingVolumeIoTest, BadSpecsAreRefusedNamingTheRule) {
   for (const char* spec : {"", "write", "write@0=EIO", "scribble@1=EIO", "write@1=EWHAT",
-                           "fsync@1=short", "write@x=EIO"}) {
+                           "fsync@1=short", "write@x=EIO", "write@1=delay", "write@1=delay0",
+                           "write@1=delay600001", "write@1=delay5ms"}) {
     auto io = FaultInjectingVolumeIo::Create(spec, VolumeIo::Posix());
     ASSERT_FALSE(io.ok()) << spec;
     EXPECT_EQ(io.status().code(), EINVAL) << spec;
