@@ -24,6 +24,7 @@ set had been seen for one period. Everything it made is removed at the end.
 """
 import argparse
 import csv
+import math
 import os
 import re
 import socket
@@ -138,7 +139,12 @@ def main():
 
         rows = []
         for period in range(a.periods):
-            start = time.monotonic()
+            # A period starts on a whole second, as the simulation's periods start
+            # on bucket boundaries: the enforce at its end must see the window
+            # [start, start + period_seconds), and a window ends at the end of
+            # the second the scan starts in (fs/scan_records.h).
+            time.sleep(math.ceil(time.time()) - time.time() + 0.01)
+            start = time.time()
             before = class_reads(port)
             for index, offset, length, kind in accesses.get(period, []):
                 path = mnt + files[index][0]
@@ -157,8 +163,9 @@ def main():
             total = sum(read.values())
             real = read.get("fast", 0) / total if total else 0.0
             rows.append((period, sim.get(period, (0.0, 0))[0], real, sim.get(period, (0, 0))[1]))
-            # The enforce at the end of the period, as in the simulation.
-            time.sleep(max(0.0, a.period_seconds - (time.monotonic() - start)))
+            # The enforce at the end of the period, as in the simulation: in the
+            # period's last second, so its window is exactly this period.
+            time.sleep(max(0.0, a.period_seconds - 0.5 - (time.time() - start)))
             enforce = run([f"{build}/cli/fsppadm", "enforce", mnt])
             if os.environ.get("PLACEMENT_MOUNT_VERBOSE"):
                 print(f"period {period}: enforce says\n{enforce.stdout}", file=sys.stderr)
