@@ -25,19 +25,27 @@ namespace {
 
 constexpr size_t kMiB = 1 << 20;
 
-// A TCP port nobody listens on now (bound to port 0, then released).
-int FreePort() {
+// A loopback TCP socket bound to a free port (listening when `listen_too`);
+// returns the socket and sets *port. The caller closes it.
+int BoundLoopbackSocket(bool listen_too, int* port) {
   int s = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t len = sizeof addr;
-  int port = -1;
+  *port = -1;
   if (bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      (!listen_too || listen(s, 1) == 0) &&
       getsockname(s, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
+    *port = ntohs(addr.sin_port);
   }
-  close(s);
+  return s;
+}
+
+// A TCP port nobody listens on now (bound, then released).
+int FreePort() {
+  int port;
+  close(BoundLoopbackSocket(false, &port));
   return port;
 }
 
@@ -166,15 +174,10 @@ TEST_F(MetricsTest, BadOptionsAreRefusedNamingTheOption) {
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("--metrics_textfile"), std::string::npos) << r.output;
   // A port already taken: the mount fails and says which address.
-  int s = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  ASSERT_EQ(bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(listen(s, 1), 0);
-  ASSERT_EQ(getsockname(s, reinterpret_cast<sockaddr*>(&addr), &len), 0);
-  const std::string taken = "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  int port;
+  int s = BoundLoopbackSocket(true, &port);
+  ASSERT_GT(port, 0);
+  const std::string taken = "127.0.0.1:" + std::to_string(port);
   r = Tool("tierfs", {"--metrics_listen", taken, ssd_, mnt_});
   close(s);
   EXPECT_NE(r.exit_code, 0);
