@@ -182,7 +182,8 @@ prepare_real() {
     fi
     gen_project "$stage/tree/tierfs-bench-build" "$BUILD_FILES"
     # -f: Debian's kernel tree ignores everything ("/*" in its .gitignore)
-    (cd "$stage/tree" && git init -q && git add -A -f &&
+    # gc.auto 0: no detached `git gc --auto` rewriting the pack while tar reads it.
+    (cd "$stage/tree" && git init -q && git config gc.auto 0 && git add -A -f &&
       git -c user.name=bench -c user.email=bench@localhost commit -q -m tree &&
       git repack -adq --window=0 && git prune-packed)
     tar -cf "$stage/src.tar" -C "$stage" --exclude=tree/.git tree
