@@ -279,13 +279,34 @@ Status FileSystem::WritebackOnClose(const InodeRef& inode) {
 
 Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
   InodeState& inode = *fh->inode;
+  meta::Inode before;
   {
     std::shared_lock io(inode.io_lock);
     if (volumes_->io().Fsync(inode.Fd(), datasync) != 0) return Status::FromErrno("fsync");
+    std::lock_guard lock(inode.mu);
+    // fdatasync(2) promises the data and what is needed to read it back: an
+    // overwrite of a file whose volume and size the database already holds
+    // durably is complete once its object is synced. The times stay dirty and
+    // reach the database with the next writeback (design.md, "Durability").
+    // Checked under io_lock, so no relocation can switch the object between
+    // the sync above and this check.
+    if (datasync && inode.durable_size == inode.attr.size &&
+        inode.durable_volume == inode.attr.volume_id) {
+      return Status::Ok();
+    }
+    before = inode.attr;
   }
   TIERFS_RETURN_IF_ERROR(Writeback(fh->inode, {}));
   // The size and the namespace changes before it must survive a crash too.
-  return SyncMetadata();
+  TIERFS_RETURN_IF_ERROR(SyncMetadata());
+  // Everything written back before the commit above is durable, so the size
+  // and volume seen before the writeback are. A size changed since (a write
+  // racing this fsync) differs from the current one, and the next fdatasync
+  // commits; sizes only grow between truncates, which forget the record.
+  std::lock_guard lock(inode.mu);
+  inode.durable_size = before.size;
+  inode.durable_volume = before.volume_id;
+  return Status::Ok();
 }
 
 Status FileSystem::Release(FileHandle* fh) {
@@ -315,6 +336,7 @@ Status FileSystem::Fallocate(FileHandle* fh, int mode, off_t offset, off_t lengt
   const int64_t now = clock().NowNanos();
   std::lock_guard lock(inode.mu);
   inode.attr.size = static_cast<uint64_t>(st.st_size);
+  inode.durable_size = InodeState::kUnknownSize;  // blocks allocated or freed: commit at fsync
   // ext4 stamps mtime and ctime on every fallocate, even a preallocation that
   // leaves size and contents as they were.
   inode.attr.mtime_ns = now;

@@ -56,6 +56,14 @@ struct InodeState {
   bool no_capability_xattr = false;
   uint64_t capability_sets = 0;  // bumped by every set of it, so a lookup racing a set
                                  // never records a stale "absent"
+  // The part of the metadata that reading the data back needs (the object's
+  // volume and the size) as the last fsync made it durable: an fdatasync that
+  // finds both unchanged needs no database commit, as ext4's fdatasync needs
+  // no journal commit for an overwrite (FileSystem::Fsync). kUnknownSize: no
+  // fsync since the inode was loaded, or a truncate or relocation since.
+  static constexpr uint64_t kUnknownSize = UINT64_MAX;
+  uint64_t durable_size = kUnknownSize;
+  uint32_t durable_volume = 0;
   uint64_t nlookup = 0;       // kernel lookup count
   uint32_t nopen = 0;         // open file handles
   uint32_t pins = 0;          // internal users (relocation) keeping the entry alive

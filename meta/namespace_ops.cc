@@ -21,10 +21,13 @@ namespace {
 // without the lock.
 constexpr int kReadDirBatch = 256;
 
+// blocks: an empty new regular file's object is empty (new, or a recycled one
+// truncated to 0), so 0 is known without a stat(2); NULL (unknown) otherwise
+// (fsck adopts orphan objects with their size).
 constexpr char kInsertInode[] =
     "INSERT INTO inodes(generation, mode, uid, gid, nlink, size, atime_ns, mtime_ns, ctime_ns, "
-    "rdev, symlink, volume_id) "
-    "VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?6, ?6, ?7, NULLIF(?8, ''), NULLIF(?9, 0))";
+    "rdev, symlink, volume_id, blocks) "
+    "VALUES (1, ?1, ?2, ?3, ?4, ?5, ?6, ?6, ?6, ?7, NULLIF(?8, ''), NULLIF(?9, 0), ?10)";
 constexpr char kInsertDirent[] = "INSERT INTO dirents(parent, name, ino) VALUES (?1, ?2, ?3)";
 constexpr char kDeleteDirent[] = "DELETE FROM dirents WHERE cookie = ?1";
 
@@ -126,8 +129,15 @@ Result<Inode> Metadata::Create(uint64_t parent, std::string_view name, const Ino
   if (existing) return NameExists(parent, name);
   {
     Statement st = db->Prepare(kInsertInode);
+    const bool empty_file = S_ISREG(inode.mode) && inode.size == 0;
+    if (empty_file) inode.blocks = 0;
     st.BindAll(inode.mode, inode.uid, inode.gid, inode.nlink, inode.size, now, inode.rdev,
                inode.symlink, inode.volume_id);
+    if (empty_file) {
+      st.Bind(10, int64_t{0});
+    } else {
+      st.BindNull(10);
+    }
     TIERFS_RETURN_IF_ERROR(st.Run());
     inode.ino = static_cast<uint64_t>(db->LastInsertRowId());
   }

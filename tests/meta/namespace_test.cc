@@ -57,6 +57,22 @@ TEST_F(NamespaceTest, CreateRegularFile) {
   EXPECT_EQ(root.atime_ns, kStartNs);
 }
 
+// An empty new file's object holds no blocks, so stat and readdirplus need no
+// stat(2) of it; any other size (fsck adopting an orphan object) leaves the
+// count unknown, to be read from the object.
+TEST_F(NamespaceTest, CreateRecordsNoBlocksForAnEmptyFileOnly) {
+  Inode empty = MakeFile(kRootIno, "empty");
+  EXPECT_EQ(empty.blocks, 0);
+  EXPECT_EQ(Get(empty.ino).blocks, 0);
+  Inode proto = Proto(S_IFREG | 0644);
+  proto.size = 4096;
+  auto adopted = meta_->Create(kRootIno, "adopted", proto);
+  ASSERT_TRUE(adopted.ok()) << adopted.status().ToString();
+  EXPECT_EQ(Get(adopted->ino).blocks, -1);
+  EXPECT_EQ(Get(MakeDir(kRootIno, "d").ino).blocks, -1);
+  EXPECT_EQ(Get(MakeSymlink(kRootIno, "l", "target").ino).blocks, -1);
+}
+
 TEST_F(NamespaceTest, CreateDirectoryLinksTheParent) {
   Inode dir = MakeDir(kRootIno, "d");
   EXPECT_EQ(dir.nlink, 2u);
