@@ -24,7 +24,6 @@ Status CheckXattrName(std::string_view name) {
 
 // "." is offset 1 and ".." offset 2; stored entries use their cookie + 2.
 constexpr off_t kFirstEntryOffset = 2;
-constexpr size_t kReadDirBatch = 512;
 
 }  // namespace
 
@@ -61,7 +60,7 @@ void FileSystem::TouchDirAtime(const InodeRef& dir) {
 }
 
 Status FileSystem::ReadDir(
-    DirHandle* dh, off_t offset, bool plus,
+    DirHandle* dh, off_t offset, bool plus, size_t room,
     const std::function<bool(const std::string&, const meta::Inode&, off_t)>& emit) {
   // Every getdents(2) on ext4 is an access of the directory (relatime applies).
   TouchDirAtime(dh->inode);
@@ -79,35 +78,31 @@ Status FileSystem::ReadDir(
     }
     if (!emit("..", parent, 2)) return Status::Ok();
   }
-  int64_t cookie = std::max<int64_t>(0, offset - kFirstEntryOffset);
-  while (true) {
-    std::vector<meta::Dirent> batch;
-    Status st = meta_->ReadDir(self.ino, cookie, [&](const meta::Dirent& d) {
-      batch.push_back(d);
-      return batch.size() < kReadDirBatch;
-    });
-    if (!st.ok()) return st;
-    if (batch.empty()) return Status::Ok();
-    for (const meta::Dirent& d : batch) {
-      meta::Inode attr;
-      if (plus) {
-        // The cached inode when the kernel knows it (it may be newer: a file being
-        // written), else the row that came with the entry.
-        if (InodeRef cached = inodes_.Find(d.ino)) {
-          std::lock_guard lock(cached->mu);
-          attr = cached->attr;
+  const int64_t cookie = std::max<int64_t>(0, offset - kFirstEntryOffset);
+  // Entries go to the buffer as each batch of rows arrives (the visitor runs
+  // without the database lock), and the rows stop when the buffer is full.
+  return meta_->ReadDir(
+      self.ino, cookie,
+      [&](const meta::Dirent& d) {
+        meta::Inode attr;
+        if (plus) {
+          // The cached inode when the kernel knows it (it may be newer: a file being
+          // written), else the row that came with the entry.
+          if (InodeRef cached = inodes_.Find(d.ino)) {
+            std::lock_guard lock(cached->mu);
+            attr = cached->attr;
+          } else {
+            attr = d.attr;
+          }
         } else {
-          attr = d.attr;
+          attr.ino = d.ino;
+          attr.mode = d.mode;
         }
-      } else {
-        attr.ino = d.ino;
-        attr.mode = d.mode;
-      }
-      if (!emit(d.name, attr, d.cookie + kFirstEntryOffset)) return Status::Ok();
-      if (plus) Remember(attr);  // the kernel now holds a lookup on it
-      cookie = d.cookie;
-    }
-  }
+        if (!emit(d.name, attr, d.cookie + kFirstEntryOffset)) return false;
+        if (plus) Remember(attr);  // the kernel now holds a lookup on it
+        return true;
+      },
+      std::clamp<size_t>(room, 1, meta::Metadata::kDefaultReadDirBatch));
 }
 
 Status FileSystem::SetXattr(uint64_t ino, std::string_view name, std::string_view value,

@@ -196,8 +196,11 @@ class FileSystem {
   void ReleaseDir(DirHandle* dh);
   // Lists entries after `offset` ("." and ".." first). `emit(name, attr, next_offset)`
   // returns false when the reply buffer is full. With `plus`, each emitted entry
-  // (except . and ..) counts as a kernel lookup.
-  Status ReadDir(DirHandle* dh, off_t offset, bool plus,
+  // (except . and ..) counts as a kernel lookup. `room`: how many entries the
+  // caller can take at most (an upper bound; the database reads no more rows
+  // in its first query, since rows read past a full buffer are read again by
+  // the next request).
+  Status ReadDir(DirHandle* dh, off_t offset, bool plus, size_t room,
                  const std::function<bool(const std::string&, const meta::Inode&, off_t)>& emit);
 
   // ---- Extended attributes and statfs

@@ -385,8 +385,11 @@ void ReadDirCommon(fuse_req_t req, size_t size, off_t off, fuse_file_info* fi, b
   size_t used = 0;
   std::vector<uint64_t> looked_up;  // readdirplus entries counted as kernel lookups
   FileSystem& fs = Fs(req);
+  // The most entries `size` bytes can hold: a dirent is 24 bytes and a
+  // direntplus 152 (fuse_entry_out first) before the name, padded to 8 bytes.
+  const size_t room = size / (plus ? 160 : 32) + 1;
   Status st = fs.ReadDir(
-      Dir(fi), off, plus, [&](const std::string& name, const meta::Inode& a, off_t next) {
+      Dir(fi), off, plus, room, [&](const std::string& name, const meta::Inode& a, off_t next) {
         size_t n;
         if (plus) {
           fuse_entry_param e;

@@ -259,8 +259,14 @@ class Metadata {
   // stable while entries are added and removed, never reused, and >= 3, so offsets
   // 1 and 2 are free for "." and ".."); "." and ".." are not stored. A removed
   // directory reads as empty. `visit` returns false to stop (visitors: see top).
-  // ENOTDIR, ENOENT.
-  Status ReadDir(uint64_t dir, int64_t offset, const std::function<bool(const Dirent&)>& visit);
+  // `first_batch` (> 0): rows the first query reads, so a caller that knows how
+  // many entries it can take (a FUSE reply buffer) reads no more; later queries
+  // read a fixed batch. ENOTDIR, ENOENT.
+  Status ReadDir(uint64_t dir, int64_t offset, const std::function<bool(const Dirent&)>& visit,
+                 size_t first_batch = kDefaultReadDirBatch);
+  // Entries read per lock hold in ReadDir after the first query; the visitor
+  // runs between batches without the lock.
+  static constexpr size_t kDefaultReadDirBatch = 256;
   // Deletes an inode row and its xattrs (its iostat rows stay until pruned).
   // Used at last close of an orphan and by orphan recovery at mount. The inode
   // must have nlink 0 (EBUSY otherwise); ENOENT. FCL: delete.

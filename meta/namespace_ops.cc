@@ -17,10 +17,6 @@
 namespace tierfs::meta {
 namespace {
 
-// Entries read per lock hold in ReadDir; the visitor runs between batches
-// without the lock.
-constexpr int kReadDirBatch = 256;
-
 // blocks: an empty new regular file's object is empty (new, or a recycled one
 // truncated to 0), so 0 is known without a stat(2); NULL (unknown) otherwise
 // (fsck adopts orphan objects with their size).
@@ -384,29 +380,30 @@ Result<std::vector<PendingObject>> Metadata::ListPendingObjects() {
 }
 
 Status Metadata::ReadDir(uint64_t dir, int64_t offset,
-                         const std::function<bool(const Dirent&)>& visit) {
+                         const std::function<bool(const Dirent&)>& visit, size_t first_batch) {
   int64_t after = offset;
-  bool first_batch = true;
+  size_t limit = std::max<size_t>(first_batch, 1);
+  bool first = true;
   std::vector<Dirent> batch;
   for (;;) {
     batch.clear();
     {
       auto lock = db_->Lock();
       Database* db = db_.get();
-      if (first_batch) {
+      if (first) {
         // A removed directory still open is read as empty, so no LoadDirectory.
         META_ASSIGN_OR_RETURN(Inode inode, LoadInode(db, dir));
         if (!S_ISDIR(inode.mode)) {
           return Status::Error(ENOTDIR, "inode " + std::to_string(dir) + " is not a directory");
         }
-        first_batch = false;
+        first = false;
       }
       // The whole inode comes with each entry: readdirplus needs no query per entry.
       Statement st = db->Prepare(
           "SELECT d.cookie, d.name, " META_INODE_COLUMNS_I
           " FROM dirents d JOIN inodes i ON i.ino = d.ino "
           "WHERE d.parent = ?1 AND d.cookie > ?2 ORDER BY d.cookie LIMIT ?3");
-      st.BindAll(dir, after, kReadDirBatch);
+      st.BindAll(dir, after, static_cast<int64_t>(limit));
       for (;;) {
         META_ASSIGN_OR_RETURN(bool row, st.Step());
         if (!row) break;
@@ -417,8 +414,9 @@ Status Metadata::ReadDir(uint64_t dir, int64_t offset,
     for (const Dirent& entry : batch) {
       if (!visit(entry)) return Status::Ok();
     }
-    if (batch.size() < static_cast<size_t>(kReadDirBatch)) return Status::Ok();
+    if (batch.size() < limit) return Status::Ok();
     after = batch.back().cookie;
+    limit = kDefaultReadDirBatch;
   }
 }
 

@@ -598,6 +598,30 @@ TEST_F(NamespaceTest, ReadDirOfALargeDirectoryIsComplete) {
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()), made);
 }
 
+// The first batch only sizes the first query: however small, every entry
+// comes, once, in cookie order.
+TEST_F(NamespaceTest, ReadDirFirstBatchSizesOnlyTheFirstQuery) {
+  Inode dir = MakeDir(kRootIno, "sized");
+  for (int i = 0; i < 300; ++i) MakeFile(dir.ino, "n" + std::to_string(i));
+  for (size_t first : {size_t{1}, size_t{7}, size_t{300}, size_t{1000}}) {
+    std::vector<std::string> names;
+    int64_t last_cookie = 0;
+    ASSERT_TRUE(meta_->ReadDir(
+                         dir.ino, 0,
+                         [&](const Dirent& d) {
+                           EXPECT_GT(d.cookie, last_cookie);
+                           last_cookie = d.cookie;
+                           names.push_back(d.name);
+                           return true;
+                         },
+                         first)
+                    .ok());
+    EXPECT_EQ(names.size(), 300u) << "first batch " << first;
+    EXPECT_EQ(names.front(), "n0");
+    EXPECT_EQ(names.back(), "n299");
+  }
+}
+
 TEST_F(NamespaceTest, ReadDirVisitorMayCallBackIntoMetadata) {
   MakeFile(kRootIno, "a");
   MakeFile(kRootIno, "b");
