@@ -121,7 +121,7 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
         a.size = size;
         a.mtime_ns = now;
         a.ctime_ns = now;
-        inode->durable_size = InodeState::kUnknownSize;  // the next fdatasync commits it
+        inode->ForgetDurableLayout();
         MarkDirty(*inode);
         values = a;
       }

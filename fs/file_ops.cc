@@ -280,6 +280,7 @@ Status FileSystem::WritebackOnClose(const InodeRef& inode) {
 Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
   InodeState& inode = *fh->inode;
   meta::Inode before;
+  uint64_t epoch;
   {
     std::shared_lock io(inode.io_lock);
     if (volumes_->io().Fsync(inode.Fd(), datasync) != 0) return Status::FromErrno("fsync");
@@ -287,7 +288,7 @@ Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
     // fdatasync(2) promises the data and what is needed to read it back: an
     // overwrite of a file whose volume and size the database already holds
     // durably is complete once its object is synced. The times stay dirty and
-    // reach the database with the next writeback (design.md, "Durability").
+    // reach the database with the next writeback (design.md, "Group commit").
     // Checked under io_lock, so no relocation can switch the object between
     // the sync above and this check.
     if (datasync && inode.durable_size == inode.attr.size &&
@@ -295,17 +296,21 @@ Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
       return Status::Ok();
     }
     before = inode.attr;
+    epoch = inode.layout_epoch;
   }
   TIERFS_RETURN_IF_ERROR(Writeback(fh->inode, {}));
   // The size and the namespace changes before it must survive a crash too.
   TIERFS_RETURN_IF_ERROR(SyncMetadata());
   // Everything written back before the commit above is durable, so the size
-  // and volume seen before the writeback are. A size changed since (a write
-  // racing this fsync) differs from the current one, and the next fdatasync
-  // commits; sizes only grow between truncates, which forget the record.
+  // and volume seen before the writeback are. A size changed since by a write
+  // racing this fsync differs from the current one, so the next fdatasync
+  // commits; a truncate, fallocate or relocation since moved the epoch, and
+  // nothing is recorded.
   std::lock_guard lock(inode.mu);
-  inode.durable_size = before.size;
-  inode.durable_volume = before.volume_id;
+  if (inode.layout_epoch == epoch) {
+    inode.durable_size = before.size;
+    inode.durable_volume = before.volume_id;
+  }
   return Status::Ok();
 }
 
@@ -336,7 +341,7 @@ Status FileSystem::Fallocate(FileHandle* fh, int mode, off_t offset, off_t lengt
   const int64_t now = clock().NowNanos();
   std::lock_guard lock(inode.mu);
   inode.attr.size = static_cast<uint64_t>(st.st_size);
-  inode.durable_size = InodeState::kUnknownSize;  // blocks allocated or freed: commit at fsync
+  inode.ForgetDurableLayout();  // blocks allocated or freed: commit at fsync
   // ext4 stamps mtime and ctime on every fallocate, even a preallocation that
   // leaves size and contents as they were.
   inode.attr.mtime_ns = now;

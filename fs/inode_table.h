@@ -64,6 +64,15 @@ struct InodeState {
   static constexpr uint64_t kUnknownSize = UINT64_MAX;
   uint64_t durable_size = kUnknownSize;
   uint32_t durable_volume = 0;
+  // Bumped by every truncate, fallocate and relocation, so an fsync racing one
+  // does not record as durable a size it saw before it.
+  uint64_t layout_epoch = 0;
+  // A truncate, fallocate or relocation changed what reading the data needs:
+  // the next fdatasync commits. `mu` held.
+  void ForgetDurableLayout() {
+    durable_size = kUnknownSize;
+    ++layout_epoch;
+  }
   uint64_t nlookup = 0;       // kernel lookup count
   uint32_t nopen = 0;         // open file handles
   uint32_t pins = 0;          // internal users (relocation) keeping the entry alive

@@ -232,7 +232,7 @@ RelocationOutcome Relocator::CommitLocked(InodeState& inode, uint32_t from_volum
     std::abort();
   }
   inode.attr.volume_id = to_volume;
-  inode.durable_size = InodeState::kUnknownSize;  // the next fdatasync commits the move too
+  inode.ForgetDurableLayout();  // the next fdatasync commits the move too
   result.outcome = "moved";
   // Committed at once, since the source object goes next. Should the commit
   // fail, the change stays in the open group, which commits later or is undone
