@@ -5,6 +5,7 @@
 # with swaps over 1,000,000 files"). Run by hand, as root (it mounts a tmpfs):
 #
 #   FILES=1000000 bench/scan_scale.sh        # BUILD=build, ROUNDS=3, SSD_SIZE=1g
+#   HISTORY=744 FILES=100000 bench/scan_scale.sh  # a month of hourly buckets per active file
 #
 # The ssd volume is a tmpfs of SSD_SIZE holding the database, so the class is
 # small next to the hot files (bench/scan_scale_bench.cc makes the files and
@@ -34,7 +35,8 @@ cleanup() {
 trap cleanup EXIT
 mount -t tmpfs -o "size=$SSD_SIZE" tmpfs "$work/ssd"
 "$BUILD/cli/mkdstfs" --no-mount "$work/mnt" scale "$work/ssd:ssd" "$work/hdd:hdd" >/dev/null
-"$BUILD/bench/scan_scale_bench" --db "$work/ssd/.tierfs/meta.db" --files "$FILES"
+"$BUILD/bench/scan_scale_bench" --db "$work/ssd/.tierfs/meta.db" --files "$FILES" \
+  --history "${HISTORY:-24}"
 "$BUILD/cli/tierfs" "$work/ssd" "$work/mnt"
 "$BUILD/cli/fsppadm" assign "$work/mnt" docs/examples/shifting_hot_set.xml
 pid=$(pgrep -f -- "tierfs $work/ssd" | head -1)

@@ -5,14 +5,16 @@
 //
 //   scan_scale_bench --db SSDDIR/.tierfs/meta.db [--files 1000000] [--per_dir 1000]
 //                    [--ssd_share 0.1] [--active 0.3] [--hot 0.1] [--seed 1]
+//                    [--history 24]
 //
 // The files: `--per_dir` per directory (/d00000/f000000 ...), sizes
 // log-uniform from 4 KiB to 1 MiB, a `--ssd_share` of them on volume 1 (the
 // metadata volume, class ssd), the rest on volume 2. Their objects are not
 // made: a scan reads only the database, and an enforce of such a file fails
 // its copy (so time `analyze`, which plans exactly what enforce would).
-// I/O: an `--active` share of the files had reads in each of the last 24 iostat
-// buckets; a `--hot` share of those read 100 times more. The hot files are
+// I/O: an `--active` share of the files had reads in each of the last
+// `--history` iostat buckets (24 by default); a `--hot` share of those read
+// 100 times more. The hot files are
 // drawn independently of where the files are, so the ssd volume holds mostly
 // cold files and the planner has hot candidates to swap in.
 //
@@ -43,6 +45,9 @@ int Run(const Flags& flags) {
   const double ssd_share = flags.Double("ssd_share", 0.1);
   const double active = flags.Double("active", 0.3);
   const double hot = flags.Double("hot", 0.1);
+  // Buckets of history per active file, newest first (24: the last day;
+  // 744: the 31 days the default retention keeps of hourly buckets).
+  const int64_t history = std::max<int64_t>(1, flags.Int("history", 24));
   std::mt19937_64 rng(static_cast<uint64_t>(flags.Int("seed", 1)));
   std::uniform_real_distribution<double> unit(0, 1);
 
@@ -90,7 +95,7 @@ int Run(const Flags& flags) {
     if (auto r = meta.UpdateAttributes(sized, meta::kAttrSize); !r.ok()) return 1;
     if (unit(rng) < active) {
       const uint64_t scale = unit(rng) < hot ? 100 : 1;
-      for (int b = 0; b < 24; ++b) {
+      for (int64_t b = 0; b < history; ++b) {
         deltas.push_back({made->ino, current - b * bucket, scale * sized.size, 0, scale, 0});
       }
     }

@@ -27,6 +27,16 @@ class DatasyncTest : public TierfsFixture {
     ASSERT_EQ(pwrite(fd, data.data(), data.size(), static_cast<off_t>(offset)),
               static_cast<ssize_t>(data.size()));
   }
+  // Creates `name` holding `data`, fsyncs it (so its size is durable) and
+  // returns the open fd, or -1 after a test failure.
+  int CreateSynced(const std::string& name, const std::string& data) {
+    const int fd = open(Path(name).c_str(), O_CREAT | O_RDWR, 0644);
+    EXPECT_GE(fd, 0) << name;
+    if (fd < 0) return -1;
+    EXPECT_EQ(pwrite(fd, data.data(), data.size(), 0), static_cast<ssize_t>(data.size()));
+    EXPECT_EQ(fsync(fd), 0);
+    return fd;
+  }
   // The metadata write-ahead log's size and modification time, as one string.
   std::string WalState() const {
     struct stat st;
@@ -62,10 +72,8 @@ class DatasyncTest : public TierfsFixture {
 
 TEST_F(DatasyncTest, OverwritesAreDurableWithoutTouchingTheDatabase) {
   std::string data = RandomBytes(kMiB, 1);
-  int fd = open(Path("wal-like").c_str(), O_CREAT | O_RDWR, 0644);
+  const int fd = CreateSynced("wal-like", data);
   ASSERT_GE(fd, 0);
-  PutAt(fd, data, 0);
-  ASSERT_EQ(fsync(fd), 0);  // commits the size: later overwrites keep it
   const std::string wal_before = WalState();
   for (size_t i = 0; i < 20; ++i) {
     const std::string block = RandomBytes(4096, static_cast<uint32_t>(100 + i));
@@ -79,10 +87,8 @@ TEST_F(DatasyncTest, OverwritesAreDurableWithoutTouchingTheDatabase) {
 
 TEST_F(DatasyncTest, AGrownFileCommitsItsSize) {
   std::string data = RandomBytes(kMiB, 2);
-  int fd = open(Path("grows").c_str(), O_CREAT | O_RDWR, 0644);
+  const int fd = CreateSynced("grows", data);
   ASSERT_GE(fd, 0);
-  PutAt(fd, data, 0);
-  ASSERT_EQ(fsync(fd), 0);
   const std::string tail = RandomBytes(65536, 3);
   PutAt(fd, tail, data.size());
   data += tail;
@@ -96,10 +102,8 @@ TEST_F(DatasyncTest, ATruncateForgetsTheDurableSize) {
   // The truncate commits with the next group; growing the file back to the size
   // the fsync recorded must not let an fdatasync skip the commit of the new size.
   std::string data = RandomBytes(kMiB, 4);
-  int fd = open(Path("cut").c_str(), O_CREAT | O_RDWR, 0644);
+  const int fd = CreateSynced("cut", data);
   ASSERT_GE(fd, 0);
-  PutAt(fd, data, 0);
-  ASSERT_EQ(fsync(fd), 0);
   ASSERT_EQ(ftruncate(fd, kMiB / 2), 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the group commits
   const std::string refill = RandomBytes(kMiB / 2, 5);
@@ -114,10 +118,8 @@ TEST_F(DatasyncTest, ATruncateForgetsTheDurableSize) {
 TEST_F(DatasyncTest, ARelocatedFileCommitsItsNewVolume) {
   AssignPolicy(kPinHotPolicy);
   std::string data = RandomBytes(kMiB, 6);
-  int fd = open(Path("moves.hot").c_str(), O_CREAT | O_RDWR, 0644);
+  const int fd = CreateSynced("moves.hot", data);
   ASSERT_GE(fd, 0);
-  PutAt(fd, data, 0);
-  ASSERT_EQ(fsync(fd), 0);
   ASSERT_EQ(ClassOf("moves.hot"), "hdd");
   CommandResult r = Tool("fsppadm", {"enforce", mnt_});
   ASSERT_EQ(r.exit_code, 0) << r.output;
