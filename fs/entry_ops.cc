@@ -98,6 +98,7 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
   uint32_t fields = 0;
   uint32_t requested_times = 0;  // atime/mtime set by this call (not by the dirty entry)
   uint64_t seq = 0;
+  bool deferred = false;  // the kernel's times of written data: memory only (see below)
   Status st;
   std::string event = truncate ? "truncate" : "setattr";
   {
@@ -164,14 +165,29 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
         fields |= meta::kAttrMode;
       }
       requested_times = fields & (meta::kAttrAtime | meta::kAttrMtime);
+      // With the writeback cache the kernel sends the times of written data as a
+      // bare mtime+ctime setattr after the pages (fuse_flush_times), at every
+      // fsync and close. They are the data path's times: kept in memory with the
+      // dirty size and written back with it (logged as the FCL "write") at the
+      // next writeback, close or fsync, so that a database fdatasync-ing its log
+      // writes nothing to the metadata per commit (design.md, "Group commit").
+      deferred = !truncate && (fields & meta::kAttrMode) == 0 &&
+                 (to_set & ~(FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_CTIME)) == 0 &&
+                 (to_set & FUSE_SET_ATTR_MTIME) != 0 && inode->dirty && inode->data_written;
+      if (deferred) {
+        a.mtime_ns = values.mtime_ns;
+        a.ctime_ns = values.ctime_ns;
+        MarkDirty(*inode);
+      }
+    }
+    if (st.ok() && !deferred) {
       // A dirty entry's size and times go with this commit.
       if (inode->dirty) {
         fields |= meta::kAttrSize | meta::kAttrAtime | meta::kAttrMtime | meta::kAttrCtime;
       }
-      // This commit is the file's writeback when it carries the size (with the
-      // writeback cache the kernel's mtime setattr after the pages commits a
-      // written file, and the writeback at close then has nothing left to do):
-      // record the object's allocation with it, as Writeback does.
+      // This commit is the file's writeback when it carries the size (a chmod,
+      // utimes or truncate of a file with unwritten-back writes): record the
+      // object's allocation with it, as Writeback does.
       struct stat object;
       if ((fields & meta::kAttrSize) != 0 && S_ISREG(a.mode) && inode->fd >= 0 &&
           fstat(inode->fd, &object) == 0) {
@@ -179,9 +195,8 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
         fields |= meta::kAttrBlocks;
       }
       seq = inode->change_seq;
-      // With the writeback cache the kernel sends the times of written data as a
-      // bare mtime+ctime setattr after the pages (fuse_flush_times): committed with
-      // the written size, it is the file's "write" record, not a setattr.
+      // The written data's times with a setgid bit to drop (not deferred above):
+      // committed with the written size, it is the file's "write" record.
       if (!truncate && (to_set & ~(FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_CTIME)) == 0 &&
           (to_set & FUSE_SET_ATTR_MTIME) != 0 && inode->dirty && inode->data_written) {
         event = "write";
@@ -189,7 +204,7 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
       }
     }
   }
-  if (st.ok()) {
+  if (st.ok() && !deferred) {
     auto row = meta_->UpdateAttributes(values, fields, event);
     if (!row.ok() && event == "write") {
       std::lock_guard lock(inode->mu);

@@ -85,6 +85,25 @@ TEST_F(DatasyncTest, OverwritesAreDurableWithoutTouchingTheDatabase) {
   EXPECT_TRUE(CrashAndRead(fd, "wal-like") == data) << "fdatasync'ed bytes lost";
 }
 
+// With the writeback cache the kernel also sends the written data's times (a
+// setattr) before each fsync: they stay in memory with the dirty size.
+TEST_F(DatasyncTest, WithTheWritebackCacheOverwritesStillTouchNoDatabase) {
+  Unmount();
+  Mount({"--writeback_cache", "--writeback_seconds=3600"});
+  std::string data = RandomBytes(kMiB, 8);
+  const int fd = CreateSynced("cached", data);
+  ASSERT_GE(fd, 0);
+  const std::string wal_before = WalState();
+  for (size_t i = 0; i < 20; ++i) {
+    const std::string block = RandomBytes(4096, static_cast<uint32_t>(200 + i));
+    PutAt(fd, block, i * 8192);
+    data.replace(i * 8192, block.size(), block);
+    ASSERT_EQ(fdatasync(fd), 0);
+  }
+  EXPECT_EQ(WalState(), wal_before) << "an overwrite's fdatasync wrote the database";
+  EXPECT_TRUE(CrashAndRead(fd, "cached") == data) << "fdatasync'ed bytes lost";
+}
+
 TEST_F(DatasyncTest, AGrownFileCommitsItsSize) {
   std::string data = RandomBytes(kMiB, 2);
   const int fd = CreateSynced("grows", data);
