@@ -125,11 +125,10 @@ Result<Inode> Metadata::Create(uint64_t parent, std::string_view name, const Ino
   if (existing) return NameExists(parent, name);
   {
     Statement st = db->Prepare(kInsertInode);
-    const bool empty_file = S_ISREG(inode.mode) && inode.size == 0;
-    if (empty_file) inode.blocks = 0;
     st.BindAll(inode.mode, inode.uid, inode.gid, inode.nlink, inode.size, now, inode.rdev,
                inode.symlink, inode.volume_id);
-    if (empty_file) {
+    if (S_ISREG(inode.mode) && inode.size == 0) {
+      inode.blocks = 0;
       st.Bind(10, int64_t{0});
     } else {
       st.BindNull(10);
