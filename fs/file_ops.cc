@@ -279,7 +279,8 @@ Status FileSystem::WritebackOnClose(const InodeRef& inode) {
 
 Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
   InodeState& inode = *fh->inode;
-  meta::Inode before;
+  uint64_t size_before;
+  uint32_t volume_before;
   uint64_t epoch;
   {
     std::shared_lock io(inode.io_lock);
@@ -295,7 +296,8 @@ Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
         inode.durable_volume == inode.attr.volume_id) {
       return Status::Ok();
     }
-    before = inode.attr;
+    size_before = inode.attr.size;
+    volume_before = inode.attr.volume_id;
     epoch = inode.layout_epoch;
   }
   TIERFS_RETURN_IF_ERROR(Writeback(fh->inode, {}));
@@ -308,8 +310,8 @@ Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
   // nothing is recorded.
   std::lock_guard lock(inode.mu);
   if (inode.layout_epoch == epoch) {
-    inode.durable_size = before.size;
-    inode.durable_volume = before.volume_id;
+    inode.durable_size = size_before;
+    inode.durable_volume = volume_before;
   }
   return Status::Ok();
 }

@@ -37,6 +37,23 @@ class DatasyncTest : public TierfsFixture {
     EXPECT_EQ(fsync(fd), 0);
     return fd;
   }
+  // Creates and fsyncs file `name`, overwrites 20 blocks of 4 KiB of it (every
+  // other one from the start) each followed by an fdatasync, and expects the
+  // database untouched by them and the bytes back after kill -9.
+  void ExpectOverwritesTouchNoDatabase(const std::string& name, uint32_t seed) {
+    std::string data = RandomBytes(kMiB, seed);
+    const int fd = CreateSynced(name, data);
+    ASSERT_GE(fd, 0);
+    const std::string wal_before = WalState();
+    for (size_t i = 0; i < 20; ++i) {
+      const std::string block = RandomBytes(4096, seed + 1 + static_cast<uint32_t>(i));
+      PutAt(fd, block, i * 8192);
+      data.replace(i * 8192, block.size(), block);
+      ASSERT_EQ(fdatasync(fd), 0);
+    }
+    EXPECT_EQ(WalState(), wal_before) << "an overwrite's fdatasync wrote the database";
+    EXPECT_TRUE(CrashAndRead(fd, name) == data) << "fdatasync'ed bytes lost";
+  }
   // The metadata write-ahead log's size and modification time, as one string.
   std::string WalState() const {
     struct stat st;
@@ -71,18 +88,7 @@ class DatasyncTest : public TierfsFixture {
 };
 
 TEST_F(DatasyncTest, OverwritesAreDurableWithoutTouchingTheDatabase) {
-  std::string data = RandomBytes(kMiB, 1);
-  const int fd = CreateSynced("wal-like", data);
-  ASSERT_GE(fd, 0);
-  const std::string wal_before = WalState();
-  for (size_t i = 0; i < 20; ++i) {
-    const std::string block = RandomBytes(4096, static_cast<uint32_t>(100 + i));
-    PutAt(fd, block, i * 8192);
-    data.replace(i * 8192, block.size(), block);
-    ASSERT_EQ(fdatasync(fd), 0);
-  }
-  EXPECT_EQ(WalState(), wal_before) << "an overwrite's fdatasync wrote the database";
-  EXPECT_TRUE(CrashAndRead(fd, "wal-like") == data) << "fdatasync'ed bytes lost";
+  ExpectOverwritesTouchNoDatabase("wal-like", 100);
 }
 
 // With the writeback cache the kernel also sends the written data's times (a
@@ -90,18 +96,7 @@ TEST_F(DatasyncTest, OverwritesAreDurableWithoutTouchingTheDatabase) {
 TEST_F(DatasyncTest, WithTheWritebackCacheOverwritesStillTouchNoDatabase) {
   Unmount();
   Mount({"--writeback_cache", "--writeback_seconds=3600"});
-  std::string data = RandomBytes(kMiB, 8);
-  const int fd = CreateSynced("cached", data);
-  ASSERT_GE(fd, 0);
-  const std::string wal_before = WalState();
-  for (size_t i = 0; i < 20; ++i) {
-    const std::string block = RandomBytes(4096, static_cast<uint32_t>(200 + i));
-    PutAt(fd, block, i * 8192);
-    data.replace(i * 8192, block.size(), block);
-    ASSERT_EQ(fdatasync(fd), 0);
-  }
-  EXPECT_EQ(WalState(), wal_before) << "an overwrite's fdatasync wrote the database";
-  EXPECT_TRUE(CrashAndRead(fd, "cached") == data) << "fdatasync'ed bytes lost";
+  ExpectOverwritesTouchNoDatabase("cached", 200);
 }
 
 TEST_F(DatasyncTest, AGrownFileCommitsItsSize) {
