@@ -171,13 +171,28 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
       // dirty size and written back with it (logged as the FCL "write") at the
       // next writeback, close or fsync, so that a database fdatasync-ing its log
       // writes nothing to the metadata per commit (design.md, "Group commit").
-      deferred = !truncate && (fields & meta::kAttrMode) == 0 &&
-                 (to_set & ~(FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_CTIME)) == 0 &&
-                 (to_set & FUSE_SET_ATTR_MTIME) != 0 && inode->dirty && inode->data_written;
-      if (deferred) {
+      const bool kernel_times = !truncate && (fields & meta::kAttrMode) == 0 &&
+                                (to_set & ~(FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_CTIME)) == 0 &&
+                                (to_set & FUSE_SET_ATTR_MTIME) != 0;
+      // The kernel keeps ctime itself too, and re-stamps it after every unlink,
+      // rename, link and xattr change of a file (fuse_update_ctime) with the
+      // same bare setattr, carrying the mtime it already has. tierfs stamped
+      // ctime in that change's own commit, moments before; the kernel's stamp
+      // (from its coarse clock) is usually older and changes nothing, as ctime
+      // never goes back (Metadata::UpdateAttributes). A newer one waits in
+      // memory for the periodic writeback; an unlinked file's is never
+      // written. An unlink or a rename then costs no second write to the
+      // database, and the FCL shows no "setattr" the user never made.
+      const bool ctime_stamp = kernel_times && (to_set & FUSE_SET_ATTR_CTIME) != 0 &&
+                               values.mtime_ns == a.mtime_ns && !inode->data_written;
+      deferred = kernel_times && ((inode->dirty && inode->data_written) || ctime_stamp);
+      if (deferred && !ctime_stamp) {
         a.mtime_ns = values.mtime_ns;
         a.ctime_ns = values.ctime_ns;
         MarkDirty(*inode);
+      } else if (deferred && values.ctime_ns > a.ctime_ns) {
+        a.ctime_ns = values.ctime_ns;
+        if (a.nlink > 0) MarkTimesLazilyDirty(*inode);
       }
     }
     if (st.ok() && !deferred) {

@@ -116,7 +116,7 @@ bool FileSystem::AtimeIsStale(const meta::Inode& a) const {
 void FileSystem::UpdateAtimeOnRead(InodeState& inode) {
   if (AtimeIsStale(inode.attr)) {
     inode.attr.atime_ns = clock().NowNanos();
-    MarkAtimeDirty(inode);
+    MarkTimesLazilyDirty(inode);
   }
 }
 
@@ -271,8 +271,8 @@ void FileSystem::DropSetgidAfterWrite(FileHandle* fh, const Caller& caller) {
 Status FileSystem::WritebackOnClose(const InodeRef& inode) {
   {
     std::lock_guard lock(inode->mu);
-    // A read's atime waits for the periodic writeback (MarkAtimeDirty).
-    if (inode->dirty && inode->atime_only && inode->attr.nlink > 0) return Status::Ok();
+    // Lazy times wait for the periodic writeback (MarkTimesLazilyDirty).
+    if (inode->dirty && inode->lazy_times && inode->attr.nlink > 0) return Status::Ok();
   }
   return Writeback(inode, {});
 }

@@ -426,7 +426,7 @@ Status FileSystem::Writeback(const InodeRef& inode, std::string_view event) {
   // Still dirty if the data path changed the entry while the row was written.
   if (inode->change_seq == seq) {
     inode->dirty = false;
-    inode->atime_only = false;
+    inode->lazy_times = false;
   }
   ApplyRowLocked(*inode, *row);
   return Status::Ok();

@@ -309,8 +309,9 @@ class FileSystem {
   // object made in a commit group the crash lost). Objects of rows that point
   // elsewhere are left alone (pending_objects and `tierfs check` handle those).
   Status RemoveOrphanObjects();
-  // Writeback at close and release: skipped while only a read's atime is dirty
-  // (the periodic writeback takes those, see MarkAtimeDirty).
+  // Writeback at close and release: skipped while only lazy times are dirty (a
+  // read's atime, the kernel's ctime stamp; the periodic writeback takes those,
+  // see MarkTimesLazilyDirty).
   Status WritebackOnClose(const InodeRef& inode);
   // Writes back one inode's attributes if dirty.
   Status Writeback(const InodeRef& inode, std::string_view event);

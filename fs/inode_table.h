@@ -47,9 +47,11 @@ struct InodeState {
   bool dirty = false;         // size/atime/mtime/ctime differ from the database (data path)
   uint64_t change_seq = 0;    // bumped with every data-path change (see MarkDirty)
   bool data_written = false;  // a write since the last writeback: logged as FCL "write"
-  // Dirty only by reads moving atime (relatime): left to the periodic writeback,
-  // so reading writes nothing to the database as it happens (see MarkAtimeDirty).
-  bool atime_only = false;
+  // Dirty only by times that may wait for the periodic writeback: atime moved by
+  // reads (relatime), and the kernel's own ctime stamp after a namespace change
+  // (see MarkTimesLazilyDirty). Close and release leave them to it, so reading a
+  // file or renaming one writes nothing more to the database as it happens.
+  bool lazy_times = false;
   // security.capability is known to be absent. The kernel asks for it before every
   // write (to clear file capabilities); answering from memory keeps SQL off the
   // write path. Cleared when that attribute is set.
@@ -98,16 +100,17 @@ using InodeRef = std::shared_ptr<InodeState>;
 // now ahead of the database until a writeback commits it.
 inline void MarkDirty(InodeState& inode) {
   inode.dirty = true;
-  inode.atime_only = false;
+  inode.lazy_times = false;
   inode.change_seq++;
 }
 
-// A read moved atime (relatime; `inode.mu` held): dirty, but close and release
-// leave it to the periodic writeback (FileSystem::FlushAll), every few seconds,
-// for all files read meanwhile in one transaction. A crash may lose the atime
-// updates of that period, as ext4's lazytime does.
-inline void MarkAtimeDirty(InodeState& inode) {
-  if (!inode.dirty) inode.atime_only = true;
+// A read moved atime (relatime), or the kernel re-stamped ctime (`inode.mu`
+// held): dirty, but close and release leave it to the periodic writeback
+// (FileSystem::FlushAll), every few seconds, for all such files in one
+// transaction. A crash may lose the time updates of that period, as ext4's
+// lazytime does.
+inline void MarkTimesLazilyDirty(InodeState& inode) {
+  if (!inode.dirty) inode.lazy_times = true;
   inode.dirty = true;
   inode.change_seq++;
 }

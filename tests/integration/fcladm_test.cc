@@ -10,12 +10,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -145,6 +147,50 @@ TEST_F(FcladmTest, NamespaceChangesAreRecordedInOrder) {
   EXPECT_TRUE(Contains(text.output, "rename")) << text.output;
   EXPECT_TRUE(Contains(text.output, "to=/d/c")) << text.output;
   EXPECT_TRUE(Contains(text.output, "alink")) << text.output;
+}
+
+// With the writeback cache the kernel re-stamps ctime after a rename, link or
+// unlink and sends that stamp as a bare setattr. It is the kernel's
+// bookkeeping of the change already logged, not a change of attributes: no
+// "setattr" record. ctime still moves, and after a remount it is not older
+// than what the kernel showed (the daemon's own stamp of the change, or the
+// kernel's if newer, stored by the periodic or final writeback).
+TEST_F(FcladmTest, KernelCtimeStampsAreNotLoggedAsSetattr) {
+  WriteFile(Path("a"), "hello");
+  ASSERT_EQ(Tool("fcladm", {"sync", mnt_}).exit_code, 0);  // the data's times written back
+  const uint64_t a = Ino("a");
+  const int64_t start = LastSeq();
+  struct stat before, after;
+  ASSERT_EQ(stat(Path("a").c_str(), &before), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_EQ(rename(Path("a").c_str(), Path("b").c_str()), 0);
+  ASSERT_EQ(link(Path("b").c_str(), Path("c").c_str()), 0);
+  ASSERT_EQ(unlink(Path("c").c_str()), 0);
+  ASSERT_EQ(stat(Path("b").c_str(), &after), 0);
+  EXPECT_GT(after.st_ctim.tv_sec * 1'000'000'000L + after.st_ctim.tv_nsec,
+            before.st_ctim.tv_sec * 1'000'000'000L + before.st_ctim.tv_nsec + 10'000'000L);
+  EXPECT_EQ(after.st_mtim.tv_sec, before.st_mtim.tv_sec);
+  EXPECT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+  WriteFile(Path("gone"), "x");
+  ASSERT_EQ(Tool("fcladm", {"sync", mnt_}).exit_code, 0);
+  const uint64_t gone = Ino("gone");
+  ASSERT_EQ(unlink(Path("gone").c_str()), 0);
+  ASSERT_EQ(Tool("fcladm", {"sync", mnt_}).exit_code, 0);
+
+  json records = Records({"-s", std::to_string(start + 1)});
+  EXPECT_FALSE(Find(records, "rename", a).is_null()) << records.dump(1);
+  EXPECT_FALSE(Find(records, "link", a).is_null()) << records.dump(1);
+  EXPECT_FALSE(Find(records, "unlink", gone).is_null()) << records.dump(1);
+  EXPECT_TRUE(Find(records, "setattr", a).is_null()) << records.dump(1);
+  EXPECT_TRUE(Find(records, "setattr", gone).is_null()) << records.dump(1);
+
+  Remount();
+  struct stat again;
+  ASSERT_EQ(stat(Path("b").c_str(), &again), 0);
+  const int64_t shown = after.st_ctim.tv_sec * 1'000'000'000L + after.st_ctim.tv_nsec;
+  const int64_t stored = again.st_ctim.tv_sec * 1'000'000'000L + again.st_ctim.tv_nsec;
+  EXPECT_GE(stored, shown);
+  EXPECT_LT(stored, shown + 1'000'000'000L);
 }
 
 TEST_F(FcladmTest, OnOffAndState) {
