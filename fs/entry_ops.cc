@@ -357,15 +357,20 @@ Status FileSystem::Rename(uint64_t parent, std::string_view name, uint64_t new_p
                           std::string_view new_name, unsigned int flags) {
   TIERFS_RETURN_IF_ERROR(CheckName(name));
   TIERFS_RETURN_IF_ERROR(CheckName(new_name));
-  auto replaced = meta_->Rename(parent, name, new_parent, new_name, flags);
-  if (!replaced.ok()) return replaced.status();
+  auto renamed = meta_->Rename(parent, name, new_parent, new_name, flags);
+  if (!renamed.ok()) return renamed.status();
   RefreshCached(parent);
   if (new_parent != parent) RefreshCached(new_parent);
-  // The moved inode (and, for an exchange, the other one) got a new ctime.
-  for (auto [dir, entry] : {std::pair{new_parent, new_name}, std::pair{parent, name}}) {
-    if (auto ino = meta_->Lookup(dir, entry); ino.ok()) RefreshCached(*ino);
+  // The moved inode (and, for an exchange, the other one) got a new ctime and
+  // nothing else: set in memory, with no read of the row. ctime only moves
+  // forward here, so this cannot undo a newer refresh.
+  for (uint64_t ino : {renamed->moved, renamed->exchanged}) {
+    InodeRef inode = ino != 0 && renamed->ctime_ns != 0 ? inodes_.Find(ino) : nullptr;
+    if (!inode) continue;
+    std::lock_guard lock(inode->mu);
+    inode->attr.ctime_ns = std::max(inode->attr.ctime_ns, renamed->ctime_ns);
   }
-  if (replaced->has_value()) AfterNameRemoved(**replaced);
+  if (renamed->replaced) AfterNameRemoved(*renamed->replaced);
   return Status::Ok();
 }
 

@@ -44,6 +44,18 @@ namespace tierfs::meta {
 class Database;  // meta/database.h: connection, statements, transactions (RAII)
 class GroupCommitter;  // meta/group_committer.h
 
+// What Metadata::Rename changed, so that a cache of inodes can follow it
+// without reading the rows back.
+struct RenameResult {
+  std::optional<Inode> replaced;  // the inode the new name named before, after its nlink drop
+  uint64_t moved = 0;             // the inode the old name named
+  uint64_t exchanged = 0;         // RENAME_EXCHANGE: the inode the new name named; else 0
+  // The ctime given to `moved` and `exchanged` (and to the replaced inode and
+  // both parents, whose rows also changed otherwise); 0 when nothing changed
+  // (two names of one inode).
+  int64_t ctime_ns = 0;
+};
+
 struct MetadataOptions {
   bool sync_full = false;  // PRAGMA synchronous=FULL instead of NORMAL
   const Clock* clock = &SystemClock::Get();  // must outlive the Metadata
@@ -183,8 +195,8 @@ class Metadata {
   Result<Inode> Rmdir(uint64_t parent, std::string_view name);
   // rename(2) semantics with flags 0 | RENAME_NOREPLACE | RENAME_EXCHANGE
   // (linux/fs.h values). Returns the inode the rename replaced (after its nlink
-  // drop: a replaced directory has nlink 0) if any; the caller reclaims it like
-  // an unlinked one. Errors, in Linux's order: EINVAL (unknown flags, or both),
+  // drop: a replaced directory has nlink 0) if any, which the caller reclaims
+  // like an unlinked one, and which inodes got which ctime (RenameResult). Errors, in Linux's order: EINVAL (unknown flags, or both),
   // ENOENT (source, or EXCHANGE target), EEXIST (NOREPLACE and the target exists),
   // EINVAL (a directory into itself or its own subtree), ENOTEMPTY (the target is
   // an ancestor of the source; EINVAL with EXCHANGE), ENOTDIR (directory over a
@@ -193,8 +205,8 @@ class Metadata {
   // Updates ctime of the moved inode(s), mtime/ctime of both parents, ".." link
   // counts. A moved entry keeps its readdir cookie. FCL: rename, name = old
   // name, detail "to=/new/path" (+ " replaced=INO") or "exchange=/other/path".
-  Result<std::optional<Inode>> Rename(uint64_t parent, std::string_view name, uint64_t new_parent,
-                                      std::string_view new_name, unsigned int flags);
+  Result<RenameResult> Rename(uint64_t parent, std::string_view name, uint64_t new_parent,
+                              std::string_view new_name, unsigned int flags);
   // Writes back mode (permission bits; the type never changes), uid, gid, size,
   // atime, mtime, ctime, rdev of inode.ino (not nlink, not volume, not symlink).
   // If `fcl_event` is not empty ("setattr", "truncate") it is logged. ENOENT.

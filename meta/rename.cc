@@ -58,10 +58,9 @@ Status LogRename(Database* db, int64_t now, const Inode& moved, uint64_t parent,
 
 }  // namespace
 
-Result<std::optional<Inode>> Metadata::Rename(uint64_t parent, std::string_view name,
-                                              uint64_t new_parent, std::string_view new_name,
-                                              unsigned int flags) {
-  using Replaced = std::optional<Inode>;
+Result<RenameResult> Metadata::Rename(uint64_t parent, std::string_view name,
+                                      uint64_t new_parent, std::string_view new_name,
+                                      unsigned int flags) {
   if ((flags & ~unsigned{RENAME_NOREPLACE | RENAME_EXCHANGE}) != 0) {
     return Status::Invalid("unsupported rename flags " + std::to_string(flags));
   }
@@ -111,13 +110,17 @@ Result<std::optional<Inode>> Metadata::Rename(uint64_t parent, std::string_view 
                                  " is an ancestor of the source");
       }
     }
-    if (dst->ino == src->ino) return Replaced();  // the same file: nothing to do
+    if (dst->ino == src->ino) {  // the same file: nothing to do
+      RenameResult unchanged;
+      unchanged.moved = src->ino;
+      return unchanged;
+    }
   }
   const bool dst_dir = dst_inode && S_ISDIR(dst_inode->mode);
 
   int parent_delta = 0;      // nlink changes of `parent`
   int new_parent_delta = 0;  // and of `new_parent`
-  Replaced replaced;
+  std::optional<Inode> replaced;
   if (exchange) {
     TIERFS_RETURN_IF_ERROR(PointDirent(db, src->cookie, dst->ino));
     TIERFS_RETURN_IF_ERROR(PointDirent(db, dst->cookie, src->ino));
@@ -173,7 +176,12 @@ Result<std::optional<Inode>> Metadata::Rename(uint64_t parent, std::string_view 
   TIERFS_RETURN_IF_ERROR(
       LogRename(db, now, src_inode, parent, name, new_parent, new_name, exchange, replaced));
   TIERFS_RETURN_IF_ERROR(txn.Commit());
-  return replaced;
+  RenameResult result;
+  result.replaced = std::move(replaced);
+  result.moved = src_inode.ino;
+  result.exchanged = exchange ? dst_inode->ino : 0;
+  result.ctime_ns = now;
+  return result;
 }
 
 }  // namespace tierfs::meta

@@ -39,9 +39,12 @@ TEST_F(RenameTest, WithinADirectoryKeepsTheCookie) {
   const int64_t cookie = Cookie(kRootIno, "old");
   clock_.AdvanceSeconds(4);
   const int64_t now = clock_.NowNanos();
-  auto replaced = meta_->Rename(kRootIno, "old", kRootIno, "new", 0);
-  ASSERT_TRUE(replaced.ok()) << replaced.status().ToString();
-  EXPECT_FALSE(replaced->has_value());
+  auto renamed = meta_->Rename(kRootIno, "old", kRootIno, "new", 0);
+  ASSERT_TRUE(renamed.ok()) << renamed.status().ToString();
+  EXPECT_FALSE(renamed->replaced.has_value());
+  EXPECT_EQ(renamed->moved, file.ino);
+  EXPECT_EQ(renamed->exchanged, 0u);
+  EXPECT_EQ(renamed->ctime_ns, now);
   EXPECT_EQ(Ino(kRootIno, "new"), file.ino);
   EXPECT_EQ(Ino(kRootIno, "old"), 0u);
   EXPECT_EQ(Cookie(kRootIno, "new"), cookie);
@@ -87,13 +90,13 @@ TEST_F(RenameTest, FileReplacesFile) {
   Inode src = MakeFile(kRootIno, "src");
   Inode dst = MakeFile(kRootIno, "dst", 2);
   clock_.AdvanceSeconds(1);
-  auto replaced = meta_->Rename(kRootIno, "src", kRootIno, "dst", 0);
-  ASSERT_TRUE(replaced.ok());
-  ASSERT_TRUE(replaced->has_value());
-  EXPECT_EQ((*replaced)->ino, dst.ino);
-  EXPECT_EQ((*replaced)->nlink, 0u);
-  EXPECT_EQ((*replaced)->volume_id, 2u);  // so the caller can reclaim the object
-  EXPECT_EQ((*replaced)->ctime_ns, clock_.NowNanos());
+  auto renamed = meta_->Rename(kRootIno, "src", kRootIno, "dst", 0);
+  ASSERT_TRUE(renamed.ok());
+  ASSERT_TRUE(renamed->replaced.has_value());
+  EXPECT_EQ(renamed->replaced->ino, dst.ino);
+  EXPECT_EQ(renamed->replaced->nlink, 0u);
+  EXPECT_EQ(renamed->replaced->volume_id, 2u);  // so the caller can reclaim the object
+  EXPECT_EQ(renamed->replaced->ctime_ns, clock_.NowNanos());
   EXPECT_EQ(Ino(kRootIno, "dst"), src.ino);
   EXPECT_EQ(Names(kRootIno), std::vector<std::string>{"dst"});
   ASSERT_EQ(meta_->ListOrphans()->size(), 1u);
@@ -104,9 +107,9 @@ TEST_F(RenameTest, ReplacingAHardLinkedFileDropsOneLink) {
   MakeFile(kRootIno, "src");
   Inode dst = MakeFile(kRootIno, "dst");
   ASSERT_TRUE(meta_->Link(dst.ino, kRootIno, "other").ok());
-  auto replaced = meta_->Rename(kRootIno, "src", kRootIno, "dst", 0);
-  ASSERT_TRUE(replaced.ok());
-  EXPECT_EQ((*replaced)->nlink, 1u);
+  auto renamed = meta_->Rename(kRootIno, "src", kRootIno, "dst", 0);
+  ASSERT_TRUE(renamed.ok());
+  EXPECT_EQ(renamed->replaced->nlink, 1u);
   EXPECT_EQ(Get(dst.ino).nlink, 1u);
   EXPECT_TRUE(meta_->ListOrphans()->empty());
 }
@@ -115,10 +118,10 @@ TEST_F(RenameTest, EmptyDirectoryReplacesDirectoryInTheSameParent) {
   Inode src = MakeDir(kRootIno, "src");
   Inode dst = MakeDir(kRootIno, "dst");
   EXPECT_EQ(Get(kRootIno).nlink, 4u);
-  auto replaced = meta_->Rename(kRootIno, "src", kRootIno, "dst", 0);
-  ASSERT_TRUE(replaced.ok()) << replaced.status().ToString();
-  EXPECT_EQ((*replaced)->ino, dst.ino);
-  EXPECT_EQ((*replaced)->nlink, 0u);
+  auto renamed = meta_->Rename(kRootIno, "src", kRootIno, "dst", 0);
+  ASSERT_TRUE(renamed.ok()) << renamed.status().ToString();
+  EXPECT_EQ(renamed->replaced->ino, dst.ino);
+  EXPECT_EQ(renamed->replaced->nlink, 0u);
   EXPECT_EQ(Ino(kRootIno, "dst"), src.ino);
   EXPECT_EQ(Get(kRootIno).nlink, 3u);
   EXPECT_EQ(Get(dst.ino).nlink, 0u);
@@ -132,9 +135,9 @@ TEST_F(RenameTest, DirectoryReplacesEmptyDirectoryInAnotherParent) {
   Inode dst = MakeDir(b.ino, "dst");
   ASSERT_EQ(Get(a.ino).nlink, 3u);
   ASSERT_EQ(Get(b.ino).nlink, 3u);
-  auto replaced = meta_->Rename(a.ino, "src", b.ino, "dst", 0);
-  ASSERT_TRUE(replaced.ok()) << replaced.status().ToString();
-  EXPECT_EQ((*replaced)->ino, dst.ino);
+  auto renamed = meta_->Rename(a.ino, "src", b.ino, "dst", 0);
+  ASSERT_TRUE(renamed.ok()) << renamed.status().ToString();
+  EXPECT_EQ(renamed->replaced->ino, dst.ino);
   EXPECT_EQ(Get(a.ino).nlink, 2u);
   EXPECT_EQ(Get(b.ino).nlink, 3u);  // lost dst, gained src
   EXPECT_EQ(Ino(b.ino, "dst"), src.ino);
@@ -196,9 +199,12 @@ TEST_F(RenameTest, ExchangeTwoFiles) {
   const int64_t cookie_a = Cookie(kRootIno, "a");
   clock_.AdvanceSeconds(1);
   const int64_t now = clock_.NowNanos();
-  auto replaced = meta_->Rename(kRootIno, "a", kRootIno, "b", RENAME_EXCHANGE);
-  ASSERT_TRUE(replaced.ok()) << replaced.status().ToString();
-  EXPECT_FALSE(replaced->has_value());
+  auto renamed = meta_->Rename(kRootIno, "a", kRootIno, "b", RENAME_EXCHANGE);
+  ASSERT_TRUE(renamed.ok()) << renamed.status().ToString();
+  EXPECT_FALSE(renamed->replaced.has_value());
+  EXPECT_EQ(renamed->moved, a.ino);
+  EXPECT_EQ(renamed->exchanged, b.ino);
+  EXPECT_EQ(renamed->ctime_ns, now);
   EXPECT_EQ(Ino(kRootIno, "a"), b.ino);
   EXPECT_EQ(Ino(kRootIno, "b"), a.ino);
   EXPECT_EQ(Cookie(kRootIno, "a"), cookie_a);
@@ -256,9 +262,10 @@ TEST_F(RenameTest, HardLinksToTheSameInodeAreANoOp) {
   const size_t fcl = Fcl().size();
   const int64_t ctime = Get(file.ino).ctime_ns;
   clock_.AdvanceSeconds(9);
-  auto replaced = meta_->Rename(kRootIno, "one", kRootIno, "two", 0);
-  ASSERT_TRUE(replaced.ok());
-  EXPECT_FALSE(replaced->has_value());
+  auto renamed = meta_->Rename(kRootIno, "one", kRootIno, "two", 0);
+  ASSERT_TRUE(renamed.ok());
+  EXPECT_FALSE(renamed->replaced.has_value());
+  EXPECT_EQ(renamed->ctime_ns, 0);  // nothing changed
   // POSIX: both names stay, nothing changes.
   EXPECT_EQ(Ino(kRootIno, "one"), file.ino);
   EXPECT_EQ(Ino(kRootIno, "two"), file.ino);
