@@ -371,18 +371,34 @@ void Database::EnableGroupCommit(std::function<void()> on_group_open) {
 }
 
 Status Database::CommitGroup() {
-  if (group_ == nullptr || !InTransaction()) return Status::Ok();
-  TIERFS_RETURN_IF_ERROR(Prepare("COMMIT").Run());
+  if (group_ == nullptr) return Status::Ok();
+  if (!InTransaction()) {
+    // Nothing open, or an error made SQLite roll the group back (logged by
+    // the Transaction that met it): no ticket of it will ever commit, and
+    // its reclaims wait for the next group that does.
+    group_->open = false;
+    return Status::Ok();
+  }
+  if (Status st = Prepare("COMMIT").Run(); !st.ok()) {
+    ForgetCachedInfo();  // SQLite may have rolled the group back
+    return st;
+  }
   group_->commits++;
+  group_->open = false;
   return Status::Ok();
 }
 
 std::optional<uint64_t> Database::UncommittedTicket() const {
-  if (group_ == nullptr || !InTransaction()) return std::nullopt;
-  return group_->commits + 1;  // the open group's, once committed
+  if (group_ == nullptr) return std::nullopt;
+  // `commits` first: if the group of the caller's changes commits in between,
+  // `open` then reads false (committed) or belongs to a later group (a later
+  // ticket); never an earlier one.
+  const uint64_t committed = group_->commits;
+  if (!group_->open) return std::nullopt;
+  return committed + 1;  // the open group's, once committed
 }
 
-uint64_t Database::CommittedTickets() const { return group_ == nullptr ? 0 : group_->commits; }
+uint64_t Database::CommittedTickets() const { return group_ == nullptr ? 0 : group_->commits.load(); }
 
 // ---- Transaction -------------------------------------------------------------------
 
@@ -393,6 +409,7 @@ Result<Transaction> Transaction::Begin(Database* db) {
   }
   if (!db->InTransaction()) {
     TIERFS_RETURN_IF_ERROR(db->Prepare("BEGIN IMMEDIATE").Run());
+    db->group_->open = true;
     if (db->group_->on_open) db->group_->on_open();
   }
   TIERFS_RETURN_IF_ERROR(db->Prepare("SAVEPOINT change").Run());
@@ -406,6 +423,7 @@ Transaction::~Transaction() {
   // Some errors (SQLITE_FULL, SQLITE_IOERR...) roll the transaction back
   // already; ROLLBACK would then fail with "no transaction is active".
   if (db_ == nullptr) return;
+  db_->ForgetCachedInfo();  // it may have been read inside what is undone
   if (!db_->InTransaction()) {
     // In a group, that rollback took every change since the last group commit
     // with it, acknowledged ones included: say so, loudly.

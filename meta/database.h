@@ -23,6 +23,7 @@
 // SQLite result codes become a Status in exactly one function, SqliteStatus().
 #pragma once
 
+#include <atomic>
 #include <concepts>
 #include <cstdint>
 #include <functional>
@@ -176,6 +177,13 @@ class Database {
   bool InTransaction() const;
   sqlite3* handle() const { return db_; }
 
+  // The FCL state (fs_info fcl_state) as last read, so that the FCL record of
+  // every change does not read it again (FclIsOn). SetInfoText/SetInfoInt and
+  // every rollback forget it. Lock held.
+  std::optional<bool> cached_fcl_on() const { return fcl_on_; }
+  void CacheFclOn(bool on) { fcl_on_ = on; }
+  void ForgetCachedInfo() { fcl_on_.reset(); }
+
   // ---- Group commit (docs/design.md, "Group commit")
   // From now on Transaction::Begin joins the open group (a write transaction
   // shared by every change until CommitGroup), opening one when none is open and
@@ -190,7 +198,10 @@ class Database {
   Status CommitGroup();
   // The ticket of the changes made so far, or nullopt when they are all
   // committed (always, without group commit). A ticket is committed once
-  // CommittedTickets() reaches it.
+  // CommittedTickets() reaches it. Both may be called without the lock (they
+  // read two atomics), so that the forget of every unlinked file does not
+  // queue for the connection; the answer errs only late: a change made
+  // before the call is never reported committed before it is.
   std::optional<uint64_t> UncommittedTicket() const;
   // Every ticket up to this one is committed.
   uint64_t CommittedTickets() const;
@@ -212,11 +223,15 @@ class Database {
   // Group commit state; null while group commit is off.
   struct Group {
     std::function<void()> on_open;
-    uint64_t commits = 0;  // groups committed so far
+    // Written under the lock, read without it (UncommittedTicket): `commits`
+    // is raised before `open` is cleared, and read before it.
+    std::atomic<uint64_t> commits{0};  // groups committed so far
+    std::atomic<bool> open{false};     // a group transaction is open
   };
 
   sqlite3* db_ = nullptr;
   std::unique_ptr<Group> group_;
+  std::optional<bool> fcl_on_;  // see cached_fcl_on
   // Guards db_ and statements_. A unique_ptr so that the Database can move.
   std::unique_ptr<std::mutex> mu_;
   // SQL text -> prepared statement. Entries are heap-allocated so that the

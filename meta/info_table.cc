@@ -31,20 +31,26 @@ Result<int64_t> GetInfoInt(Database* db, std::string_view key) {
 }
 
 Status SetInfoText(Database* db, std::string_view key, std::string_view value) {
+  db->ForgetCachedInfo();
   Statement st = db->Prepare(kUpsertInfo);
   st.BindAll(key, value);
   return st.Run();
 }
 
 Status SetInfoInt(Database* db, std::string_view key, int64_t value) {
+  db->ForgetCachedInfo();
   Statement st = db->Prepare(kUpsertInfo);
   st.BindAll(key, value);
   return st.Run();
 }
 
 Result<bool> FclIsOn(Database* db) {
-  META_ASSIGN_OR_RETURN(std::string state, GetInfoText(db, kInfoFclState));
-  return state == "on";
+  if (std::optional<bool> cached = db->cached_fcl_on()) return *cached;
+  Result<std::string> state = GetInfoText(db, kInfoFclState);
+  if (!state.ok()) return state.status();
+  const bool on = *state == "on";
+  db->CacheFclOn(on);
+  return on;
 }
 
 }  // namespace tierfs::meta

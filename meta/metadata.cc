@@ -106,15 +106,9 @@ Status Metadata::Sync() {
   return db_->CommitGroup();
 }
 
-std::optional<uint64_t> Metadata::UncommittedTicket() {
-  auto lock = db_->Lock();
-  return db_->UncommittedTicket();
-}
+std::optional<uint64_t> Metadata::UncommittedTicket() { return db_->UncommittedTicket(); }
 
-uint64_t Metadata::CommittedTickets() {
-  auto lock = db_->Lock();
-  return db_->CommittedTickets();
-}
+uint64_t Metadata::CommittedTickets() { return db_->CommittedTickets(); }
 
 Status Metadata::Format(const std::string& db_path, const FsInfo& info,
                         const std::vector<Volume>& volumes, uid_t root_uid, gid_t root_gid,

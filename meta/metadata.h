@@ -249,7 +249,8 @@ class Metadata {
     GroupCommitter* committer_;
   };
   // The ticket of the changes made so far, or nullopt when they are all committed;
-  // a ticket is committed once CommittedTickets() reaches it. One lock each.
+  // a ticket is committed once CommittedTickets() reaches it. Neither takes the
+  // database lock (Database::UncommittedTicket).
   std::optional<uint64_t> UncommittedTicket();
   uint64_t CommittedTickets();
   // The directory that holds directory `dir` (its ".."): the root for the root and

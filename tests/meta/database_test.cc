@@ -1,4 +1,5 @@
 #include "meta/database.h"
+#include "meta/info_table.h"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -240,6 +241,32 @@ TEST_F(DatabaseTest, TransactionRollsBackUnlessCommitted) {
     EXPECT_FALSE(txn->Commit().ok());  // only once
   }
   EXPECT_EQ(RowCount(), 1);
+}
+
+// FclIsOn keeps the state it read; a write of fs_info and a rollback of what
+// set it make it read again.
+TEST_F(DatabaseTest, CachedFclStateFollowsWritesAndRollbacks) {
+  auto lock = db_->Lock();
+  ASSERT_TRUE(db_->Exec("CREATE TABLE fs_info(key TEXT PRIMARY KEY, value)").ok());
+  auto fcl_on = [&] {
+    Result<bool> on = FclIsOn(db_.get());
+    EXPECT_TRUE(on.ok()) << on.status().ToString();
+    return on.ok() && *on;
+  };
+  ASSERT_TRUE(SetInfoText(db_.get(), kInfoFclState, "on").ok());
+  EXPECT_TRUE(fcl_on());
+  // Changed behind the cache's back: still the cached answer.
+  ASSERT_TRUE(db_->Exec("UPDATE fs_info SET value = 'off' WHERE key = 'fcl_state'").ok());
+  EXPECT_TRUE(fcl_on());
+  ASSERT_TRUE(SetInfoText(db_.get(), kInfoFclState, "off").ok());
+  EXPECT_FALSE(fcl_on());
+  {
+    auto txn = Transaction::Begin(db_.get());
+    ASSERT_TRUE(txn.ok());
+    ASSERT_TRUE(SetInfoText(db_.get(), kInfoFclState, "on").ok());
+    EXPECT_TRUE(fcl_on());
+  }  // rolled back
+  EXPECT_FALSE(fcl_on());
 }
 
 TEST_F(DatabaseTest, SecondConnectionIsRefusedWithEbusy) {
