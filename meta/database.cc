@@ -398,7 +398,9 @@ std::optional<uint64_t> Database::UncommittedTicket() const {
   return committed + 1;  // the open group's, once committed
 }
 
-uint64_t Database::CommittedTickets() const { return group_ == nullptr ? 0 : group_->commits.load(); }
+uint64_t Database::CommittedTickets() const {
+  return group_ == nullptr ? 0 : group_->commits.load();
+}
 
 // ---- Transaction -------------------------------------------------------------------
 

@@ -196,10 +196,11 @@ class Metadata {
   // rename(2) semantics with flags 0 | RENAME_NOREPLACE | RENAME_EXCHANGE
   // (linux/fs.h values). Returns the inode the rename replaced (after its nlink
   // drop: a replaced directory has nlink 0) if any, which the caller reclaims
-  // like an unlinked one, and which inodes got which ctime (RenameResult). Errors, in Linux's order: EINVAL (unknown flags, or both),
-  // ENOENT (source, or EXCHANGE target), EEXIST (NOREPLACE and the target exists),
-  // EINVAL (a directory into itself or its own subtree), ENOTEMPTY (the target is
-  // an ancestor of the source; EINVAL with EXCHANGE), ENOTDIR (directory over a
+  // like an unlinked one, and which inodes got which ctime (RenameResult).
+  // Errors, in Linux's order: EINVAL (unknown flags, or both), ENOENT (source,
+  // or EXCHANGE target), EEXIST (NOREPLACE and the target exists), EINVAL (a
+  // directory into itself or its own subtree), ENOTEMPTY (the target is an
+  // ancestor of the source; EINVAL with EXCHANGE), ENOTDIR (directory over a
   // non-directory), EISDIR (non-directory over a directory), ENOTEMPTY (over a
   // non-empty directory). Two names of one inode: success, nothing changes.
   // Updates ctime of the moved inode(s), mtime/ctime of both parents, ".." link
