@@ -182,7 +182,9 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
       // never goes back (Metadata::UpdateAttributes). A newer one waits in
       // memory for the periodic writeback; an unlinked file's is never
       // written. An unlink or a rename then costs no second write to the
-      // database, and the FCL shows no "setattr" the user never made.
+      // database, and the FCL shows no "setattr" the user never made. (A
+      // utimes that sets mtime to the value it already has looks the same and
+      // is treated the same: only ctime moves, as on ext4.)
       const bool ctime_stamp = kernel_times && (to_set & FUSE_SET_ATTR_CTIME) != 0 &&
                                values.mtime_ns == a.mtime_ns && !inode->data_written;
       deferred = kernel_times && ((inode->dirty && inode->data_written) || ctime_stamp);
