@@ -185,14 +185,15 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
       // database, and the FCL shows no "setattr" the user never made. (A
       // utimes that sets mtime to the value it already has looks the same and
       // is treated the same: only ctime moves, as on ext4.)
+      const bool written_data_times = kernel_times && inode->dirty && inode->data_written;
       const bool ctime_stamp = kernel_times && (to_set & FUSE_SET_ATTR_CTIME) != 0 &&
                                values.mtime_ns == a.mtime_ns && !inode->data_written;
-      deferred = kernel_times && ((inode->dirty && inode->data_written) || ctime_stamp);
-      if (deferred && !ctime_stamp) {
+      deferred = written_data_times || ctime_stamp;  // never both (data_written)
+      if (written_data_times) {
         a.mtime_ns = values.mtime_ns;
         a.ctime_ns = values.ctime_ns;
         MarkDirty(*inode);
-      } else if (deferred && values.ctime_ns > a.ctime_ns) {
+      } else if (ctime_stamp && values.ctime_ns > a.ctime_ns) {
         a.ctime_ns = values.ctime_ns;
         if (a.nlink > 0) MarkTimesLazilyDirty(*inode);
       }
