@@ -56,7 +56,7 @@ void FileSystem::TouchDirAtime(const InodeRef& dir) {
   auto row = meta_->UpdateAttributes(values, meta::kAttrAtime);
   if (!row.ok()) return;  // atime is advisory; the listing goes on
   std::lock_guard lock(dir->mu);
-  ApplyRowLocked(*dir, *row);
+  ApplyRow(*dir, *row);
 }
 
 Status FileSystem::ReadDir(

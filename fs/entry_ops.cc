@@ -240,7 +240,7 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
         if (requested_times & meta::kAttrAtime) inode->attr.atime_ns = values.atime_ns;
         if (requested_times & meta::kAttrMtime) inode->attr.mtime_ns = values.mtime_ns;
       }
-      ApplyRowLocked(*inode, *row);
+      ApplyRow(*inode, *row);
     }
   }
   sync.unlock();
@@ -315,10 +315,17 @@ Result<meta::Inode> FileSystem::MakeNode(const Caller& caller, uint64_t parent,
     if (!volume.ok()) return volume.status();
     proto.volume_id = *volume;
   }
-  auto attr = meta_->Create(parent, name, proto);
+  meta::Inode parent_after;
+  auto attr = meta_->Create(parent, name, proto, &parent_after);
   if (!attr.ok()) return attr.status();
-  RefreshCached(parent);
-  return Remember(*attr);
+  ApplyCached(parent_after);
+  InodeRef inode = inodes_.GetOrInsert(*attr, 1);
+  std::lock_guard lock(inode->mu);
+  // A new file has no extended attributes: the kernel's security.capability
+  // query before its first write is answered from memory (unless a set of it
+  // already came, through a name readdirplus handed out meanwhile).
+  if (inode->capability_sets == 0) inode->no_capability_xattr = true;
+  return inode->attr;
 }
 
 Result<std::string> FileSystem::ReadLink(uint64_t ino) {
@@ -330,18 +337,20 @@ Result<std::string> FileSystem::ReadLink(uint64_t ino) {
 
 Status FileSystem::Unlink(uint64_t parent, std::string_view name) {
   TIERFS_RETURN_IF_ERROR(CheckName(name));
-  auto after = meta_->Unlink(parent, name);
+  meta::Inode parent_after;
+  auto after = meta_->Unlink(parent, name, 0, &parent_after);
   if (!after.ok()) return after.status();
-  RefreshCached(parent);
+  ApplyCached(parent_after);
   AfterNameRemoved(*after);
   return Status::Ok();
 }
 
 Status FileSystem::UnlinkForPolicy(uint64_t parent, std::string_view name, uint64_t ino) {
   TIERFS_RETURN_IF_ERROR(CheckName(name));
-  auto after = meta_->Unlink(parent, name, ino);
+  meta::Inode parent_after;
+  auto after = meta_->Unlink(parent, name, ino, &parent_after);
   if (!after.ok()) return after.status();
-  RefreshCached(parent);
+  ApplyCached(parent_after);
   AfterNameRemoved(*after);
   if (entry_removed_hook_) entry_removed_hook_(parent, ino, name);
   return Status::Ok();
@@ -349,9 +358,10 @@ Status FileSystem::UnlinkForPolicy(uint64_t parent, std::string_view name, uint6
 
 Status FileSystem::Rmdir(uint64_t parent, std::string_view name) {
   TIERFS_RETURN_IF_ERROR(CheckName(name));
-  auto after = meta_->Rmdir(parent, name);
+  meta::Inode parent_after;
+  auto after = meta_->Rmdir(parent, name, &parent_after);
   if (!after.ok()) return after.status();
-  RefreshCached(parent);
+  ApplyCached(parent_after);
   AfterNameRemoved(*after);
   return Status::Ok();
 }
@@ -362,17 +372,8 @@ Status FileSystem::Rename(uint64_t parent, std::string_view name, uint64_t new_p
   TIERFS_RETURN_IF_ERROR(CheckName(new_name));
   auto renamed = meta_->Rename(parent, name, new_parent, new_name, flags);
   if (!renamed.ok()) return renamed.status();
-  RefreshCached(parent);
-  if (new_parent != parent) RefreshCached(new_parent);
-  // The moved inode (and, for an exchange, the other one) got a new ctime and
-  // nothing else: set in memory, with no read of the row. ctime only moves
-  // forward here, so this cannot undo a newer refresh.
-  for (uint64_t ino : {renamed->moved, renamed->exchanged}) {
-    InodeRef inode = ino != 0 && renamed->ctime_ns != 0 ? inodes_.Find(ino) : nullptr;
-    if (!inode) continue;
-    std::lock_guard lock(inode->mu);
-    inode->attr.ctime_ns = std::max(inode->attr.ctime_ns, renamed->ctime_ns);
-  }
+  // Both parents, the moved inode and an exchanged one, as the rename left them.
+  for (const meta::Inode& row : renamed->changed) ApplyCached(row);
   if (renamed->replaced) AfterNameRemoved(*renamed->replaced);
   return Status::Ok();
 }
@@ -380,10 +381,11 @@ Status FileSystem::Rename(uint64_t parent, std::string_view name, uint64_t new_p
 Result<meta::Inode> FileSystem::Link(uint64_t ino, uint64_t new_parent,
                                      std::string_view new_name) {
   TIERFS_RETURN_IF_ERROR(CheckName(new_name));
-  auto attr = meta_->Link(ino, new_parent, new_name);
+  meta::Inode parent_after;
+  auto attr = meta_->Link(ino, new_parent, new_name, &parent_after);
   if (!attr.ok()) return attr.status();
-  RefreshCached(new_parent);
-  RefreshCached(ino);
+  ApplyCached(parent_after);
+  ApplyCached(*attr);
   return Remember(*attr);
 }
 
@@ -405,9 +407,12 @@ policy::CreatePlacement FileSystem::CreatePlacementFor(uint32_t uid, uint32_t gi
 Result<uint32_t> FileSystem::ChooseVolume(const Caller& caller, uint64_t parent,
                                           std::string_view name) {
   policy::CreatePlacement placement;  // not governed: the default allocator
-  if (policy()) {
+  if (std::shared_ptr<const policy::PlacementPolicy> pol = policy()) {
     std::string path;
-    if (parent != meta::kRootIno) {
+    // The directory's path costs a climb to the root in the database; a policy
+    // whose SELECTs name no DIRECTORY (nor a recursive PATTERN) matches the
+    // name alone, so "/name" decides the same.
+    if (parent != meta::kRootIno && pol->SelectsByDirectory()) {
       auto dir = meta_->PathOf(parent);
       if (!dir.ok()) return dir.status();
       path = *dir;

@@ -265,7 +265,7 @@ void FileSystem::DropSetgidAfterWrite(FileHandle* fh, const Caller& caller) {
   auto row = meta_->UpdateAttributes(values, meta::kAttrMode, "setattr");
   if (!row.ok()) return;  // the write itself succeeded; the bit stays, as logged
   std::lock_guard lock(inode.mu);
-  ApplyRowLocked(inode, *row);
+  ApplyRow(inode, *row);
 }
 
 Status FileSystem::WritebackOnClose(const InodeRef& inode) {

@@ -262,21 +262,6 @@ Result<meta::Inode> FileSystem::CurrentAttr(uint64_t ino) {
   return meta_->GetInode(ino);
 }
 
-void FileSystem::ApplyRowLocked(InodeState& inode, const meta::Inode& row) {
-  meta::Inode& a = inode.attr;
-  if (inode.dirty) {
-    // Size and times of a file being written live in memory until writeback.
-    const meta::Inode keep = a;
-    a = row;
-    a.size = keep.size;
-    a.atime_ns = keep.atime_ns;
-    a.mtime_ns = keep.mtime_ns;
-    a.ctime_ns = std::max(keep.ctime_ns, row.ctime_ns);
-  } else {
-    a = row;
-  }
-}
-
 void FileSystem::RefreshCached(uint64_t ino) {
   InodeRef inode = inodes_.Find(ino);
   if (!inode) return;
@@ -286,15 +271,22 @@ void FileSystem::RefreshCached(uint64_t ino) {
   auto fresh = meta_->GetInode(ino);
   if (!fresh.ok()) return;  // deleted: nothing left to show
   std::lock_guard lock(inode->mu);
-  ApplyRowLocked(*inode, *fresh);
+  ApplyRow(*inode, *fresh);
+}
+
+void FileSystem::ApplyCached(const meta::Inode& row) {
+  InodeRef inode = inodes_.Find(row.ino);
+  if (!inode) return;
+  std::lock_guard lock(inode->mu);
+  ApplyRow(*inode, row);
 }
 
 void FileSystem::AfterNameRemoved(const meta::Inode& after) {
   if (InodeRef inode = inodes_.Find(after.ino)) {
-    RefreshCached(after.ino);
     bool unlinked;
     {
       std::lock_guard lock(inode->mu);
+      ApplyRow(*inode, after);
       unlinked = inode->attr.nlink == 0;
     }
     if (unlinked && inodes_.MaybeErase(inode)) Reclaim(inode->attr);
@@ -428,7 +420,7 @@ Status FileSystem::Writeback(const InodeRef& inode, std::string_view event) {
     inode->dirty = false;
     inode->lazy_times = false;
   }
-  ApplyRowLocked(*inode, *row);
+  ApplyRow(*inode, *row);
   return Status::Ok();
 }
 

@@ -283,12 +283,13 @@ class FileSystem {
 
   // Registers a kernel lookup for `attr` and returns the cached attributes.
   meta::Inode Remember(const meta::Inode& attr);
-  // Re-reads an inode's row into its table entry (keeping dirty size and times),
-  // after a namespace change committed. No-op when the kernel does not know it.
+  // Re-reads an inode's row into its table entry (keeping dirty size and times).
+  // No-op when the kernel does not know it.
   void RefreshCached(uint64_t ino);
-  // Copies a row just read under inode.sync_mu into the entry (inode.mu held):
-  // everything from the row, except size/atime/mtime while the entry is dirty.
-  static void ApplyRowLocked(InodeState& inode, const meta::Inode& row);
+  // Takes `row`, as a change of the database returned it, into the entry of its
+  // inode (ApplyRow), with no read of the row. No-op when the kernel does not
+  // know the inode, or when the entry shows a newer row.
+  void ApplyCached(const meta::Inode& row);
   // Applies an nlink change the database reported (unlink, rename over a target) and
   // reclaims the inode now if no one holds it.
   void AfterNameRemoved(const meta::Inode& after);

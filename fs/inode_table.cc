@@ -1,11 +1,28 @@
 #include "fs/inode_table.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
 #include "common/log.h"
 
 namespace tierfs {
+
+void ApplyRow(InodeState& inode, const meta::Inode& row) {
+  meta::Inode& a = inode.attr;
+  if (row.row_epoch < a.row_epoch) return;  // older than what the entry shows
+  if (inode.dirty) {
+    // Size and times of a file being written live in memory until writeback.
+    const meta::Inode keep = a;
+    a = row;
+    a.size = keep.size;
+    a.atime_ns = keep.atime_ns;
+    a.mtime_ns = keep.mtime_ns;
+    a.ctime_ns = std::max(keep.ctime_ns, row.ctime_ns);
+  } else {
+    a = row;
+  }
+}
 
 InodeRef InodeTable::GetOrInsert(const meta::Inode& attr, uint64_t lookups) {
   std::lock_guard lock(mu_);

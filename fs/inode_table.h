@@ -115,6 +115,13 @@ inline void MarkTimesLazilyDirty(InodeState& inode) {
   inode.change_seq++;
 }
 
+// Copies `row` (a row of the database: read, or returned by a change) into
+// `inode` (its mu held): everything, except size/atime/mtime while the entry is
+// dirty (and ctime only forward then), unless the entry already shows a newer
+// row (a higher Inode::row_epoch). Concurrent changes return rows of one inode
+// in any order; the newest stays.
+void ApplyRow(InodeState& inode, const meta::Inode& row);
+
 class InodeTable {
  public:
   // Returns the entry for attr.ino, inserting it from `attr` if absent, and adds

@@ -250,7 +250,9 @@ Status Metadata::RepairRemoveDirent(uint64_t parent, std::string_view name) {
     TIERFS_RETURN_IF_ERROR(st.Run());
   }
   Result<Inode> dir = LoadInode(db, parent);
-  if (dir.ok() && S_ISDIR(dir->mode)) TIERFS_RETURN_IF_ERROR(TouchDirectory(db, parent, now, 0));
+  if (dir.ok() && S_ISDIR(dir->mode)) {
+    TIERFS_RETURN_IF_ERROR(TouchDirectory(db, parent, now, 0).status());
+  }
   TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "repair", entry->ino, parent, name, "entry removed"));
   return txn.Commit();
 }
@@ -273,7 +275,7 @@ Status Metadata::RepairAddDirent(uint64_t parent, std::string_view name, uint64_
     st.BindAll(parent, name, ino);
     TIERFS_RETURN_IF_ERROR(st.Run());
   }
-  TIERFS_RETURN_IF_ERROR(TouchDirectory(db, parent, now, 0));
+  TIERFS_RETURN_IF_ERROR(TouchDirectory(db, parent, now, 0).status());
   TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "repair", ino, parent, name, "entry added"));
   return txn.Commit();
 }

@@ -361,6 +361,10 @@ Status Database::Exec(const char* sql) {
 
 int64_t Database::LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
 
+uint64_t Database::ChangeEpoch() const {
+  return static_cast<uint64_t>(sqlite3_total_changes64(db_));
+}
+
 int64_t Database::Changes() const { return sqlite3_changes64(db_); }
 
 bool Database::InTransaction() const { return sqlite3_get_autocommit(db_) == 0; }

@@ -175,6 +175,12 @@ class Database {
   int64_t Changes() const;
   // True inside an explicit transaction.
   bool InTransaction() const;
+  // A count that grows with every row an INSERT, UPDATE or DELETE changed on
+  // this connection (sqlite3_total_changes64), never shrinking: a row read now
+  // shows every change counted up to here (Inode::row_epoch). A rolled-back
+  // change keeps its count, which only makes later rows look newer, as they
+  // are. Lock held.
+  uint64_t ChangeEpoch() const;
   sqlite3* handle() const { return db_; }
 
   // The FCL state (fs_info fcl_state) as last read, so that the FCL record of

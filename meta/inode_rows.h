@@ -57,8 +57,9 @@ Status SetCtime(Database* db, uint64_t ino, int64_t ctime_ns);
 // Sets nlink and ctime (ns) of `ino`.
 Status SetLinksAndCtime(Database* db, uint64_t ino, uint32_t nlink, int64_t ctime_ns);
 // A directory's contents changed: mtime = ctime = now_ns, nlink += nlink_delta
-// (a subdirectory's ".." arrived or left).
-Status TouchDirectory(Database* db, uint64_t dir, int64_t now_ns, int nlink_delta);
+// (a subdirectory's ".." arrived or left). Returns the row as the update left
+// it, with its row_epoch (no second read). ENOENT if there is no inode `dir`.
+Result<Inode> TouchDirectory(Database* db, uint64_t dir, int64_t now_ns, int nlink_delta);
 
 // The names from the root down to directory `dir` ({} for the root). ENOENT if
 // `dir` is not reachable from the root; EIO if the tree has a cycle.

@@ -50,10 +50,10 @@ struct RenameResult {
   std::optional<Inode> replaced;  // the inode the new name named before, after its nlink drop
   uint64_t moved = 0;             // the inode the old name named
   uint64_t exchanged = 0;         // RENAME_EXCHANGE: the inode the new name named; else 0
-  // The ctime given to `moved` and `exchanged` (and to the replaced inode and
-  // both parents, whose rows also changed otherwise); 0 when nothing changed
-  // (two names of one inode).
-  int64_t ctime_ns = 0;
+  // Every other row the rename changed, as it left them, with their row_epoch:
+  // the parent (or both parents), the moved inode, and the exchanged one.
+  // Empty when nothing changed (two names of one inode).
+  std::vector<Inode> changed;
 };
 
 struct MetadataOptions {
@@ -176,23 +176,29 @@ class Metadata {
   // FCL: create|mkdir|symlink|mknod. EEXIST if the name exists; EINVAL for an
   // unknown file type, a regular file with volume_id 0 or an unknown volume;
   // ENOENT for a symlink with an empty target.
-  Result<Inode> Create(uint64_t parent, std::string_view name, const Inode& proto);
+  // Every change below that takes `parent_after` stores there, when it is not
+  // null, the row of the directory whose entries changed, as the change left it
+  // (with its row_epoch): a cache takes it without reading it back.
+  Result<Inode> Create(uint64_t parent, std::string_view name, const Inode& proto,
+                       Inode* parent_after = nullptr);
   // Adds a name for a non-directory inode; returns it after (nlink+1, ctime=now;
   // new_parent's mtime/ctime=now). Errors in order: ENOENT (no inode), ENOENT /
   // ENOTDIR (new_parent), EEXIST, EPERM for a directory, ENOENT for an unlinked
   // inode (nlink 0). FCL: link.
-  Result<Inode> Link(uint64_t ino, uint64_t new_parent, std::string_view new_name);
+  Result<Inode> Link(uint64_t ino, uint64_t new_parent, std::string_view new_name,
+                     Inode* parent_after = nullptr);
   // Removes a non-directory name; returns its inode after (nlink-1, ctime=now;
   // parent mtime/ctime=now). nlink 0 means the caller reclaims it (object, then
   // DeleteInode) once no one has it open. EISDIR for a directory, ENOENT. FCL: unlink.
   // With `expected_ino` != 0, the name must still refer to that inode, else ESTALE
   // and nothing changes (policy DELETEs use it: never remove a file that replaced
   // the scanned one).
-  Result<Inode> Unlink(uint64_t parent, std::string_view name, uint64_t expected_ino = 0);
+  Result<Inode> Unlink(uint64_t parent, std::string_view name, uint64_t expected_ino = 0,
+                       Inode* parent_after = nullptr);
   // Removes an empty directory; returns it with nlink 0 (ctime=now; the parent
   // loses one link, mtime/ctime=now). Its row stays, like an unlinked file's,
   // until DeleteInode. ENOTDIR, ENOTEMPTY, ENOENT. FCL: rmdir.
-  Result<Inode> Rmdir(uint64_t parent, std::string_view name);
+  Result<Inode> Rmdir(uint64_t parent, std::string_view name, Inode* parent_after = nullptr);
   // rename(2) semantics with flags 0 | RENAME_NOREPLACE | RENAME_EXCHANGE
   // (linux/fs.h values). Returns the inode the rename replaced (after its nlink
   // drop: a replaced directory has nlink 0) if any, which the caller reclaims

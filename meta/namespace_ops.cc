@@ -79,10 +79,13 @@ Result<Inode> Metadata::LookupInode(uint64_t parent, std::string_view name) {
   st.BindAll(parent, name);
   META_ASSIGN_OR_RETURN(bool row, st.Step());
   if (!row) return NameMissing(db_.get(), parent, name);
-  return InodeFromRow(st, 0);
+  Inode inode = InodeFromRow(st, 0);
+  inode.row_epoch = db_->ChangeEpoch();
+  return inode;
 }
 
-Result<Inode> Metadata::Create(uint64_t parent, std::string_view name, const Inode& proto) {
+Result<Inode> Metadata::Create(uint64_t parent, std::string_view name, const Inode& proto,
+                              Inode* parent_after) {
   TIERFS_RETURN_IF_ERROR(ValidateName(name));
   Inode inode;
   inode.mode = proto.mode;
@@ -141,13 +144,16 @@ Result<Inode> Metadata::Create(uint64_t parent, std::string_view name, const Ino
     st.BindAll(parent, name, inode.ino);
     TIERFS_RETURN_IF_ERROR(st.Run());
   }
-  TIERFS_RETURN_IF_ERROR(TouchDirectory(db, parent, now, is_dir ? 1 : 0));
+  META_ASSIGN_OR_RETURN(Inode dir_after, TouchDirectory(db, parent, now, is_dir ? 1 : 0));
   TIERFS_RETURN_IF_ERROR(LogFcl(db, now, CreateEvent(inode.mode), inode.ino, parent, name));
   TIERFS_RETURN_IF_ERROR(txn.Commit());
+  inode.row_epoch = dir_after.row_epoch;  // the insert came before the touch
+  if (parent_after != nullptr) *parent_after = std::move(dir_after);
   return inode;
 }
 
-Result<Inode> Metadata::Link(uint64_t ino, uint64_t new_parent, std::string_view new_name) {
+Result<Inode> Metadata::Link(uint64_t ino, uint64_t new_parent, std::string_view new_name,
+                            Inode* parent_after) {
   TIERFS_RETURN_IF_ERROR(ValidateName(new_name));
   const int64_t now = options_.clock->NowNanos();
   auto lock = db_->Lock();
@@ -174,13 +180,16 @@ Result<Inode> Metadata::Link(uint64_t ino, uint64_t new_parent, std::string_view
   inode.nlink += 1;
   inode.ctime_ns = now;
   TIERFS_RETURN_IF_ERROR(SetLinksAndCtime(db, ino, inode.nlink, now));
-  TIERFS_RETURN_IF_ERROR(TouchDirectory(db, new_parent, now, 0));
+  META_ASSIGN_OR_RETURN(Inode dir_after, TouchDirectory(db, new_parent, now, 0));
   TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "link", ino, new_parent, new_name));
   TIERFS_RETURN_IF_ERROR(txn.Commit());
+  inode.row_epoch = dir_after.row_epoch;
+  if (parent_after != nullptr) *parent_after = std::move(dir_after);
   return inode;
 }
 
-Result<Inode> Metadata::Unlink(uint64_t parent, std::string_view name, uint64_t expected_ino) {
+Result<Inode> Metadata::Unlink(uint64_t parent, std::string_view name, uint64_t expected_ino,
+                              Inode* parent_after) {
   const int64_t now = options_.clock->NowNanos();
   auto lock = db_->Lock();
   Database* db = db_.get();
@@ -201,13 +210,15 @@ Result<Inode> Metadata::Unlink(uint64_t parent, std::string_view name, uint64_t 
   inode.nlink -= 1;
   inode.ctime_ns = now;
   TIERFS_RETURN_IF_ERROR(SetLinksAndCtime(db, inode.ino, inode.nlink, now));
-  TIERFS_RETURN_IF_ERROR(TouchDirectory(db, parent, now, 0));
+  META_ASSIGN_OR_RETURN(Inode dir_after, TouchDirectory(db, parent, now, 0));
   TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "unlink", inode.ino, parent, name));
   TIERFS_RETURN_IF_ERROR(txn.Commit());
+  inode.row_epoch = dir_after.row_epoch;
+  if (parent_after != nullptr) *parent_after = std::move(dir_after);
   return inode;
 }
 
-Result<Inode> Metadata::Rmdir(uint64_t parent, std::string_view name) {
+Result<Inode> Metadata::Rmdir(uint64_t parent, std::string_view name, Inode* parent_after) {
   const int64_t now = options_.clock->NowNanos();
   auto lock = db_->Lock();
   Database* db = db_.get();
@@ -233,9 +244,12 @@ Result<Inode> Metadata::Rmdir(uint64_t parent, std::string_view name) {
   inode.nlink = 0;
   inode.ctime_ns = now;
   TIERFS_RETURN_IF_ERROR(SetLinksAndCtime(db, inode.ino, 0, now));
-  TIERFS_RETURN_IF_ERROR(TouchDirectory(db, parent, now, -1));  // its ".." is gone
+  // Its ".." is gone.
+  META_ASSIGN_OR_RETURN(Inode dir_after, TouchDirectory(db, parent, now, -1));
   TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "rmdir", inode.ino, parent, name));
   TIERFS_RETURN_IF_ERROR(txn.Commit());
+  inode.row_epoch = dir_after.row_epoch;
+  if (parent_after != nullptr) *parent_after = std::move(dir_after);
   return inode;
 }
 
@@ -407,6 +421,7 @@ Status Metadata::ReadDir(uint64_t dir, int64_t offset,
         META_ASSIGN_OR_RETURN(bool row, st.Step());
         if (!row) break;
         Inode attr = InodeFromRow(st, 2);
+        attr.row_epoch = db->ChangeEpoch();
         batch.push_back(Dirent{st.Text(1), attr.ino, attr.mode, st.Int64(0), attr});
       }
     }

@@ -35,6 +35,12 @@ struct Inode {
   // 512-byte blocks allocated to the object as last written back; -1 unknown
   // (never recorded, or the size or the volume changed since): stat the object.
   int64_t blocks = -1;
+  // Not a column: the database's change count (Database::ChangeEpoch) the row
+  // reflects: when it was read, or right after the change that returned it. Of
+  // two rows of one inode, the one with the higher epoch is never the older,
+  // so a cache can take rows in any order and keep the newest (FileSystem::
+  // ApplyRowLocked). 0: not a row of the database.
+  uint64_t row_epoch = 0;
 };
 
 // Attribute bits for Metadata::UpdateAttributes: which fields of an Inode to write.

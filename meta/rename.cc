@@ -75,7 +75,7 @@ Result<RenameResult> Metadata::Rename(uint64_t parent, std::string_view name,
   Database* db = db_.get();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   TIERFS_RETURN_IF_ERROR(LoadDirectory(db, parent).status());
-  TIERFS_RETURN_IF_ERROR(LoadDirectory(db, new_parent).status());
+  if (!same_parent) TIERFS_RETURN_IF_ERROR(LoadDirectory(db, new_parent).status());
   META_ASSIGN_OR_RETURN(std::optional<DirentRow> src, FindDirent(db, parent, name));
   if (!src) {
     return Status::NotFound("no '" + std::string(name) + "' in directory " +
@@ -167,20 +167,36 @@ Result<RenameResult> Metadata::Rename(uint64_t parent, std::string_view name,
     }
   }
   TIERFS_RETURN_IF_ERROR(SetCtime(db, src_inode.ino, now));
+  RenameResult result;
   if (same_parent) {
-    TIERFS_RETURN_IF_ERROR(TouchDirectory(db, parent, now, parent_delta + new_parent_delta));
+    META_ASSIGN_OR_RETURN(Inode dir_after, TouchDirectory(db, parent, now,
+                                                          parent_delta + new_parent_delta));
+    result.changed.push_back(std::move(dir_after));
   } else {
-    TIERFS_RETURN_IF_ERROR(TouchDirectory(db, parent, now, parent_delta));
-    TIERFS_RETURN_IF_ERROR(TouchDirectory(db, new_parent, now, new_parent_delta));
+    META_ASSIGN_OR_RETURN(Inode dir_after, TouchDirectory(db, parent, now, parent_delta));
+    result.changed.push_back(std::move(dir_after));
+    META_ASSIGN_OR_RETURN(Inode new_dir_after,
+                          TouchDirectory(db, new_parent, now, new_parent_delta));
+    result.changed.push_back(std::move(new_dir_after));
   }
   TIERFS_RETURN_IF_ERROR(
       LogRename(db, now, src_inode, parent, name, new_parent, new_name, exchange, replaced));
   TIERFS_RETURN_IF_ERROR(txn.Commit());
-  RenameResult result;
+  // The inode rows were written before the parents were touched: the last
+  // parent's epoch covers them all.
+  const uint64_t epoch = result.changed.back().row_epoch;
+  src_inode.ctime_ns = now;
+  src_inode.row_epoch = epoch;
+  result.changed.push_back(src_inode);
+  if (exchange) {
+    dst_inode->ctime_ns = now;
+    dst_inode->row_epoch = epoch;
+    result.changed.push_back(*dst_inode);
+  }
+  if (replaced) replaced->row_epoch = epoch;
   result.replaced = std::move(replaced);
   result.moved = src_inode.ino;
   result.exchanged = exchange ? dst_inode->ino : 0;
-  result.ctime_ns = now;
   return result;
 }
 

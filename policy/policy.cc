@@ -59,6 +59,18 @@ bool PlacementPolicy::SelectsByOwnerName() const {
   return false;
 }
 
+bool PlacementPolicy::SelectsByDirectory() const {
+  for (const Rule& rule : rules) {
+    for (const Select& select : rule.selects) {
+      if (!select.directories.empty()) return true;
+      for (const Pattern& pattern : select.patterns) {
+        if (pattern.recursive) return true;
+      }
+    }
+  }
+  return false;
+}
+
 std::vector<double> PlacementPolicy::WindowHours() const {
   std::vector<double> hours;
   for (const Rule& rule : rules) {

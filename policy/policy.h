@@ -210,6 +210,10 @@ struct PlacementPolicy {
   // True when some SELECT names owners by USER or GROUP (callers then resolve
   // uid/gid to names; most policies do not need it).
   bool SelectsByOwnerName() const;
+  // True when some SELECT names a DIRECTORY or a recursive PATTERN: only then
+  // does matching a file need the path of its directory, not just its name
+  // (callers skip building the path otherwise; select_match.h).
+  bool SelectsByDirectory() const;
   // The limit (percent of capacity, (0, 100]) of a relocation into class
   // `d.class_name` by destination `d`: its own PERCENT, else the policy's
   // CLASS_LIMIT for the class, else nullopt (no limit beyond free space).

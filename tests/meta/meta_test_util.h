@@ -138,6 +138,27 @@ class MetaTest : public ::testing::Test {
     EXPECT_TRUE(inode.ok()) << ino << ": " << inode.status().ToString();
     return inode.ok() ? *inode : Inode{};
   }
+  // `row`, as a change returned it, is the stored row (every column), and its
+  // row_epoch is set and not above that of a read made after it.
+  void ExpectRowIsStored(const Inode& row) {
+    SCOPED_TRACE("inode " + std::to_string(row.ino));
+    const Inode stored = Get(row.ino);
+    EXPECT_EQ(row.generation, stored.generation);
+    EXPECT_EQ(row.mode, stored.mode);
+    EXPECT_EQ(row.uid, stored.uid);
+    EXPECT_EQ(row.gid, stored.gid);
+    EXPECT_EQ(row.nlink, stored.nlink);
+    EXPECT_EQ(row.size, stored.size);
+    EXPECT_EQ(row.atime_ns, stored.atime_ns);
+    EXPECT_EQ(row.mtime_ns, stored.mtime_ns);
+    EXPECT_EQ(row.ctime_ns, stored.ctime_ns);
+    EXPECT_EQ(row.rdev, stored.rdev);
+    EXPECT_EQ(row.symlink, stored.symlink);
+    EXPECT_EQ(row.volume_id, stored.volume_id);
+    EXPECT_EQ(row.blocks, stored.blocks);
+    EXPECT_GT(row.row_epoch, 0u);
+    EXPECT_LE(row.row_epoch, stored.row_epoch);
+  }
   // Names in `dir`, in readdir order.
   std::vector<std::string> Names(uint64_t dir) {
     std::vector<std::string> names;

@@ -310,6 +310,57 @@ TEST_F(NamespaceTest, UnlinkDropsALinkAndMakesOrphans) {
   EXPECT_TRUE(Names(kRootIno).empty());
 }
 
+// Each change returns the rows it changed as stored, so that a cache takes them
+// without reading them back; their epochs order them after every earlier read.
+TEST_F(NamespaceTest, ChangesReturnTheRowsTheyLeave) {
+  Inode dir = MakeDir(kRootIno, "d");
+  const uint64_t before = Get(dir.ino).row_epoch;
+  clock_.AdvanceSeconds(1);
+  Inode parent;
+  auto file = meta_->Create(dir.ino, "f", Proto(S_IFREG | 0644), &parent);
+  ASSERT_TRUE(file.ok());
+  EXPECT_EQ(parent.ino, dir.ino);
+  EXPECT_EQ(parent.mtime_ns, clock_.NowNanos());
+  EXPECT_GT(parent.row_epoch, before);
+  ExpectRowIsStored(parent);
+  ExpectRowIsStored(*file);
+
+  clock_.AdvanceSeconds(1);
+  auto sub = meta_->Create(dir.ino, "sub", Proto(S_IFDIR | 0755), &parent);
+  ASSERT_TRUE(sub.ok());
+  EXPECT_EQ(parent.nlink, 3u);
+  ExpectRowIsStored(parent);
+  ExpectRowIsStored(*sub);
+
+  clock_.AdvanceSeconds(1);
+  auto linked = meta_->Link(file->ino, kRootIno, "g", &parent);
+  ASSERT_TRUE(linked.ok());
+  EXPECT_EQ(parent.ino, kRootIno);
+  ExpectRowIsStored(parent);
+  ExpectRowIsStored(*linked);
+
+  clock_.AdvanceSeconds(1);
+  auto unlinked = meta_->Unlink(dir.ino, "f", 0, &parent);
+  ASSERT_TRUE(unlinked.ok());
+  EXPECT_EQ(unlinked->nlink, 1u);
+  ExpectRowIsStored(parent);
+  ExpectRowIsStored(*unlinked);
+
+  clock_.AdvanceSeconds(1);
+  const uint64_t before_rmdir = parent.row_epoch;
+  auto removed = meta_->Rmdir(dir.ino, "sub", &parent);
+  ASSERT_TRUE(removed.ok());
+  EXPECT_EQ(parent.nlink, 2u);
+  EXPECT_GT(parent.row_epoch, before_rmdir);
+  ExpectRowIsStored(parent);
+  ExpectRowIsStored(*removed);
+
+  // A failed change returns nothing and leaves the rows as they were.
+  const Inode kept = parent;
+  EXPECT_EQ(meta_->Rmdir(dir.ino, "missing", &parent).status().code(), ENOENT);
+  EXPECT_EQ(parent.row_epoch, kept.row_epoch);
+}
+
 TEST_F(NamespaceTest, UnlinkErrors) {
   MakeDir(kRootIno, "d");
   Inode file = MakeFile(kRootIno, "f");

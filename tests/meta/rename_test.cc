@@ -44,7 +44,11 @@ TEST_F(RenameTest, WithinADirectoryKeepsTheCookie) {
   EXPECT_FALSE(renamed->replaced.has_value());
   EXPECT_EQ(renamed->moved, file.ino);
   EXPECT_EQ(renamed->exchanged, 0u);
-  EXPECT_EQ(renamed->ctime_ns, now);
+  // The parent and the moved file, as stored.
+  ASSERT_EQ(renamed->changed.size(), 2u);
+  EXPECT_EQ(renamed->changed[0].ino, kRootIno);
+  EXPECT_EQ(renamed->changed[1].ino, file.ino);
+  for (const Inode& row : renamed->changed) ExpectRowIsStored(row);
   EXPECT_EQ(Ino(kRootIno, "new"), file.ino);
   EXPECT_EQ(Ino(kRootIno, "old"), 0u);
   EXPECT_EQ(Cookie(kRootIno, "new"), cookie);
@@ -78,7 +82,11 @@ TEST_F(RenameTest, DirectoryBetweenParentsMovesItsDotDotLink) {
   Inode d = MakeDir(a.ino, "d");
   MakeFile(d.ino, "inside");
   EXPECT_EQ(Get(a.ino).nlink, 3u);
-  ASSERT_TRUE(meta_->Rename(a.ino, "d", b.ino, "d", 0).ok());
+  auto renamed = meta_->Rename(a.ino, "d", b.ino, "d", 0);
+  ASSERT_TRUE(renamed.ok());
+  // Both parents (their link counts changed) and the moved directory, as stored.
+  ASSERT_EQ(renamed->changed.size(), 3u);
+  for (const Inode& row : renamed->changed) ExpectRowIsStored(row);
   EXPECT_EQ(Get(a.ino).nlink, 2u);
   EXPECT_EQ(Get(b.ino).nlink, 3u);
   EXPECT_EQ(Get(d.ino).nlink, 2u);
@@ -97,6 +105,7 @@ TEST_F(RenameTest, FileReplacesFile) {
   EXPECT_EQ(renamed->replaced->nlink, 0u);
   EXPECT_EQ(renamed->replaced->volume_id, 2u);  // so the caller can reclaim the object
   EXPECT_EQ(renamed->replaced->ctime_ns, clock_.NowNanos());
+  ExpectRowIsStored(*renamed->replaced);
   EXPECT_EQ(Ino(kRootIno, "dst"), src.ino);
   EXPECT_EQ(Names(kRootIno), std::vector<std::string>{"dst"});
   ASSERT_EQ(meta_->ListOrphans()->size(), 1u);
@@ -204,7 +213,9 @@ TEST_F(RenameTest, ExchangeTwoFiles) {
   EXPECT_FALSE(renamed->replaced.has_value());
   EXPECT_EQ(renamed->moved, a.ino);
   EXPECT_EQ(renamed->exchanged, b.ino);
-  EXPECT_EQ(renamed->ctime_ns, now);
+  ASSERT_EQ(renamed->changed.size(), 3u);  // the parent and both files
+  EXPECT_EQ(renamed->changed[2].ino, b.ino);
+  for (const Inode& row : renamed->changed) ExpectRowIsStored(row);
   EXPECT_EQ(Ino(kRootIno, "a"), b.ino);
   EXPECT_EQ(Ino(kRootIno, "b"), a.ino);
   EXPECT_EQ(Cookie(kRootIno, "a"), cookie_a);
@@ -265,7 +276,7 @@ TEST_F(RenameTest, HardLinksToTheSameInodeAreANoOp) {
   auto renamed = meta_->Rename(kRootIno, "one", kRootIno, "two", 0);
   ASSERT_TRUE(renamed.ok());
   EXPECT_FALSE(renamed->replaced.has_value());
-  EXPECT_EQ(renamed->ctime_ns, 0);  // nothing changed
+  EXPECT_TRUE(renamed->changed.empty());  // nothing changed
   // POSIX: both names stay, nothing changes.
   EXPECT_EQ(Ino(kRootIno, "one"), file.ino);
   EXPECT_EQ(Ino(kRootIno, "two"), file.ino);

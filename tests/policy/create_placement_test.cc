@@ -105,6 +105,37 @@ TEST(CreatePlacement, SelectionUsesPathAndOwnerButNotTags) {
   EXPECT_FALSE(ChooseCreateClasses(p, Request("/db/t1.dbf", "alice")).governed);
 }
 
+// The daemon leaves out a new file's directory (a climb to the root in the
+// database) when the policy says it does not need it: the choice must be the
+// same as with the whole path.
+TEST(CreatePlacement, PoliciesThatNeedTheDirectorySayAndOthersDecideByName) {
+  PlacementPolicy by_name = MustLoad(PolicyXml(R"(<RULE Flags="data" Name="logs">
+  <SELECT><PATTERN>*.log</PATTERN><USER>oracle</USER></SELECT>
+  <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION></ON></CREATE>
+</RULE>
+<RULE Flags="data" Name="rest">
+  <SELECT><PATTERN>*</PATTERN></SELECT>
+  <CREATE><ON><DESTINATION><CLASS>ssd</CLASS></DESTINATION></ON></CREATE>
+</RULE>)"));
+  EXPECT_FALSE(by_name.SelectsByDirectory());
+  for (const std::string name : {"a.log", "b.dbf", "log"}) {
+    for (const std::string user : {"oracle", "alice"}) {
+      CreatePlacement whole = ChooseCreateClasses(by_name, Request("/x/y/" + name, user));
+      CreatePlacement named = ChooseCreateClasses(by_name, Request("/" + name, user));
+      EXPECT_EQ(whole.rule, named.rule) << name << " " << user;
+      EXPECT_EQ(whole.classes, named.classes) << name << " " << user;
+    }
+  }
+  EXPECT_TRUE(MustLoad(PolicyXml(R"(<RULE Flags="data" Name="db">
+  <SELECT><DIRECTORY Flags="nonrecursive">db</DIRECTORY></SELECT>
+  <CREATE><ON><DESTINATION><CLASS>ssd</CLASS></DESTINATION></ON></CREATE>
+</RULE>)")).SelectsByDirectory());
+  EXPECT_TRUE(MustLoad(PolicyXml(R"(<RULE Flags="data" Name="tmp">
+  <SELECT><PATTERN Flags="recursive">tmp</PATTERN></SELECT>
+  <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION></ON></CREATE>
+</RULE>)")).SelectsByDirectory());
+}
+
 TEST(CreatePlacement, BalanceSizeSpreadsByFillRatio) {
   PlacementPolicy p = MustLoad(PolicyXml(R"(<RULE Flags="data" Name="r"><SELECT/>
   <CREATE><ON><DESTINATION><CLASS>hdd</CLASS><BALANCE_SIZE Units="MB">1</BALANCE_SIZE>
