@@ -39,6 +39,10 @@ DEFINE_bool(writeback_cache, true,
             "let the kernel cache writes and send them to the daemon in large batches "
             "(FUSE writeback cache; on by default, --writeback_cache=false turns it off); "
             "write errors such as ENOSPC then show at fsync or close");
+DEFINE_bool(splice_writes, true,
+            "move the bytes of large writes from the kernel into the backing object with "
+            "splice(2), without copying them through the daemon (on by default; "
+            "--splice_writes=false reads every request into memory)");
 DEFINE_bool(exact_atime, false,
             "move atime (relatime rules) only when a read reaches the daemon, which makes "
             "the kernel drop a file's cached pages at an open that would move it; off: an "
@@ -335,6 +339,7 @@ int main(int argc, char** argv) {
   options.commit_window_us = static_cast<int64_t>(FLAGS_commit_ms * 1000);
   options.exact_atime = FLAGS_exact_atime;
   options.writeback_cache = FLAGS_writeback_cache;
+  options.splice_writes = FLAGS_splice_writes;
   options.fcl_keep_seconds = static_cast<int64_t>(FLAGS_fcl_keep_hours * 3600);
   options.fcl_max_records = FLAGS_fcl_max_records;
   options.iostat_keep_seconds = static_cast<int64_t>(FLAGS_iostat_keep_days * 86400);

@@ -21,7 +21,7 @@ struct NamedErrno {
   const char* name;
   int value;
 };
-constexpr std::array<NamedErrno, 11> kErrnos = {{{"ENOSPC", ENOSPC},
+constexpr std::array<NamedErrno, 12> kErrnos = {{{"ENOSPC", ENOSPC},
                                                  {"EIO", EIO},
                                                  {"EDQUOT", EDQUOT},
                                                  {"EROFS", EROFS},
@@ -31,7 +31,8 @@ constexpr std::array<NamedErrno, 11> kErrnos = {{{"ENOSPC", ENOSPC},
                                                  {"EFBIG", EFBIG},
                                                  {"ENOMEM", ENOMEM},
                                                  {"EINTR", EINTR},
-                                                 {"EAGAIN", EAGAIN}}};
+                                                 {"EAGAIN", EAGAIN},
+                                                 {"EINVAL", EINVAL}}};
 
 bool KnownOp(const std::string& op) {
   for (const char* o : kOps) {
@@ -170,6 +171,11 @@ ssize_t FaultInjectingVolumeIo::Pread(int fd, void* buf, size_t count, off_t off
 ssize_t FaultInjectingVolumeIo::Pwrite(int fd, const void* buf, size_t count, off_t offset) {
   TIERFS_FAULT_OR_PASS("write", PathOf(fd));
   return base_.Pwrite(fd, buf, verdict.shorten ? Half(count) : count, offset);
+}
+
+ssize_t FaultInjectingVolumeIo::SpliceIn(int pipe_fd, int fd, size_t count, off_t offset) {
+  TIERFS_FAULT_OR_PASS("write", PathOf(fd));
+  return base_.SpliceIn(pipe_fd, fd, verdict.shorten ? Half(count) : count, offset);
 }
 
 int FaultInjectingVolumeIo::Fsync(int fd, bool datasync) {

@@ -11,7 +11,8 @@
 //   N       the Nth matching call (1-based, counted from when the rules were set);
 //           with `+`, that call and every later one
 //   ACTION  an errno name (ENOSPC, EIO, EDQUOT, EROFS, ENOENT, EACCES, EXDEV,
-//           EFBIG, ENOMEM, EINTR, EAGAIN): the call fails with it and does nothing;
+//           EFBIG, ENOMEM, EINTR, EAGAIN, EINVAL): the call fails with it and does
+//           nothing (EINVAL from a write: a file system that refuses splice);
 //           `short`: a read, write or copy moves only half of what was asked (at
 //           least one byte); `stop`: the process dies at once (_exit(70), as in a
 //           crash: the page cache survives, nothing is cleaned up); `delayMS`
@@ -50,6 +51,7 @@ class FaultInjectingVolumeIo : public VolumeIo {
   int Open(const std::string& path, int flags, mode_t mode) override;
   ssize_t Pread(int fd, void* buf, size_t count, off_t offset) override;
   ssize_t Pwrite(int fd, const void* buf, size_t count, off_t offset) override;
+  ssize_t SpliceIn(int pipe_fd, int fd, size_t count, off_t offset) override;  // op "write"
   int Fsync(int fd, bool datasync) override;
   int Ftruncate(int fd, off_t length) override;
   int Fallocate(int fd, int mode, off_t offset, off_t length) override;

@@ -140,9 +140,30 @@ Result<size_t> FileSystem::Read(FileHandle* fh, char* buf, size_t size, off_t of
   return static_cast<size_t>(n);
 }
 
-Result<size_t> FileSystem::Write(FileHandle* fh, const char* buf, size_t size, off_t offset,
-                                 bool* setgid_check) {
+namespace {
+
+// Reads exactly `size` bytes out of the pipe `pipe_fd` into `out`.
+Status DrainPipe(int pipe_fd, size_t size, std::vector<char>* out) {
+  out->resize(size);
+  size_t got = 0;
+  while (got < size) {
+    ssize_t n = read(pipe_fd, out->data() + got, size - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::FromErrno(errno, "read of a spliced write");
+    if (n == 0) return Status::Io("spliced write ended early");
+    got += static_cast<size_t>(n);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<size_t> FileSystem::WriteFrom(FileHandle* fh, WriteSource source, off_t offset,
+                                     bool* setgid_check) {
   InodeState& inode = *fh->inode;
+  const size_t size = source.size;
+  std::vector<char> drained;  // the pipe's bytes, when the object refused a splice
+  size_t bytes_base = 0;      // the offset within the write of source.bytes[0]
   // Bounded: each move goes to another volume, so a file cannot move more often
   // than there are volumes before every one of them has been tried.
   const size_t max_moves = volumes_->volumes().size();
@@ -165,8 +186,11 @@ Result<size_t> FileSystem::Write(FileHandle* fh, const char* buf, size_t size, o
         // Bumped before and after: a relocation whose copy overlaps this pwrite
         // sees the generation move whichever side of its start the write began.
         inode.write_gen.fetch_add(1);
-        n = volumes_->io().Pwrite(inode.Fd(), buf + done, size - done,
-                                  offset + static_cast<off_t>(done));
+        const off_t at = offset + static_cast<off_t>(done);
+        n = source.pipe_fd >= 0
+                ? volumes_->io().SpliceIn(source.pipe_fd, inode.Fd(), size - done, at)
+                : volumes_->io().Pwrite(inode.Fd(), source.bytes + (done - bytes_base),
+                                        size - done, at);
         err = errno;
         inode.write_gen.fetch_add(1);
       }
@@ -189,6 +213,13 @@ Result<size_t> FileSystem::Write(FileHandle* fh, const char* buf, size_t size, o
     }
     if (done == size || n == 0) break;
     if (n > 0) continue;  // a short write: the rest may fail, or move on
+    if (err == EINVAL && source.pipe_fd >= 0) {
+      // The object's file system takes no splice: the rest from memory.
+      TIERFS_RETURN_IF_ERROR(DrainPipe(source.pipe_fd, size - done, &drained));
+      source = WriteSource{drained.data(), -1, size};
+      bytes_base = done;
+      continue;
+    }
     if ((err == ENOSPC || err == EDQUOT) && moves < max_moves) {
       if (!volumes_->RefusesData(volume)) volumes_->MarkFull(volume);
       Status moved = MoveOnNoSpace(fh->inode, volume, size - done);

@@ -171,7 +171,21 @@ class FileSystem {
   // Sets *setgid_check when the file has setgid without group-execute: the caller
   // then asks DropSetgidAfterWrite with the writer's credentials.
   Result<size_t> Write(FileHandle* fh, const char* buf, size_t size, off_t offset,
-                       bool* setgid_check = nullptr);
+                       bool* setgid_check = nullptr) {
+    return WriteFrom(fh, WriteSource{buf, -1, size}, offset, setgid_check);
+  }
+  // The same for bytes in memory or waiting in a pipe (a WRITE request that
+  // libfuse spliced off /dev/fuse): those are spliced into the object without a
+  // copy through the daemon, and leave the pipe exactly as they are written.
+  // When the object's file system refuses splice (EINVAL), the rest is read
+  // out of the pipe and written from memory.
+  struct WriteSource {
+    const char* bytes = nullptr;  // the bytes, when pipe_fd < 0
+    int pipe_fd = -1;             // else the pipe holding them, in order
+    size_t size = 0;
+  };
+  Result<size_t> WriteFrom(FileHandle* fh, WriteSource source, off_t offset,
+                           bool* setgid_check = nullptr);
   // With the FUSE writeback cache (set once, at FUSE init) the kernel keeps mtime
   // and ctime of the files it caches, stamps them at write(2) and sends them after
   // the pages as a setattr, which may overtake a WRITE of background writeback:

@@ -110,6 +110,15 @@ void OpInit(void* userdata, fuse_conn_info* conn) {
   // Ask only for what the running kernel offers (Debian's libfuse 3.14).
   if (conn->capable & FUSE_CAP_READDIRPLUS) conn->want |= FUSE_CAP_READDIRPLUS;
   if (conn->capable & FUSE_CAP_ASYNC_READ) conn->want |= FUSE_CAP_ASYNC_READ;
+  FuseContext* ctx = static_cast<FuseContext*>(userdata);
+  if (ctx->splice_writes && (conn->capable & FUSE_CAP_SPLICE_READ)) {
+    conn->want |= FUSE_CAP_SPLICE_READ;
+    // libfuse splices a request into a pipe of max_write + one header page; a
+    // pipe grows to 1 MiB (pipe-max-size) without CAP_SYS_RESOURCE.
+    conn->max_write = std::min<unsigned>(conn->max_write, (1u << 20) - 4096);
+  } else {
+    conn->want &= ~FUSE_CAP_SPLICE_READ;  // libfuse's default once write_buf is set
+  }
   // A symlink never changes once made: the kernel may cache its target.
   if (conn->capable & FUSE_CAP_CACHE_SYMLINKS) conn->want |= FUSE_CAP_CACHE_SYMLINKS;
   // Writeback cache unless --writeback_cache=false (on by default): the kernel then keeps
@@ -118,7 +127,6 @@ void OpInit(void* userdata, fuse_conn_info* conn) {
   // volume has room) shows at fsync or close rather than at write(2). Without it
   // the daemon sees every write. Locks are left to the kernel (single host): fcntl
   // and flock locks conflict between processes exactly as on a local file system.
-  FuseContext* ctx = static_cast<FuseContext*>(userdata);
   if (ctx->writeback_cache && (conn->capable & FUSE_CAP_WRITEBACK_CACHE)) {
     conn->want |= FUSE_CAP_WRITEBACK_CACHE;
   } else {
@@ -295,12 +303,32 @@ void OpRead(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* 
   fuse_reply_buf(req, buf, *r);
 }
 
-void OpWrite(fuse_req_t req, fuse_ino_t, const char* buf, size_t size, off_t off,
-             fuse_file_info* fi) {
+// WRITE, with its bytes as libfuse received them: in memory, or (splice,
+// FuseContext::splice_writes) still in the worker's pipe, from which they are
+// spliced into the object without passing through the daemon's memory.
+void OpWriteBuf(fuse_req_t req, fuse_ino_t, fuse_bufvec* in, off_t off, fuse_file_info* fi) {
   RequestTimer timer(req, FuseOp::kWrite);
+  FileSystem::WriteSource source;
+  source.size = fuse_buf_size(in);
+  const bool one_buffer = in->count - in->idx == 1 && in->off == 0;
+  if (one_buffer && (in->buf[in->idx].flags & FUSE_BUF_IS_FD)) {
+    source.pipe_fd = in->buf[in->idx].fd;
+  } else if (one_buffer) {
+    source.bytes = static_cast<const char*>(in->buf[in->idx].mem);
+  } else {  // libfuse hands a WRITE over as one buffer; anything else is copied out
+    char* mem = ReadBuffer(source.size);
+    fuse_bufvec to = FUSE_BUFVEC_INIT(source.size);
+    to.buf[0].mem = mem;
+    const ssize_t copied = fuse_buf_copy(&to, in, FUSE_BUF_NO_SPLICE);
+    if (copied < 0) return ReplyStatus(req, Status::Error(static_cast<int>(-copied), "write"));
+    source.bytes = mem;
+    source.size = static_cast<size_t>(copied);
+  }
   bool setgid_check = false;
-  auto r = Fs(req).Write(Handle(fi), buf, size, off, &setgid_check);
+  auto r = Fs(req).WriteFrom(Handle(fi), source, off, &setgid_check);
   if (!r.ok()) return ReplyStatus(req, r.status());
+  // All of it consumed: libfuse keeps the pipe (else it empties it).
+  if (source.pipe_fd >= 0 && *r == source.size) in->idx = in->count;
   // With the writeback cache the kernel clears setuid/setgid at write(2) with the
   // writer's credentials, and writes reach the daemon later without a caller.
   if (setgid_check && !Ctx(req).writeback_cache && fuse_req_ctx(req)->uid != 0) {
@@ -495,7 +523,7 @@ fuse_lowlevel_ops MakeOperations() {
   ops.create = OpCreate;
   ops.open = OpOpen;
   ops.read = OpRead;
-  ops.write = OpWrite;
+  ops.write_buf = OpWriteBuf;  // libfuse then never calls ops.write
   ops.flush = OpFlush;
   ops.release = OpRelease;
   ops.fsync = OpFsync;

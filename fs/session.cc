@@ -315,6 +315,7 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   context.entry_timeout = options.entry_timeout;
   context.attr_timeout = options.attr_timeout;
   context.writeback_cache = options.writeback_cache;
+  context.splice_writes = options.splice_writes;
   const fuse_lowlevel_ops& ops = TierfsOperations();
   fuse_session* se = fuse_session_new(&args, &ops, sizeof ops, &context);
   if (se == nullptr) return fail("tierfs: bad mount options: " + mount_opts);

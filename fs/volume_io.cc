@@ -20,6 +20,11 @@ ssize_t VolumeIo::Pwrite(int fd, const void* buf, size_t count, off_t offset) {
   return pwrite(fd, buf, count, offset);
 }
 
+ssize_t VolumeIo::SpliceIn(int pipe_fd, int fd, size_t count, off_t offset) {
+  loff_t at = offset;
+  return splice(pipe_fd, nullptr, fd, &at, count, 0);
+}
+
 int VolumeIo::Fsync(int fd, bool datasync) { return datasync ? fdatasync(fd) : fsync(fd); }
 
 int VolumeIo::Ftruncate(int fd, off_t length) { return ftruncate(fd, length); }

@@ -25,6 +25,11 @@ class VolumeIo {
   virtual int Open(const std::string& path, int flags, mode_t mode);
   virtual ssize_t Pread(int fd, void* buf, size_t count, off_t offset);
   virtual ssize_t Pwrite(int fd, const void* buf, size_t count, off_t offset);
+  // splice(2) of up to `count` bytes from the pipe `pipe_fd` into `fd` at
+  // `offset` (fd's file offset untouched). The bytes moved leave the pipe; the
+  // rest stay in it. EINVAL when `fd`'s file system cannot take a splice.
+  // Fault rules name it "write", as Pwrite.
+  virtual ssize_t SpliceIn(int pipe_fd, int fd, size_t count, off_t offset);
   // fdatasync(2) when `datasync`, else fsync(2).
   virtual int Fsync(int fd, bool datasync);
   virtual int Ftruncate(int fd, off_t length);
