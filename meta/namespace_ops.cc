@@ -285,9 +285,11 @@ Result<Inode> Metadata::UpdateAttributes(const Inode& values, uint32_t fields,
   auto lock = db_->Lock();
   Database* db = db_.get();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  Inode after;
   {
     // One statement for every mask: a column keeps its value unless its bit is set
-    // (?2 is the mask), so the statement is prepared once and reused.
+    // (?2 is the mask), so the statement is prepared once and reused. It returns
+    // the row as it leaves it: no second read.
     Statement st = db->Prepare(
         "UPDATE inodes SET "
         "mode = CASE WHEN ?2 & 1 THEN (mode & ?10) | (?3 & ~?10) ELSE mode END, "
@@ -299,16 +301,18 @@ Result<Inode> Metadata::UpdateAttributes(const Inode& values, uint32_t fields,
         "ctime_ns = CASE WHEN ?2 & 64 THEN MAX(ctime_ns, ?9) ELSE ctime_ns END, "
         "blocks = CASE WHEN ?2 & 128 THEN NULLIF(?11, -1) WHEN ?2 & 8 THEN NULL "
         "ELSE blocks END "
-        "WHERE ino = ?1");
+        "WHERE ino = ?1 RETURNING " META_INODE_COLUMNS);
     st.BindAll(values.ino, fields, values.mode, values.uid, values.gid, values.size,
                values.atime_ns, values.mtime_ns, values.ctime_ns, S_IFMT, values.blocks);
-    TIERFS_RETURN_IF_ERROR(st.Run());
+    META_ASSIGN_OR_RETURN(bool row, st.Step());
+    if (!row) return Status::NotFound("no inode " + std::to_string(values.ino));
+    after = InodeFromRow(st, 0);
+    TIERFS_RETURN_IF_ERROR(st.Run());  // to its end, so that the change is counted
+    after.row_epoch = db->ChangeEpoch();
   }
-  if (db->Changes() == 0) return Status::NotFound("no inode " + std::to_string(values.ino));
   if (!fcl_event.empty()) {
     TIERFS_RETURN_IF_ERROR(LogFcl(db, now, fcl_event, values.ino, 0, {}));
   }
-  META_ASSIGN_OR_RETURN(Inode after, LoadInode(db, values.ino));
   TIERFS_RETURN_IF_ERROR(txn.Commit());
   return after;
 }

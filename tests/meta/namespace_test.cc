@@ -466,6 +466,8 @@ TEST_F(NamespaceTest, UpdateAttributesWritesOnlyTheNamedFields) {
   EXPECT_EQ(after->atime_ns, file.atime_ns);
   EXPECT_EQ(after->mtime_ns, file.mtime_ns);
   EXPECT_EQ(after->nlink, 1u);
+  ExpectRowIsStored(*after);
+  EXPECT_GT(after->row_epoch, file.row_epoch);
   Inode got = Get(file.ino);
   EXPECT_EQ(got.mode, after->mode);
   EXPECT_EQ(got.size, after->size);
