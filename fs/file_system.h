@@ -317,8 +317,12 @@ class FileSystem {
   Status TrimObjectsAfterCrash();
   // Object and row removal of Reclaim, once nlink 0 is durable.
   void ReclaimNow(const meta::Inode& attr);
+  // The object part of it: true when the inode's object is gone (or it never
+  // had one); false (logged) when its removal failed and the row must stay.
+  bool RemoveObjectOf(const meta::Inode& attr);
   // Runs the reclaims whose nlink-0 change is committed now (after every group
-  // commit, and from the periodic writeback as a backstop).
+  // commit, and from the periodic writeback as a backstop); their rows go in
+  // one change (Metadata::DeleteInodes).
   void ReclaimCommitted();
   // At a mount after a crash: removes objects that no inode row owns (a create's
   // object made in a commit group the crash lost). Objects of rows that point

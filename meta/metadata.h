@@ -291,6 +291,11 @@ class Metadata {
   // Used at last close of an orphan and by orphan recovery at mount. The inode
   // must have nlink 0 (EBUSY otherwise); ENOENT. FCL: delete.
   Status DeleteInode(uint64_t ino);
+  // DeleteInode for many, in one change (the reclaims a group commit released):
+  // deletes each row of `inos` that has nlink 0, with its xattrs, and logs an FCL
+  // "delete" for it. Returns the inodes it did not delete: already gone (a
+  // reclaim is idempotent) or linked again. Errors from SQLite roll back all.
+  Result<std::vector<uint64_t>> DeleteInodes(const std::vector<uint64_t>& inos);
   // Inodes with nlink 0 (unlinked files, removed directories and others, left by
   // a crash or still open), ordered by ino. Only regular files have an object.
   Result<std::vector<Inode>> ListOrphans();

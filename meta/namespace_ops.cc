@@ -462,6 +462,28 @@ Status Metadata::DeleteInode(uint64_t ino) {
   return txn.Commit();
 }
 
+Result<std::vector<uint64_t>> Metadata::DeleteInodes(const std::vector<uint64_t>& inos) {
+  std::vector<uint64_t> kept;
+  if (inos.empty()) return kept;
+  const int64_t now = options_.clock->NowNanos();
+  auto lock = db_->Lock();
+  Database* db = db_.get();
+  META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  for (uint64_t ino : inos) {
+    // Its xattrs go with it (ON DELETE CASCADE, foreign_keys=ON).
+    Statement st = db->Prepare("DELETE FROM inodes WHERE ino = ?1 AND nlink = 0");
+    st.BindAll(ino);
+    TIERFS_RETURN_IF_ERROR(st.Run());
+    if (db->Changes() == 0) {
+      kept.push_back(ino);
+      continue;
+    }
+    TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "delete", ino, 0, {}));
+  }
+  TIERFS_RETURN_IF_ERROR(txn.Commit());
+  return kept;
+}
+
 Result<std::vector<Inode>> Metadata::ListOrphans() {
   auto lock = db_->Lock();
   Statement st =

@@ -8,6 +8,7 @@
 #include <set>
 #include <thread>
 
+#include "meta/database.h"
 #include "meta/metadata.h"
 #include "meta/schema.h"
 #include "tests/meta/meta_test_util.h"
@@ -708,6 +709,41 @@ TEST_F(NamespaceTest, DeleteInodeRemovesRowAndXattrs) {
   EXPECT_EQ(Fcl().back().event, "delete");
   EXPECT_EQ(Count(), 1u);
   EXPECT_EQ(meta_->DeleteInode(kRootIno).code(), EBUSY);
+}
+
+TEST_F(NamespaceTest, DeleteInodesDeletesTheUnlinkedOnesInOneChange) {
+  Inode a = MakeFile(kRootIno, "a");
+  Inode b = MakeFile(kRootIno, "b");
+  Inode c = MakeFile(kRootIno, "c");
+  ASSERT_TRUE(meta_->SetXattr(a.ino, "user.x", "1", 0).ok());
+  ASSERT_TRUE(meta_->Unlink(kRootIno, "a").ok());
+  ASSERT_TRUE(meta_->Unlink(kRootIno, "b").ok());
+  const size_t fcl = Fcl().size();
+  // c still has its name; 999999 never existed.
+  auto kept = meta_->DeleteInodes({a.ino, c.ino, b.ino, 999999});
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ(*kept, (std::vector<uint64_t>{c.ino, 999999}));
+  EXPECT_EQ(meta_->GetInode(a.ino).status().code(), ENOENT);
+  EXPECT_EQ(meta_->GetInode(b.ino).status().code(), ENOENT);
+  EXPECT_EQ(meta_->GetXattr(a.ino, "user.x").status().code(), ENOENT);
+  EXPECT_EQ(Get(c.ino).nlink, 1u);
+  ASSERT_EQ(Fcl().size(), fcl + 2);
+  EXPECT_EQ(Fcl().back().event, "delete");
+  EXPECT_EQ(Fcl().back().ino, b.ino);
+  EXPECT_TRUE(meta_->ListOrphans()->empty());
+  // Again: nothing left to delete (a reclaim is idempotent).
+  kept = meta_->DeleteInodes({a.ino, b.ino});
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(kept->size(), 2u);
+  // No xattr row outlives its inode.
+  meta_.reset();
+  auto db = Database::Open(db_path_, Database::OpenMode::kExisting, {});
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  auto lock = db->Lock();
+  Statement st = db->Prepare("SELECT count(*) FROM xattrs WHERE ino = ?1");
+  st.BindAll(a.ino);
+  ASSERT_TRUE(*st.Step());
+  EXPECT_EQ(st.Int64(0), 0);
 }
 
 TEST_F(NamespaceTest, OrphansSurviveReopen) {
