@@ -265,9 +265,7 @@ Result<meta::Inode> FileSystem::CurrentAttr(uint64_t ino) {
 void FileSystem::RefreshCached(uint64_t ino) {
   InodeRef inode = inodes_.Find(ino);
   if (!inode) return;
-  // Reading the row under sync_mu orders this refresh after every commit that a
-  // concurrent refresh already applied: the entry never goes back to an older row.
-  std::lock_guard sync(inode->sync_mu);
+  // A concurrent change may apply a newer row first: ApplyRow keeps the newer.
   auto fresh = meta_->GetInode(ino);
   if (!fresh.ok()) return;  // deleted: nothing left to show
   std::lock_guard lock(inode->mu);

@@ -16,8 +16,10 @@
 //     changes them without SQL), the database otherwise;
 //   - everything else (mode, owner, nlink, a directory's times, ctime): the
 //     database. Every change of those is committed first and then copied into the
-//     entry by a refresh that reads the row under sync_mu, so two refreshes cannot
-//     apply rows out of order and a setattr or writeback never races a refresh.
+//     entry, as the change returned the row or by reading it again. Rows carry
+//     the database's change count (Inode::row_epoch) and ApplyRow keeps the
+//     newest, so concurrent changes of one inode (a create and an unlink in one
+//     directory, a setattr and a rename) may apply their rows in any order.
 //
 // Reclaim rule (conventions.md 5): an inode's object is removed only when nlink,
 // open count and lookup count are all zero; the caller that drops the last of them
@@ -39,8 +41,9 @@ namespace tierfs {
 struct InodeState {
   explicit InodeState(const meta::Inode& a) : attr(a) {}
 
-  // Serializes the database reads and writes fs/ makes for this inode (writeback,
-  // setattr, refresh after a namespace change). Held across SQL, taken before `mu`.
+  // Serializes the database writes fs/ makes from this entry's values (writeback,
+  // setattr), so that one never writes back what another is replacing. Held
+  // across SQL, taken before `mu`.
   std::mutex sync_mu;
   std::mutex mu;              // guards every field below except io_lock and write_gen
   meta::Inode attr;           // current attributes (size/atime/mtime authoritative while dirty)
