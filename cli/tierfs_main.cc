@@ -39,10 +39,10 @@ DEFINE_bool(writeback_cache, true,
             "let the kernel cache writes and send them to the daemon in large batches "
             "(FUSE writeback cache; on by default, --writeback_cache=false turns it off); "
             "write errors such as ENOSPC then show at fsync or close");
-DEFINE_bool(splice_writes, true,
+DEFINE_bool(splice_writes, false,
             "move the bytes of large writes from the kernel into the backing object with "
-            "splice(2), without copying them through the daemon (on by default; "
-            "--splice_writes=false reads every request into memory)");
+            "splice(2), without copying them through the daemon: for large sequential "
+            "writes; every other request then costs one system call more (off by default)");
 DEFINE_bool(exact_atime, false,
             "move atime (relatime rules) only when a read reaches the daemon, which makes "
             "the kernel drop a file's cached pages at an open that would move it; off: an "
