@@ -39,6 +39,10 @@ DEFINE_bool(writeback_cache, true,
             "let the kernel cache writes and send them to the daemon in large batches "
             "(FUSE writeback cache; on by default, --writeback_cache=false turns it off); "
             "write errors such as ENOSPC then show at fsync or close");
+DEFINE_int32(precreate_objects, 512,
+             "empty objects kept ready on each volume that takes creates, so that a create "
+             "renames one into place instead of waiting for the backing file system's "
+             "inode allocation (0..4096; 0 makes none ahead)");
 DEFINE_bool(splice_writes, false,
             "move the bytes of large writes from the kernel into the backing object with "
             "splice(2), without copying them through the daemon: for large sequential "
@@ -86,6 +90,9 @@ static bool ValidateCommitMs(const char* flag, double value) {
 static bool ValidateThreads(const char* flag, int32_t value) {
   return InRange(flag, value, 1, 1024);
 }
+static bool ValidatePrecreate(const char* flag, int32_t value) {
+  return InRange(flag, value, 0, 4096);
+}
 static bool ValidateFclHours(const char* flag, double value) {
   return InRange(flag, value, 0, 876'000);  // 100 years
 }
@@ -116,6 +123,7 @@ DEFINE_validator(metrics_textfile, &ValidateTextfile);
 DEFINE_validator(attr_timeout, &ValidateTimeout);
 DEFINE_validator(writeback_seconds, &ValidateWriteback);
 DEFINE_validator(threads, &ValidateThreads);
+DEFINE_validator(precreate_objects, &ValidatePrecreate);
 DEFINE_validator(commit_ms, &ValidateCommitMs);
 DEFINE_validator(fcl_keep_hours, &ValidateFclHours);
 DEFINE_validator(fcl_max_records, &ValidateRecords);
@@ -155,6 +163,7 @@ std::string ValueName(const gflags::CommandLineFlagInfo& flag) {
       {"attr_timeout", "SECONDS"},
       {"writeback_seconds", "SECONDS"},
       {"threads", "N"},
+      {"precreate_objects", "N"},
       {"commit_ms", "MILLISECONDS"},
       {"fcl_keep_hours", "HOURS"},
       {"fcl_max_records", "N"},
@@ -340,6 +349,7 @@ int main(int argc, char** argv) {
   options.exact_atime = FLAGS_exact_atime;
   options.writeback_cache = FLAGS_writeback_cache;
   options.splice_writes = FLAGS_splice_writes;
+  options.precreate_objects = FLAGS_precreate_objects;
   options.fcl_keep_seconds = static_cast<int64_t>(FLAGS_fcl_keep_hours * 3600);
   options.fcl_max_records = FLAGS_fcl_max_records;
   options.iostat_keep_seconds = static_cast<int64_t>(FLAGS_iostat_keep_days * 86400);

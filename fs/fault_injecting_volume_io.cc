@@ -13,9 +13,9 @@
 namespace tierfs {
 namespace {
 
-constexpr std::array<const char*, 13> kOps = {"open",   "read",  "write", "fsync", "truncate",
-                                              "fallocate", "copy", "rename", "unlink", "mkdir",
-                                              "dup2",   "close", "any"};
+constexpr std::array<const char*, 14> kOps = {
+    "open",  "read",  "write", "fsync", "truncate", "fallocate", "copy",
+    "rename", "unlink", "mkdir", "dup2", "close", "precreate", "any"};
 
 struct NamedErrno {
   const char* name;
@@ -215,6 +215,11 @@ int FaultInjectingVolumeIo::RenameNoReplace(const std::string& from, const std::
 int FaultInjectingVolumeIo::Unlink(const std::string& path) {
   TIERFS_FAULT_OR_PASS("unlink", path);
   return base_.Unlink(path);
+}
+
+int FaultInjectingVolumeIo::CreateEmpty(const std::string& path) {
+  TIERFS_FAULT_OR_PASS("precreate", path);
+  return base_.CreateEmpty(path);
 }
 
 int FaultInjectingVolumeIo::Mkdir(const std::string& path, mode_t mode) {

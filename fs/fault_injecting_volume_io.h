@@ -5,7 +5,7 @@
 //     OP[:PATH]@N[+]=ACTION
 //
 //   OP      open read write fsync truncate fallocate copy rename unlink mkdir dup2
-//           close, or `any`
+//           close precreate (an empty object made ahead of a create), or `any`
 //   PATH    only calls on paths containing this text (for fd calls: the path the
 //           fd was opened with, followed through dup2), e.g. `/ssd/` or `.tierfs/tmp`
 //   N       the Nth matching call (1-based, counted from when the rules were set);
@@ -60,6 +60,7 @@ class FaultInjectingVolumeIo : public VolumeIo {
   int Rename(const std::string& from, const std::string& to) override;
   int RenameNoReplace(const std::string& from, const std::string& to) override;  // op "rename"
   int Unlink(const std::string& path) override;
+  int CreateEmpty(const std::string& path) override;  // op "precreate"
   int Mkdir(const std::string& path, mode_t mode) override;
   int Dup2(int old_fd, int new_fd) override;
   int Close(int fd) override;

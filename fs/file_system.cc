@@ -84,6 +84,9 @@ Result<std::unique_ptr<FileSystem>> FileSystem::Open(const std::string& metadata
     TIERFS_RETURN_IF_ERROR(fs->TrimObjectsAfterCrash());
     TIERFS_RETURN_IF_ERROR(fs->RemoveOrphanObjects());
   }
+  if (options.precreate_objects > 0) {
+    fs->precreator_ = std::make_unique<ObjectPrecreator>(*fs->volumes_, options.precreate_objects);
+  }
   // Started last: the recovery above commits change by change.
   FileSystem* raw = fs.get();
   fs->meta_->StartGroupCommit(std::chrono::microseconds(options.commit_window_us),
@@ -102,6 +105,7 @@ FileSystem::FileSystem(std::unique_ptr<meta::SpaceReserve> reserve,
       io_(*options.clock, info_.iostat_bucket_seconds) {}
 
 FileSystem::~FileSystem() {
+  precreator_.reset();  // before the pools are emptied below
   Status st = FlushAll();
   if (!st.ok()) LogError("final flush: {}", st.ToString());
   // The last reclaims need their unlinks committed first.

@@ -31,6 +31,7 @@
 #include "fs/file_handle.h"
 #include "fs/inode_table.h"
 #include "fs/io_accounting.h"
+#include "fs/object_precreator.h"
 #include "fs/volume_io.h"
 #include "fs/volume_set.h"
 #include "meta/metadata.h"
@@ -92,6 +93,9 @@ struct FileSystemOptions {
   // database transaction (meta/group_committer.h); fsync and fsyncdir commit at
   // once. 0 = every change commits on its own.
   int64_t commit_window_us = 5000;
+  // Empty objects kept ready on each volume that takes creates (fs/object_precreator.h);
+  // 0 = none made ahead (creates still take recycled ones).
+  size_t precreate_objects = ObjectPrecreator::kDefaultTarget;
   // When atime moves (relatime rules, as on ext4). false: at an O_RDONLY open,
   // so the kernel keeps the file's cached pages and a warm read costs no
   // request (an O_RDWR open behaves as with true). true: at the first read that
@@ -369,6 +373,8 @@ class FileSystem {
   std::unique_ptr<meta::SpaceReserve> reserve_;
   std::unique_ptr<meta::Metadata> meta_;
   std::unique_ptr<VolumeSet> volumes_;
+  // Keeps empty objects ready for creates; stopped first at unmount.
+  std::unique_ptr<ObjectPrecreator> precreator_;
   const meta::FsInfo info_;
   const FileSystemOptions options_;
   InodeTable inodes_;

@@ -48,6 +48,12 @@ int VolumeIo::RenameNoReplace(const std::string& from, const std::string& to) {
 
 int VolumeIo::Unlink(const std::string& path) { return unlink(path.c_str()); }
 
+int VolumeIo::CreateEmpty(const std::string& path) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  return close(fd);
+}
+
 int VolumeIo::Mkdir(const std::string& path, mode_t mode) { return mkdir(path.c_str(), mode); }
 
 int VolumeIo::Dup2(int old_fd, int new_fd) { return dup2(old_fd, new_fd); }

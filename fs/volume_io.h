@@ -40,6 +40,10 @@ class VolumeIo {
   // renameat2(2) with RENAME_NOREPLACE: EEXIST instead of replacing `to`.
   virtual int RenameNoReplace(const std::string& from, const std::string& to);
   virtual int Unlink(const std::string& path);
+  // Creates the empty file `path` (O_CREAT | O_EXCL, mode 0600) and closes it:
+  // an object made ahead of the create that will take it (VolumeSet's pool).
+  // 0, or -1 with errno (EEXIST, ENOSPC, ...). Fault rules name it "precreate".
+  virtual int CreateEmpty(const std::string& path);
   virtual int Mkdir(const std::string& path, mode_t mode);
   // dup2(2): the relocator points an open object fd at its new object.
   virtual int Dup2(int old_fd, int new_fd);

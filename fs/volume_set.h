@@ -36,6 +36,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -157,6 +158,22 @@ class VolumeSet {
   // Unlinks every recycled object (unmount): a clean volume keeps none in tmp/.
   void DropRecycledObjects() const;
 
+  // ---- Objects made ahead of creates (docs/design.md, "Recycled objects")
+  // A create that leaves a volume's pool under kPoolLowWater objects marks the
+  // volume and calls `on_pool_low` (once per marking, no lock held, on the
+  // create's thread: it must only wake someone). Set once, before serving.
+  void SetOnPoolLow(std::function<void()> on_pool_low) { on_pool_low_ = std::move(on_pool_low); }
+  // The volumes marked since the last call, unmarked.
+  std::vector<uint32_t> TakeLowPools() const;
+  // Creates empty objects in tmp/ until the pool of `volume_id` holds `target`
+  // (at most kRecycledObjects); stops at the first failure (no room, no
+  // inodes) and on a volume that is not online or is draining. Returns how
+  // many it made.
+  size_t Precreate(uint32_t volume_id, size_t target) const;
+  // Objects in the pool of `volume_id` (0 for an unknown volume).
+  size_t PooledObjects(uint32_t volume_id) const;
+  static constexpr size_t kPoolLowWater = 128;
+
  private:
   // Per-volume state that outlives snapshots (kept by id).
   struct Slot {
@@ -168,6 +185,7 @@ class VolumeSet {
     std::mutex pool_mu;
     std::vector<std::string> pool;  // paths
     uint64_t pool_names = 0;        // the next "free.<n>"
+    std::atomic<bool> pool_low{false};  // marked for Precreate (TakeLowPools)
   };
   // Keeps up to kRecycledObjects emptied objects per volume for the next creates.
   static constexpr size_t kRecycledObjects = 4096;
@@ -178,6 +196,9 @@ class VolumeSet {
   // there); false when the pool is empty (errno 0) or the rename failed (its
   // errno: ENOENT when the subdirectory of `path` is missing, EEXIST).
   bool ReuseObject(uint32_t volume_id, const std::string& path) const;
+  // Marks the volume for Precreate when its pool is under kPoolLowWater.
+  void NotePoolLevel(Slot& slot, size_t pooled) const;
+  std::function<void()> on_pool_low_;
   // One published volume list; never changed once published.
   struct Snapshot {
     std::vector<meta::Volume> volumes;  // ordered by id

@@ -21,6 +21,9 @@ class ObjectRecyclingTest : public TierfsFixture {
   void SetUp() override {
     TierfsFixture::SetUp();
     if (HasFatalFailure()) return;
+    // Recycled objects alone in the pool: none made ahead (object_precreation_test.cc).
+    Unmount();
+    Mount({"--precreate_objects=0"});
     // Every file on one volume: the pool is per volume.
     AssignPolicy(R"(<?xml version="1.0"?>
 <PLACEMENT_POLICY Version="5.1" Name="all_ssd">
