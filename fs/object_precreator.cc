@@ -3,8 +3,6 @@
 #include <pthread.h>
 #include <sched.h>
 
-#include <algorithm>
-
 namespace tierfs {
 
 ObjectPrecreator::ObjectPrecreator(VolumeSet& volumes, size_t target)
@@ -21,11 +19,6 @@ ObjectPrecreator::~ObjectPrecreator() {
   cv_.notify_all();
   thread_.join();
   volumes_.SetOnPoolLow(nullptr);
-}
-
-size_t ObjectPrecreator::made() const {
-  std::lock_guard lock(mu_);
-  return made_;
 }
 
 void ObjectPrecreator::Wake() {
@@ -49,22 +42,13 @@ void ObjectPrecreator::Run() {
     if (stop_) return;
     pending_ = false;
     lock.unlock();
-    size_t made = 0;
-    for (uint32_t id : volumes_.TakeLowPools()) {
-      // One object at a time, so that a stop waits for one create at most.
-      for (;;) {
-        {
-          std::lock_guard check(mu_);
-          if (stop_) break;
-        }
-        const size_t one = volumes_.Precreate(id, std::min(volumes_.PooledObjects(id) + 1,
-                                                           target_));
-        if (one == 0) break;
-        made += one;
-      }
-    }
+    // Asked before each object, so that a stop waits for one create at most.
+    auto stopping = [this] {
+      std::lock_guard check(mu_);
+      return stop_;
+    };
+    for (uint32_t id : volumes_.TakeLowPools()) volumes_.Precreate(id, target_, stopping);
     lock.lock();
-    made_ += made;
   }
 }
 

@@ -32,13 +32,11 @@ class ObjectPrecreator {
   // outlive this object and must not be serving creates yet.
   ObjectPrecreator(VolumeSet& volumes, size_t target = kDefaultTarget);
   // Stops the thread (a refill under way ends after its current object) and
-  // unregisters; pooled objects stay in the pool.
+  // unregisters from `volumes`, so no create may run then (the FUSE loop and
+  // the control channel have stopped); pooled objects stay in the pool.
   ~ObjectPrecreator();
   ObjectPrecreator(const ObjectPrecreator&) = delete;
   ObjectPrecreator& operator=(const ObjectPrecreator&) = delete;
-
-  // Objects made since the start (for tests and metrics).
-  size_t made() const;
 
  private:
   void Wake();
@@ -46,11 +44,10 @@ class ObjectPrecreator {
 
   VolumeSet& volumes_;
   const size_t target_;
-  mutable std::mutex mu_;  // guards the fields below
+  std::mutex mu_;  // guards the fields below
   std::condition_variable cv_;
   bool pending_ = false;  // a pool ran low since the thread last looked
   bool stop_ = false;
-  size_t made_ = 0;
   std::thread thread_;
 };
 

@@ -368,13 +368,14 @@ std::vector<uint32_t> VolumeSet::TakeLowPools() const {
   return low;
 }
 
-size_t VolumeSet::Precreate(uint32_t volume_id, size_t target) const {
+size_t VolumeSet::Precreate(uint32_t volume_id, size_t target,
+                            const std::function<bool()>& stop) const {
   const meta::Volume* v = Find(volume_id);
   Slot* slot = SlotOf(volume_id);
   if (v == nullptr || slot == nullptr) return 0;
   target = std::min(target, kRecycledObjects);
   size_t made = 0;
-  while (!slot->draining.load() && Health(volume_id) == VolumeHealth::kOnline) {
+  while (!slot->draining.load() && Health(volume_id) == VolumeHealth::kOnline && !stop()) {
     std::string path;
     {
       std::lock_guard lock(slot->pool_mu);
@@ -387,13 +388,6 @@ size_t VolumeSet::Precreate(uint32_t volume_id, size_t target) const {
     made++;
   }
   return made;
-}
-
-size_t VolumeSet::PooledObjects(uint32_t volume_id) const {
-  Slot* slot = SlotOf(volume_id);
-  if (slot == nullptr) return 0;
-  std::lock_guard lock(slot->pool_mu);
-  return slot->pool.size();
 }
 
 void VolumeSet::DropRecycledObjects() const {

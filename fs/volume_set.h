@@ -167,11 +167,9 @@ class VolumeSet {
   std::vector<uint32_t> TakeLowPools() const;
   // Creates empty objects in tmp/ until the pool of `volume_id` holds `target`
   // (at most kRecycledObjects); stops at the first failure (no room, no
-  // inodes) and on a volume that is not online or is draining. Returns how
-  // many it made.
-  size_t Precreate(uint32_t volume_id, size_t target) const;
-  // Objects in the pool of `volume_id` (0 for an unknown volume).
-  size_t PooledObjects(uint32_t volume_id) const;
+  // inodes), on a volume that is not online or is draining, and as soon as
+  // `stop()` says so (asked before each object). Returns how many it made.
+  size_t Precreate(uint32_t volume_id, size_t target, const std::function<bool()>& stop) const;
   static constexpr size_t kPoolLowWater = 128;
 
  private:

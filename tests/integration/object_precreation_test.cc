@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "tests/integration/test_policies.h"
 #include "tests/integration/tierfs_fixture.h"
 
 namespace tierfs::testing {
@@ -29,12 +30,7 @@ class ObjectPrecreationTest : public TierfsFixture {
     TierfsFixture::SetUp();
     if (HasFatalFailure()) return;
     // Every file on the ssd class: the hdd volume takes no creates.
-    AssignPolicy(R"(<?xml version="1.0"?>
-<PLACEMENT_POLICY Version="5.1" Name="all_ssd">
-  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
-    <CREATE><ON><DESTINATION><CLASS>ssd</CLASS></DESTINATION></ON></CREATE></RULE>
-</PLACEMENT_POLICY>
-)");
+    AssignPolicy(kAllOnSsdPolicy);
     Unmount();
     Mount({"--precreate_objects=" + std::to_string(kTarget)});
   }

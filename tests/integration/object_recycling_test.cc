@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "tests/integration/test_policies.h"
 #include "tests/integration/tierfs_fixture.h"
 
 namespace tierfs::testing {
@@ -25,12 +26,7 @@ class ObjectRecyclingTest : public TierfsFixture {
     Unmount();
     Mount({"--precreate_objects=0"});
     // Every file on one volume: the pool is per volume.
-    AssignPolicy(R"(<?xml version="1.0"?>
-<PLACEMENT_POLICY Version="5.1" Name="all_ssd">
-  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
-    <CREATE><ON><DESTINATION><CLASS>ssd</CLASS></DESTINATION></ON></CREATE></RULE>
-</PLACEMENT_POLICY>
-)");
+    AssignPolicy(kAllOnSsdPolicy);
   }
 
   // Backing inode numbers of every object on both volumes.

@@ -19,4 +19,12 @@ inline constexpr char kPinHotPolicy[] = R"(<?xml version="1.0"?>
 </PLACEMENT_POLICY>
 )";
 
+// Creates every file on the ssd class and moves nothing.
+inline constexpr char kAllOnSsdPolicy[] = R"(<?xml version="1.0"?>
+<PLACEMENT_POLICY Version="5.1" Name="all_ssd">
+  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
+    <CREATE><ON><DESTINATION><CLASS>ssd</CLASS></DESTINATION></ON></CREATE></RULE>
+</PLACEMENT_POLICY>
+)";
+
 }  // namespace tierfs::testing
