@@ -161,7 +161,8 @@ class VolumeSet {
   // ---- Objects made ahead of creates (docs/design.md, "Recycled objects")
   // A create that leaves a volume's pool under kPoolLowWater objects marks the
   // volume and calls `on_pool_low` (once per marking, no lock held, on the
-  // create's thread: it must only wake someone). Set once, before serving.
+  // create's thread: it must only wake someone). Set before serving and
+  // cleared (null) only once no create can run (ObjectPrecreator).
   void SetOnPoolLow(std::function<void()> on_pool_low) { on_pool_low_ = std::move(on_pool_low); }
   // The volumes marked since the last call, unmarked.
   std::vector<uint32_t> TakeLowPools() const;
