@@ -39,10 +39,11 @@ DEFINE_bool(writeback_cache, true,
             "let the kernel cache writes and send them to the daemon in large batches "
             "(FUSE writeback cache; on by default, --writeback_cache=false turns it off); "
             "write errors such as ENOSPC then show at fsync or close");
-DEFINE_int32(precreate_objects, 512,
+DEFINE_int32(precreate_objects, 0,
              "empty objects kept ready on each volume that takes creates, so that a create "
              "renames one into place instead of waiting for the backing file system's "
-             "inode allocation (0..4096; 0 makes none ahead)");
+             "inode allocation: for one writer creating many files (0..4096; 0, the "
+             "default, makes none ahead)");
 DEFINE_bool(splice_writes, false,
             "move the bytes of large writes from the kernel into the backing object with "
             "splice(2), without copying them through the daemon: for large sequential "

@@ -95,7 +95,7 @@ struct FileSystemOptions {
   int64_t commit_window_us = 5000;
   // Empty objects kept ready on each volume that takes creates (fs/object_precreator.h);
   // 0 = none made ahead (creates still take recycled ones).
-  size_t precreate_objects = ObjectPrecreator::kDefaultTarget;
+  size_t precreate_objects = 0;
   // When atime moves (relatime rules, as on ext4). false: at an O_RDONLY open,
   // so the kernel keeps the file's cached pages and a warm read costs no
   // request (an O_RDWR open behaves as with true). true: at the first read that

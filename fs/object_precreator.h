@@ -25,12 +25,10 @@ namespace tierfs {
 
 class ObjectPrecreator {
  public:
-  // Objects each pool is refilled to.
-  static constexpr size_t kDefaultTarget = 512;
-
   // Starts the thread and registers with `volumes` (SetOnPoolLow), which must
-  // outlive this object and must not be serving creates yet.
-  ObjectPrecreator(VolumeSet& volumes, size_t target = kDefaultTarget);
+  // outlive this object and must not be serving creates yet. Each pool that
+  // runs low is refilled to `target` objects (--precreate_objects).
+  ObjectPrecreator(VolumeSet& volumes, size_t target);
   // Stops the thread (a refill under way ends after its current object) and
   // unregisters from `volumes`, so no create may run then (the FUSE loop and
   // the control channel have stopped); pooled objects stay in the pool.
