@@ -29,6 +29,9 @@ InodeRef InodeTable::GetOrInsert(const meta::Inode& attr, uint64_t lookups) {
   auto [it, inserted] = map_.try_emplace(attr.ino, nullptr);
   if (inserted) it->second = std::make_shared<InodeState>(attr);
   std::lock_guard ilock(it->second->mu);
+  // A row read after the entry's (a lookup racing a change whose row reached
+  // the table before the entry existed) is the newer word.
+  if (!inserted) ApplyRow(*it->second, attr);
   it->second->nlookup += lookups;
   return it->second;
 }

@@ -127,8 +127,9 @@ void ApplyRow(InodeState& inode, const meta::Inode& row);
 
 class InodeTable {
  public:
-  // Returns the entry for attr.ino, inserting it from `attr` if absent, and adds
-  // `lookups` to its lookup count (1 for every reply that hands the kernel an entry).
+  // Returns the entry for attr.ino, inserting it from `attr` if absent (else
+  // taking `attr` if it is newer, ApplyRow), and adds `lookups` to its lookup
+  // count (1 for every reply that hands the kernel an entry).
   InodeRef GetOrInsert(const meta::Inode& attr, uint64_t lookups);
   // The entry if present, else nullptr.
   InodeRef Find(uint64_t ino) const;

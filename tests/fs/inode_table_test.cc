@@ -62,5 +62,23 @@ TEST(ApplyRowTest, ADirtyEntryKeepsItsSizeAndTimes) {
   EXPECT_EQ(entry.attr.size, 4096u);
 }
 
+// A lookup that read the row after a change whose row found no entry yet
+// brings the newer row with it; an older one changes nothing.
+TEST(InodeTableTest, GetOrInsertTakesANewerRowOfAnExistingEntry) {
+  InodeTable table;
+  InodeRef entry = table.GetOrInsert(Row(10, 2, 100), 1);
+  EXPECT_EQ(table.GetOrInsert(Row(12, 3, 300), 1), entry);
+  {
+    std::lock_guard lock(entry->mu);
+    EXPECT_EQ(entry->attr.nlink, 3u);
+    EXPECT_EQ(entry->nlookup, 2u);
+  }
+  table.GetOrInsert(Row(11, 2, 200), 1);
+  std::lock_guard lock(entry->mu);
+  EXPECT_EQ(entry->attr.nlink, 3u);
+  EXPECT_EQ(entry->attr.row_epoch, 12u);
+  EXPECT_EQ(entry->nlookup, 3u);
+}
+
 }  // namespace
 }  // namespace tierfs
