@@ -74,7 +74,7 @@ Result<meta::Inode> FileSystem::Lookup(uint64_t parent, std::string_view name) {
   TIERFS_RETURN_IF_ERROR(CheckName(name));
   auto attr = meta_->LookupInode(parent, name);
   if (!attr.ok()) return attr.status();
-  return Remember(*attr);  // the cached attributes win when the inode is known
+  return Remember(*attr);  // a known inode keeps the newer of its row and this one
 }
 
 Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int to_set,

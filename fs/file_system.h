@@ -299,7 +299,8 @@ class FileSystem {
              std::unique_ptr<VolumeSet> volumes, meta::FsInfo info,
              const FileSystemOptions& options);
 
-  // Registers a kernel lookup for `attr` and returns the cached attributes.
+  // Registers a kernel lookup for `attr` and returns the entry's attributes (the
+  // newer of its row and `attr`, with its own size and times while dirty).
   meta::Inode Remember(const meta::Inode& attr);
   // Re-reads an inode's row into its table entry (keeping dirty size and times).
   // No-op when the kernel does not know it.
