@@ -385,8 +385,7 @@ Result<meta::Inode> FileSystem::Link(uint64_t ino, uint64_t new_parent,
   auto attr = meta_->Link(ino, new_parent, new_name, &parent_after);
   if (!attr.ok()) return attr.status();
   ApplyCached(parent_after);
-  ApplyCached(*attr);
-  return Remember(*attr);
+  return Remember(*attr);  // takes the linked inode's new row (nlink, ctime)
 }
 
 policy::CreatePlacement FileSystem::CreatePlacementFor(uint32_t uid, uint32_t gid,

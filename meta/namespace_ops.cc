@@ -52,6 +52,18 @@ Result<DirentRow> RequireDirent(Database* db, uint64_t parent, std::string_view 
   return *std::move(entry);
 }
 
+// Deletes the row of inode `ino` if it has nlink 0, its xattrs with it (ON
+// DELETE CASCADE, foreign_keys=ON), and logs FCL "delete"; false when there is
+// no such row (gone, or linked).
+Result<bool> DeleteUnlinkedRow(Database* db, int64_t now, uint64_t ino) {
+  Statement st = db->Prepare("DELETE FROM inodes WHERE ino = ?1 AND nlink = 0");
+  st.BindAll(ino);
+  TIERFS_RETURN_IF_ERROR(st.Run());
+  if (db->Changes() == 0) return false;
+  TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "delete", ino, 0, {}));
+  return true;
+}
+
 Status NameExists(uint64_t parent, std::string_view name) {
   return Status::Exists("'" + std::string(name) + "' exists in directory " +
                         std::to_string(parent));
@@ -448,17 +460,7 @@ Status Metadata::DeleteInode(uint64_t ino) {
     return Status::Error(EBUSY, "inode " + std::to_string(ino) + " still has " +
                                     std::to_string(inode.nlink) + " links");
   }
-  {
-    Statement st = db->Prepare("DELETE FROM xattrs WHERE ino = ?1");
-    st.BindAll(ino);
-    TIERFS_RETURN_IF_ERROR(st.Run());
-  }
-  {
-    Statement st = db->Prepare("DELETE FROM inodes WHERE ino = ?1");
-    st.BindAll(ino);
-    TIERFS_RETURN_IF_ERROR(st.Run());
-  }
-  TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "delete", ino, 0, {}));
+  TIERFS_RETURN_IF_ERROR(DeleteUnlinkedRow(db, now, ino).status());
   return txn.Commit();
 }
 
@@ -470,15 +472,8 @@ Result<std::vector<uint64_t>> Metadata::DeleteInodes(const std::vector<uint64_t>
   Database* db = db_.get();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   for (uint64_t ino : inos) {
-    // Its xattrs go with it (ON DELETE CASCADE, foreign_keys=ON).
-    Statement st = db->Prepare("DELETE FROM inodes WHERE ino = ?1 AND nlink = 0");
-    st.BindAll(ino);
-    TIERFS_RETURN_IF_ERROR(st.Run());
-    if (db->Changes() == 0) {
-      kept.push_back(ino);
-      continue;
-    }
-    TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "delete", ino, 0, {}));
+    META_ASSIGN_OR_RETURN(bool deleted, DeleteUnlinkedRow(db, now, ino));
+    if (!deleted) kept.push_back(ino);
   }
   TIERFS_RETURN_IF_ERROR(txn.Commit());
   return kept;
