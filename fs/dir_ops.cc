@@ -28,19 +28,26 @@ constexpr off_t kFirstEntryOffset = 2;
 }  // namespace
 
 Result<DirHandle*> FileSystem::OpenDir(uint64_t ino) {
-  auto attr = CurrentAttr(ino);
-  if (!attr.ok()) return attr.status();
-  if (!S_ISDIR(attr->mode)) return Status::Error(ENOTDIR, "not a directory");
-  InodeRef inode = inodes_.Pin(*attr);
+  auto inode = HoldInode(ino, Hold::kPin);
+  if (!inode.ok()) return inode.status();
+  bool dir;
+  {
+    std::lock_guard lock((*inode)->mu);
+    dir = S_ISDIR((*inode)->attr.mode);
+  }
+  if (!dir) {
+    ReleaseHold(*inode, Hold::kPin);
+    return Status::Error(ENOTDIR, "not a directory");
+  }
   auto* dh = new DirHandle;
-  dh->inode = inode;
+  dh->inode = *inode;
   return dh;
 }
 
 void FileSystem::ReleaseDir(DirHandle* dh) {
   InodeRef inode = dh->inode;
   delete dh;
-  if (inodes_.Unpin(inode)) Reclaim(inode->attr);
+  ReleaseHold(inode, Hold::kPin);
 }
 
 void FileSystem::TouchDirAtime(const InodeRef& dir) {

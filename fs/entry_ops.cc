@@ -79,13 +79,13 @@ Result<meta::Inode> FileSystem::Lookup(uint64_t parent, std::string_view name) {
 
 Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int to_set,
                                         FileHandle* fh, const Caller* caller) {
-  InodeRef inode = fh != nullptr ? fh->inode : inodes_.Find(ino);
-  bool pinned = false;
-  if (!inode) {
-    auto attr = meta_->GetInode(ino);
-    if (!attr.ok()) return attr.status();
-    inode = inodes_.Pin(*attr);
-    pinned = true;
+  // Held, so the entry stays the inode's (active) while this changes it.
+  InodeRef inode = fh != nullptr ? fh->inode : nullptr;
+  const bool pinned = fh == nullptr;
+  if (pinned) {
+    auto held = HoldInode(ino, Hold::kPin);
+    if (!held.ok()) return held.status();
+    inode = *held;
   }
   const bool truncate = (to_set & FUSE_SET_ATTR_SIZE) != 0;
   // A truncate changes data: like a write it holds the io_lock shared, so a
@@ -250,7 +250,7 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
     std::lock_guard lock(inode->mu);
     out = inode->attr;
   }
-  if (pinned && inodes_.Unpin(inode)) Reclaim(out);
+  if (pinned) ReleaseHold(inode, Hold::kPin);
   if (!st.ok()) return st;
   return out;
 }
@@ -293,7 +293,7 @@ void FileSystem::FillStat(const meta::Inode& a, struct stat* st) {
 
 Result<meta::Inode> FileSystem::MakeNode(const Caller& caller, uint64_t parent,
                                          std::string_view name, mode_t mode, dev_t rdev,
-                                         std::string_view target) {
+                                         std::string_view target, InodeRef* opened) {
   TIERFS_RETURN_IF_ERROR(CheckName(name));
   auto dir = CurrentAttr(parent);
   if (!dir.ok()) return dir.status();
@@ -316,16 +316,25 @@ Result<meta::Inode> FileSystem::MakeNode(const Caller& caller, uint64_t parent,
     proto.volume_id = *volume;
   }
   meta::Inode parent_after;
+  // Taken before the row exists: HoldRow then knows whether a change of the
+  // new inode (through a name readdirplus handed out) came before the entry.
+  const uint64_t ticket = opened != nullptr ? inodes_.Ticket() : 0;
   auto attr = meta_->Create(parent, name, proto, &parent_after);
   if (!attr.ok()) return attr.status();
   ApplyCached(parent_after);
-  InodeRef inode = inodes_.GetOrInsert(*attr, 1);
-  std::lock_guard lock(inode->mu);
+  if (opened == nullptr) return Remember(*attr);
+  InodeTable::Held held = inodes_.HoldRow(*attr, ticket, Hold::kOpen, /*lookups=*/1);
+  if (!held.current) {
+    if (auto again = meta_->GetInode(attr->ino); again.ok()) inodes_.Apply(*again);
+  }
+  *opened = held.entry;
+  std::lock_guard lock(held.entry->mu);
   // A new file has no extended attributes: the kernel's security.capability
-  // query before its first write is answered from memory (unless a set of it
-  // already came, through a name readdirplus handed out meanwhile).
-  if (inode->capability_sets == 0) inode->no_capability_xattr = true;
-  return inode->attr;
+  // query before its first write is answered from memory (unless the entry
+  // was there before, or a change came first: a set of it, through a name
+  // readdirplus handed out meanwhile).
+  if (held.made && held.current) held.entry->no_capability_xattr = true;
+  return held.entry->attr;
 }
 
 Result<std::string> FileSystem::ReadLink(uint64_t ino) {
@@ -385,7 +394,8 @@ Result<meta::Inode> FileSystem::Link(uint64_t ino, uint64_t new_parent,
   auto attr = meta_->Link(ino, new_parent, new_name, &parent_after);
   if (!attr.ok()) return attr.status();
   ApplyCached(parent_after);
-  return Remember(*attr);  // takes the linked inode's new row (nlink, ctime)
+  ApplyCached(*attr);  // the linked inode's new row (nlink, ctime)
+  return Remember(*attr);
 }
 
 policy::CreatePlacement FileSystem::CreatePlacementFor(uint32_t uid, uint32_t gid,

@@ -61,9 +61,10 @@ Result<std::pair<meta::Inode, FileHandle*>> FileSystem::Create(const Caller& cal
                                                                uint64_t parent,
                                                                std::string_view name, mode_t mode,
                                                                int flags) {
-  auto attr = MakeNode(caller, parent, name, (mode & 07777) | S_IFREG, 0, {});
+  InodeRef opened;
+  auto attr = MakeNode(caller, parent, name, (mode & 07777) | S_IFREG, 0, {}, &opened);
   if (!attr.ok()) return attr.status();
-  auto fh = OpenHandle(attr->ino, flags, /*created=*/true);
+  auto fh = OpenHeld(opened, flags, /*created=*/true);
   if (!fh.ok()) {
     // Undo the name so a failed create leaves nothing behind.
     Unlink(parent, name);
@@ -73,18 +74,29 @@ Result<std::pair<meta::Inode, FileHandle*>> FileSystem::Create(const Caller& cal
   return std::pair{*attr, *fh};
 }
 
-Result<FileHandle*> FileSystem::OpenHandle(uint64_t ino, int flags, bool created) {
-  InodeRef inode = inodes_.Find(ino);
-  if (!inode) {
-    auto attr = meta_->GetInode(ino);
-    if (!attr.ok()) return attr.status();
-    inode = inodes_.GetOrInsert(*attr, 0);
+Result<FileHandle*> FileSystem::Open(uint64_t ino, int flags) {
+  auto inode = HoldInode(ino, Hold::kOpen);
+  if (!inode.ok()) return inode.status();
+  return OpenHeld(*inode, flags, /*created=*/false);
+}
+
+Result<FileHandle*> FileSystem::OpenHeld(const InodeRef& inode, int flags, bool created) {
+  Status refused;
+  {
+    std::lock_guard lock(inode->mu);
+    if (S_ISDIR(inode->attr.mode)) {
+      refused = Status::Error(EISDIR, "open of a directory");
+    } else if (!S_ISREG(inode->attr.mode)) {
+      refused = Status::Error(ENXIO, "open of a special file");
+    } else {
+      refused = EnsureFdLocked(*inode);
+    }
+  }
+  if (!refused.ok()) {
+    ReleaseHold(inode, Hold::kOpen);
+    return refused;
   }
   std::lock_guard lock(inode->mu);
-  if (S_ISDIR(inode->attr.mode)) return Status::Error(EISDIR, "open of a directory");
-  if (!S_ISREG(inode->attr.mode)) return Status::Error(ENXIO, "open of a special file");
-  TIERFS_RETURN_IF_ERROR(EnsureFdLocked(*inode));
-  inode->nopen++;
   auto* fh = new FileHandle;
   fh->inode = inode;
   fh->flags = flags;
@@ -351,13 +363,7 @@ Status FileSystem::Release(FileHandle* fh) {
   InodeRef inode = fh->inode;
   delete fh;
   Status st = WritebackOnClose(inode);
-  {
-    std::lock_guard lock(inode->mu);
-    if (--inode->nopen > 0) return st;
-    if (inode->fd >= 0) volumes_->io().Close(inode->fd);
-    inode->fd = -1;
-  }
-  if (inodes_.MaybeErase(inode)) Reclaim(inode->attr);
+  ReleaseHold(inode, Hold::kOpen);
   return st;
 }
 

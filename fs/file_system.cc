@@ -252,11 +252,7 @@ std::shared_ptr<const policy::PlacementPolicy> FileSystem::policy() const {
   return policy_;
 }
 
-meta::Inode FileSystem::Remember(const meta::Inode& attr) {
-  InodeRef inode = inodes_.GetOrInsert(attr, 1);
-  std::lock_guard lock(inode->mu);
-  return inode->attr;
-}
+meta::Inode FileSystem::Remember(const meta::Inode& attr) { return inodes_.Remember(attr, 1); }
 
 Result<meta::Inode> FileSystem::CurrentAttr(uint64_t ino) {
   if (InodeRef inode = inodes_.Find(ino)) {
@@ -266,9 +262,44 @@ Result<meta::Inode> FileSystem::CurrentAttr(uint64_t ino) {
   return meta_->GetInode(ino);
 }
 
+Result<InodeRef> FileSystem::HoldInode(uint64_t ino, Hold how) {
+  InodeTable::Holding holding = inodes_.TryHold(ino, how);
+  if (holding.entry) return holding.entry;
+  auto row = meta_->GetInode(ino);
+  if (!row.ok()) return row.status();
+  InodeTable::Held held = inodes_.HoldRow(*row, holding.ticket, how);
+  if (!held.current) {
+    // A change since the ticket may be newer than `row`; the entry, active
+    // now, takes whichever row is newest.
+    auto again = meta_->GetInode(ino);
+    if (!again.ok()) {
+      ReleaseHold(held.entry, how);
+      return again.status();
+    }
+    inodes_.Apply(*again);
+  }
+  return held.entry;
+}
+
+void FileSystem::ReleaseHold(const InodeRef& inode, Hold how) {
+  bool reclaim;
+  if (how == Hold::kPin) {
+    reclaim = inodes_.Unpin(inode);
+  } else {
+    {
+      std::lock_guard lock(inode->mu);
+      if (--inode->nopen > 0) return;
+      if (inode->fd >= 0) volumes_->io().Close(inode->fd);
+      inode->fd = -1;
+    }
+    reclaim = inodes_.MaybeErase(inode);
+  }
+  if (reclaim) Reclaim(inode->attr);
+}
+
 void FileSystem::RefreshCached(uint64_t ino) {
-  InodeRef inode = inodes_.Find(ino);
-  if (!inode) return;
+  InodeRef inode = inodes_.Changed(ino);
+  if (!inode) return;  // idle or unknown: the next reader reads the row
   // A concurrent change may apply a newer row first: ApplyRow keeps the newer.
   auto fresh = meta_->GetInode(ino);
   if (!fresh.ok()) return;  // deleted: nothing left to show
@@ -276,31 +307,14 @@ void FileSystem::RefreshCached(uint64_t ino) {
   ApplyRow(*inode, *fresh);
 }
 
-void FileSystem::ApplyCached(const meta::Inode& row) {
-  InodeRef inode = inodes_.Find(row.ino);
-  if (!inode) return;
-  std::lock_guard lock(inode->mu);
-  ApplyRow(*inode, row);
-}
+void FileSystem::ApplyCached(const meta::Inode& row) { inodes_.Apply(row); }
 
 void FileSystem::AfterNameRemoved(const meta::Inode& after) {
-  if (InodeRef inode = inodes_.Find(after.ino)) {
-    bool unlinked;
-    {
-      std::lock_guard lock(inode->mu);
-      ApplyRow(*inode, after);
-      unlinked = inode->attr.nlink == 0;
-    }
-    if (unlinked && inodes_.MaybeErase(inode)) Reclaim(inode->attr);
-    return;
-  }
-  if (after.nlink == 0) Reclaim(after);
+  if (std::optional<meta::Inode> gone = inodes_.NameRemoved(after)) Reclaim(*gone);
 }
 
 void FileSystem::Forget(uint64_t ino, uint64_t n) {
-  InodeRef inode = inodes_.Find(ino);
-  if (!inode) return;
-  if (inodes_.Forget(ino, n)) Reclaim(inode->attr);
+  if (std::optional<meta::Inode> gone = inodes_.Forget(ino, n)) Reclaim(*gone);
 }
 
 void FileSystem::Reclaim(const meta::Inode& attr) {

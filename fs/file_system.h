@@ -141,7 +141,9 @@ class FileSystem {
                               const Caller* caller = nullptr);
   // mknod/mkdir/symlink: `mode` carries the file type. `target` only for symlinks.
   Result<meta::Inode> MakeNode(const Caller& caller, uint64_t parent, std::string_view name,
-                               mode_t mode, dev_t rdev, std::string_view target);
+                               mode_t mode, dev_t rdev, std::string_view target) {
+    return MakeNode(caller, parent, name, mode, rdev, target, nullptr);
+  }
   Result<std::string> ReadLink(uint64_t ino);
   Status Unlink(uint64_t parent, std::string_view name);
   Status Rmdir(uint64_t parent, std::string_view name);
@@ -163,7 +165,7 @@ class FileSystem {
   // Opens a regular file; an O_RDONLY open (without O_NOATIME) moves atime by the
   // relatime rule unless FileSystemOptions::exact_atime. EISDIR for a
   // directory, ENXIO for a special file, EIO when its volume is offline.
-  Result<FileHandle*> Open(uint64_t ino, int flags) { return OpenHandle(ino, flags, false); }
+  Result<FileHandle*> Open(uint64_t ino, int flags);
   // Reads up to `size` bytes at `offset` into `buf`; returns bytes read (0 at EOF).
   Result<size_t> Read(FileHandle* fh, char* buf, size_t size, off_t offset);
   // Writes `size` bytes at `offset`; returns bytes written (short only when a
@@ -274,6 +276,13 @@ class FileSystem {
   // The volume set for changes at run time (fs/volume_admin.h, fsvoladm).
   VolumeSet& mutable_volumes() { return *volumes_; }
   InodeTable& inodes() { return inodes_; }
+  // The inode's entry, made active (from its row, read if it is idle) and held
+  // as `how` says until given back with ReleaseHold. Errors of reading the row
+  // (ENOENT: no such inode).
+  Result<InodeRef> HoldInode(uint64_t ino, Hold how);
+  // Gives back a hold taken with HoldInode (or InodeTable::HoldRow), reclaiming
+  // the inode when it was the last thing keeping an unlinked one.
+  void ReleaseHold(const InodeRef& inode, Hold how);
   const Clock& clock() const { return *options_.clock; }
   const FileSystemOptions& options() const { return options_; }
   // What the daemon counts for monitoring (fs/daemon_metrics.h).
@@ -346,8 +355,14 @@ class FileSystem {
   // cannot copy_file_range between the two objects.
   Result<size_t> CopyByHand(int src_fd, off_t in_offset, int dst_fd, off_t out_offset,
                             size_t length);
-  // Open(); `created`: the file was just made, with atime already its creation time.
-  Result<FileHandle*> OpenHandle(uint64_t ino, int flags, bool created);
+  // Open() of `inode`, already held as kOpen (given back on error); `created`:
+  // the file was just made, with atime already its creation time.
+  Result<FileHandle*> OpenHeld(const InodeRef& inode, int flags, bool created);
+  // Makes a node; with `opened`, a regular file's new entry is held as kOpen
+  // there for Create.
+  Result<meta::Inode> MakeNode(const Caller& caller, uint64_t parent, std::string_view name,
+                               mode_t mode, dev_t rdev, std::string_view target,
+                               InodeRef* opened);
   // Opens the inode's shared backing fd if it is not open yet (inode->mu held).
   Status EnsureFdLocked(InodeState& inode);
   // Opens the inode's object (inode->mu held) and trims it to the recorded size:

@@ -24,78 +24,188 @@ void ApplyRow(InodeState& inode, const meta::Inode& row) {
   }
 }
 
-InodeRef InodeTable::GetOrInsert(const meta::Inode& attr, uint64_t lookups) {
+meta::Inode InodeTable::Remember(const meta::Inode& row, uint64_t lookups) {
   std::lock_guard lock(mu_);
-  auto [it, inserted] = map_.try_emplace(attr.ino, nullptr);
-  if (inserted) it->second = std::make_shared<InodeState>(attr);
+  if (lookups > 0) AddLookupsLocked(row.ino, lookups);
+  auto it = active_.find(row.ino);
+  if (it == active_.end()) return row;
   std::lock_guard ilock(it->second->mu);
   // A row read after the entry's (a lookup racing a change whose row reached
-  // the table before the entry existed) is the newer word.
-  if (!inserted) ApplyRow(*it->second, attr);
-  it->second->nlookup += lookups;
-  return it->second;
+  // the table first) is the newer word.
+  ApplyRow(*it->second, row);
+  return it->second->attr;
 }
 
 InodeRef InodeTable::Find(uint64_t ino) const {
   std::lock_guard lock(mu_);
-  auto it = map_.find(ino);
-  return it == map_.end() ? nullptr : it->second;
+  auto it = active_.find(ino);
+  return it == active_.end() ? nullptr : it->second;
 }
 
-bool InodeTable::Forget(uint64_t ino, uint64_t n) {
-  std::lock_guard lock(mu_);
-  auto it = map_.find(ino);
-  if (it == map_.end()) return false;
-  InodeRef inode = it->second;
-  std::lock_guard ilock(inode->mu);
-  if (inode->nlookup < n) {
-    // The kernel never forgets more than it looked up: a broken invariant.
-    LogError("forget({}, {}) with lookup count {}", ino, n, inode->nlookup);
-    std::abort();
+void InodeTable::AddHold(InodeState& entry, Hold how) {
+  if (how == Hold::kPin) {
+    entry.pins++;
+  } else {
+    entry.nopen++;
   }
-  inode->nlookup -= n;
-  return EraseIfUnusedLocked(inode);
 }
 
-InodeRef InodeTable::Pin(const meta::Inode& attr) {
+uint64_t InodeTable::LookupsLocked(uint64_t ino) const {
+  auto it = known_.find(ino);
+  return it == known_.end() ? 0 : it->second.nlookup;
+}
+
+void InodeTable::AddLookupsLocked(uint64_t ino, uint64_t n) {
+  auto [it, inserted] = known_.try_emplace(ino);
+  // Changes reported before the kernel knew the inode count for its slot too.
+  if (inserted) it->second.changed = unknown_changed_;
+  it->second.nlookup += n;
+}
+
+void InodeTable::NoteChangeLocked(uint64_t ino) {
+  auto it = known_.find(ino);
+  (it != known_.end() ? it->second.changed : unknown_changed_) = ++events_;
+}
+
+InodeTable::Holding InodeTable::TryHold(uint64_t ino, Hold how) {
   std::lock_guard lock(mu_);
-  auto [it, inserted] = map_.try_emplace(attr.ino, nullptr);
-  if (inserted) it->second = std::make_shared<InodeState>(attr);
+  auto it = active_.find(ino);
+  if (it == active_.end()) return {nullptr, events_};
   std::lock_guard ilock(it->second->mu);
-  it->second->pins++;
-  return it->second;
+  AddHold(*it->second, how);
+  return {it->second, events_};
+}
+
+uint64_t InodeTable::Ticket() const {
+  std::lock_guard lock(mu_);
+  return events_;
+}
+
+InodeTable::Held InodeTable::HoldRow(const meta::Inode& row, uint64_t ticket, Hold how,
+                                     uint64_t lookups) {
+  Held held;
+  std::lock_guard lock(mu_);
+  auto it = active_.find(row.ino);
+  if (it == active_.end()) {
+    auto slot = known_.find(row.ino);
+    held.current = (slot != known_.end() ? slot->second.changed : unknown_changed_) <= ticket;
+    it = active_.emplace(row.ino, std::make_shared<InodeState>(row)).first;
+    held.made = true;
+  }
+  if (lookups > 0) AddLookupsLocked(row.ino, lookups);
+  held.entry = it->second;
+  std::lock_guard ilock(held.entry->mu);
+  ApplyRow(*held.entry, row);  // an entry made just now has it already
+  AddHold(*held.entry, how);
+  return held;
 }
 
 bool InodeTable::Unpin(const InodeRef& inode) {
   std::lock_guard lock(mu_);
   std::lock_guard ilock(inode->mu);
   inode->pins--;
-  return EraseIfUnusedLocked(inode);
+  return SettleLocked(inode);
 }
 
 bool InodeTable::MaybeErase(const InodeRef& inode) {
   std::lock_guard lock(mu_);
   std::lock_guard ilock(inode->mu);
-  return EraseIfUnusedLocked(inode);
+  return SettleLocked(inode);
 }
 
-bool InodeTable::EraseIfUnusedLocked(const InodeRef& inode) {
-  if (inode->nlookup > 0 || inode->nopen > 0 || inode->pins > 0) return false;
-  // Attributes not yet written back stay until FlushAll writes them (and erases
-  // the entry then); an unlinked inode has nothing left worth writing.
-  if (inode->dirty && inode->attr.nlink > 0) return false;
-  auto it = map_.find(inode->attr.ino);
-  if (it == map_.end() || it->second != inode) return false;  // already erased
-  map_.erase(it);
-  return inode->attr.nlink == 0;
+bool InodeTable::SettleLocked(const InodeRef& entry) {
+  if (entry->nopen > 0 || entry->pins > 0 || entry->fd >= 0) return false;
+  const bool unlinked = entry->attr.nlink == 0;
+  // Attributes not yet written back stay until FlushAll writes them (and
+  // settles the entry then); an unlinked inode has nothing left worth writing.
+  if (entry->dirty && !unlinked) return false;
+  const uint64_t ino = entry->attr.ino;
+  // An unlinked inode the kernel still knows stays active: its last Forget
+  // reclaims it from the entry's attributes.
+  if (unlinked && LookupsLocked(ino) > 0) return false;
+  auto it = active_.find(ino);
+  if (it == active_.end() || it->second != entry) return false;  // already gone
+  active_.erase(it);
+  // A row read while it was active may be older than the entry was.
+  NoteChangeLocked(ino);
+  return unlinked;
+}
+
+void InodeTable::Apply(const meta::Inode& row) {
+  std::lock_guard lock(mu_);
+  auto it = active_.find(row.ino);
+  if (it == active_.end()) {
+    NoteChangeLocked(row.ino);
+    return;
+  }
+  std::lock_guard ilock(it->second->mu);
+  ApplyRow(*it->second, row);
+}
+
+InodeRef InodeTable::Changed(uint64_t ino) {
+  std::lock_guard lock(mu_);
+  auto it = active_.find(ino);
+  if (it != active_.end()) return it->second;
+  NoteChangeLocked(ino);
+  return nullptr;
+}
+
+std::optional<meta::Inode> InodeTable::NameRemoved(const meta::Inode& row) {
+  std::lock_guard lock(mu_);
+  auto it = active_.find(row.ino);
+  if (it == active_.end()) {
+    if (LookupsLocked(row.ino) == 0) {
+      if (row.nlink == 0) return row;  // no one knows it: reclaim now
+      return std::nullopt;
+    }
+    NoteChangeLocked(row.ino);
+    // The kernel still knows the unlinked inode: keep it for its last Forget.
+    if (row.nlink == 0) active_.emplace(row.ino, std::make_shared<InodeState>(row));
+    return std::nullopt;
+  }
+  InodeRef entry = it->second;
+  std::lock_guard ilock(entry->mu);
+  ApplyRow(*entry, row);
+  if (entry->attr.nlink > 0 || !SettleLocked(entry)) return std::nullopt;
+  return entry->attr;
+}
+
+std::optional<meta::Inode> InodeTable::Forget(uint64_t ino, uint64_t n) {
+  std::lock_guard lock(mu_);
+  auto slot = known_.find(ino);
+  if (slot == known_.end()) return std::nullopt;
+  if (slot->second.nlookup < n) {
+    // The kernel never forgets more than it looked up: a broken invariant.
+    LogError("forget({}, {}) with lookup count {}", ino, n, slot->second.nlookup);
+    std::abort();
+  }
+  slot->second.nlookup -= n;
+  if (slot->second.nlookup > 0) return std::nullopt;
+  known_.erase(slot);
+  auto it = active_.find(ino);
+  if (it == active_.end()) return std::nullopt;
+  InodeRef entry = it->second;
+  std::lock_guard ilock(entry->mu);
+  if (!SettleLocked(entry)) return std::nullopt;
+  return entry->attr;
 }
 
 std::vector<InodeRef> InodeTable::Snapshot() const {
   std::lock_guard lock(mu_);
   std::vector<InodeRef> out;
-  out.reserve(map_.size());
-  for (const auto& [ino, inode] : map_) out.push_back(inode);
+  out.reserve(active_.size());
+  for (const auto& [ino, entry] : active_) out.push_back(entry);
   return out;
+}
+
+InodeTable::Counts InodeTable::Count() const {
+  std::lock_guard lock(mu_);
+  return {known_.size(), active_.size()};
+}
+
+uint64_t InodeTable::LookupCount(uint64_t ino) const {
+  std::lock_guard lock(mu_);
+  return LookupsLocked(ino);
 }
 
 }  // namespace tierfs

@@ -1,10 +1,18 @@
 // InodeTable: the daemon's in-memory view of the inodes the kernel knows.
 //
-// An entry exists while the kernel holds a lookup count on the inode, while a
-// file handle is open on it, or while someone (the relocator) pins it. It caches
-// the inode's attributes; for a regular file being written, size and times live
-// here ("dirty") and are written back on flush, fsync, release and periodically
-// (design.md: data writes never touch the database on their path).
+// Every inode the kernel holds a lookup count on has a slot here: its lookup
+// count and, while the inode is active, an entry (InodeState) with its cached
+// attributes. An inode is active while a file handle is open on it, while
+// someone (the relocator, setattr, an open directory) pins it, while its
+// attributes are dirty, or while it is unlinked but still known to the kernel.
+// An idle inode keeps only its slot (about 70 bytes instead of 500), so the
+// daemon stays small when the kernel holds lookups on a million files; its
+// attributes come from the database when asked for (rarely: the kernel caches
+// them for attr_timeout).
+//
+// For a regular file being written, size and times live in its entry ("dirty")
+// and are written back on flush, fsync, release and periodically (design.md:
+// data writes never touch the database on their path).
 //
 // Lock order (outer to inner): InodeState::io_lock -> InodeState::sync_mu ->
 // InodeState::mu, and InodeTable::mu_ -> InodeState::mu. Never run SQL or copy bytes
@@ -20,16 +28,22 @@
 //     the database's change count (Inode::row_epoch) and ApplyRow keeps the
 //     newest, so concurrent changes of one inode (a create and an unlink in one
 //     directory, a setattr and a rename) may apply their rows in any order.
+//   - An entry made for an idle inode (TryHold, HoldRow) is made from a row read
+//     after TryHold handed out a ticket; a change reported for the inode since
+//     (or its entry dropped since) makes HoldRow refuse the row, and the caller
+//     reads it again. So an entry never starts from a row older than a change
+//     that reached the table before it.
 //
 // Reclaim rule (conventions.md 5): an inode's object is removed only when nlink,
 // open count and lookup count are all zero; the caller that drops the last of them
-// gets `true` from the corresponding Release* call and performs the reclaim.
+// gets `true` (or the inode) from the corresponding call and performs the reclaim.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <unordered_map>
 #include <vector>
@@ -78,7 +92,6 @@ struct InodeState {
     durable_size = kUnknownSize;
     ++layout_epoch;
   }
-  uint64_t nlookup = 0;       // kernel lookup count
   uint32_t nopen = 0;         // open file handles
   uint32_t pins = 0;          // internal users (relocation) keeping the entry alive
   int fd = -1;                // backing object fd shared by all open handles; -1 when closed
@@ -125,31 +138,103 @@ inline void MarkTimesLazilyDirty(InodeState& inode) {
 // in any order; the newest stays.
 void ApplyRow(InodeState& inode, const meta::Inode& row);
 
+// Why a caller keeps an inode's entry: each hold keeps it active until given back
+// (Unpin for kPin; for kOpen the caller decrements `nopen` at release and calls
+// MaybeErase).
+enum class Hold { kPin, kOpen };
+
 class InodeTable {
  public:
-  // Returns the entry for attr.ino, inserting it from `attr` if absent (else
-  // taking `attr` if it is newer, ApplyRow), and adds `lookups` to its lookup
-  // count (1 for every reply that hands the kernel an entry).
-  InodeRef GetOrInsert(const meta::Inode& attr, uint64_t lookups);
-  // The entry if present, else nullptr.
+  // Adds `lookups` kernel lookups to row.ino (1 for every reply that hands the
+  // kernel an entry). Returns the attributes to reply with: the active entry's,
+  // after taking `row` if it is newer (ApplyRow), or `row` itself.
+  meta::Inode Remember(const meta::Inode& row, uint64_t lookups);
+  // The active entry of `ino`, or nullptr (idle or unknown: read the database).
+  // For reading only: an entry found here may go idle at any moment; to change
+  // one, hold it (TryHold/HoldRow).
   InodeRef Find(uint64_t ino) const;
-  // Drops `n` kernel lookups. Returns true when the entry was erased and the inode
-  // has nlink 0 (the caller reclaims its object and database row).
-  bool Forget(uint64_t ino, uint64_t n);
-  // Pins/unpins an entry for internal use; Unpin returns true like Forget.
-  InodeRef Pin(const meta::Inode& attr);
+
+  // The active entry of `ino` with one more hold of kind `how`, or {nullptr,
+  // ticket}: read the inode's row and pass it with the ticket to HoldRow.
+  struct Holding {
+    InodeRef entry;
+    uint64_t ticket = 0;
+  };
+  Holding TryHold(uint64_t ino, Hold how);
+  // The current event count: a ticket for a row about to be made (a create).
+  uint64_t Ticket() const;
+  // Makes `row`'s inode active, from `row` if it is idle (a row read, or returned
+  // by a change, after `ticket` was taken), and adds one hold of kind `how` and
+  // `lookups` lookups. An active entry takes `row` if it is newer (ApplyRow).
+  struct Held {
+    InodeRef entry;
+    // False when a change of the inode was reported, or its entry went idle,
+    // since the ticket: `row` may be older than the database. Read the row
+    // again and Apply it (the entry, now active, keeps the newest).
+    bool current = true;
+    bool made = false;  // the entry was made from `row`
+  };
+  Held HoldRow(const meta::Inode& row, uint64_t ticket, Hold how, uint64_t lookups = 0);
+  // Gives back a kPin hold; true when the inode must be reclaimed (nlink 0 and
+  // nothing holds it any more).
   bool Unpin(const InodeRef& inode);
-  // Called after the last handle closed (nopen already decremented to 0 by the caller
-  // under inode->mu): erases the entry if nothing else holds it; true when the inode
-  // must be reclaimed (nlink 0).
+  // Called when something that kept `inode` active went (its last handle closed,
+  // nopen already 0; a writeback cleaned it): makes it idle or drops it if
+  // nothing else keeps it. True when the inode must be reclaimed (nlink 0).
   bool MaybeErase(const InodeRef& inode);
-  // Every entry, for the periodic writeback of dirty attributes.
+
+  // A change of the database returned `row`: an active entry takes it
+  // (ApplyRow); an idle inode notes that its row changed (see HoldRow).
+  void Apply(const meta::Inode& row);
+  // A change of `ino`'s row that returned no row: the active entry (the caller
+  // reads the row and applies it), or nullptr after noting the change.
+  InodeRef Changed(uint64_t ino);
+  // A name of row.ino went (unlink, rmdir, rename over it); `row` is its row
+  // after. Returns the inode to reclaim now (nlink 0, nothing holds it), else
+  // nullopt. An unlinked inode the kernel still knows becomes active, so the
+  // last Forget reclaims it.
+  std::optional<meta::Inode> NameRemoved(const meta::Inode& row);
+  // Drops `n` kernel lookups (FORGET). Returns the inode to reclaim (nlink 0 and
+  // nothing holds it any more), else nullopt.
+  std::optional<meta::Inode> Forget(uint64_t ino, uint64_t n);
+
+  // Every active entry, for the periodic writeback of dirty attributes.
   std::vector<InodeRef> Snapshot() const;
+  // Inodes known (kernel lookups or holds), and how many of them are active.
+  struct Counts {
+    uint64_t known = 0;
+    uint64_t active = 0;
+  };
+  Counts Count() const;
+  // The kernel's lookup count of `ino` (0 when unknown). For tests.
+  uint64_t LookupCount(uint64_t ino) const;
 
  private:
-  bool EraseIfUnusedLocked(const InodeRef& inode);  // requires mu_ and inode->mu
-  mutable std::mutex mu_;                           // guards map_
-  std::unordered_map<uint64_t, InodeRef> map_;
+  // An inode the kernel holds lookups on.
+  struct Slot {
+    uint64_t nlookup = 0;  // kernel lookup count, > 0
+    // Event count of the last change reported while the inode was idle, or of
+    // its entry going idle (HoldRow's check).
+    uint64_t changed = 0;
+  };
+  // Makes `entry` idle (dropping it from active_) when nothing keeps it active;
+  // returns true when the inode must be reclaimed. Requires mu_ and entry.mu.
+  bool SettleLocked(const InodeRef& entry);
+  static void AddHold(InodeState& entry, Hold how);  // entry.mu held
+  uint64_t LookupsLocked(uint64_t ino) const;
+  void AddLookupsLocked(uint64_t ino, uint64_t n);
+  // Records a change of `ino`'s row while it is idle (mu_ held).
+  void NoteChangeLocked(uint64_t ino);
+
+  mutable std::mutex mu_;  // guards everything below
+  // Kept apart so an idle inode costs only its slot, and the periodic
+  // writeback walks the active entries alone.
+  std::unordered_map<uint64_t, Slot> known_;
+  std::unordered_map<uint64_t, InodeRef> active_;
+  uint64_t events_ = 0;  // counts changes reported for idle inodes and entries gone idle
+  // Slot::changed for every inode without a slot (the kernel does not know it):
+  // rare enough (relocations of unknown files) to share one.
+  uint64_t unknown_changed_ = 0;
 };
 
 }  // namespace tierfs

@@ -215,15 +215,13 @@ Result<int> Relocator::CopyAndVerify(const meta::Inode& attr, uint32_t to_volume
 RelocationOutcome Relocator::CommitLocked(InodeState& inode, uint32_t from_volume,
                                           uint32_t to_volume, int new_fd, bool* durable) {
   RelocationOutcome result;
-  // sync_mu orders this commit with the refreshes that copy database rows into
-  // the entry (FileSystem::RefreshCached): one that read the row before the
-  // commit must not apply it after, or the entry would point at the old volume.
+  // sync_mu orders this commit with the writebacks and setattrs of the entry.
   std::lock_guard sync(inode.sync_mu);
   *durable = false;
-  Status st = fs_.metadata().SetInodeVolume(inode.attr.ino, from_volume, to_volume);
-  if (!st.ok()) {
-    result.outcome = "error: " + st.message();
-    result.error = st.code();
+  auto row = fs_.metadata().SetInodeVolume(inode.attr.ino, from_volume, to_volume);
+  if (!row.ok()) {
+    result.outcome = "error: " + row.status().message();
+    result.error = row.status().code();
     return result;
   }
   std::lock_guard lock(inode.mu);
@@ -231,7 +229,9 @@ RelocationOutcome Relocator::CommitLocked(InodeState& inode, uint32_t from_volum
     // Cannot happen with valid fds; the database already points at the copy.
     std::abort();
   }
-  inode.attr.volume_id = to_volume;
+  // The row the commit returned, with its epoch: a refresh that read the row
+  // before the commit and applies it after leaves the entry on the new volume.
+  ApplyRow(inode, *row);
   inode.ForgetDurableLayout();  // the next fdatasync commits the move too
   result.outcome = "moved";
   // Committed at once, since the source object goes next. Should the commit
@@ -258,7 +258,12 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
   }
   if (attr->volume_id == to_volume) return Status::Invalid("already on that volume");
 
-  InodeRef inode = fs_.inodes().Pin(*attr);
+  auto held = fs_.HoldInode(ino, Hold::kPin);
+  if (!held.ok()) {
+    if (held.status().code() == ENOENT) return RelocationOutcome{"gone", 0, 0, 0};
+    return held.status();
+  }
+  InodeRef inode = *held;
   const bool hold_writers = mode == Mode::kHoldWriters;
   std::unique_lock io(inode->io_lock, std::defer_lock);
   if (hold_writers) {
@@ -311,12 +316,7 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
   result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  meta::Inode after;
-  {
-    std::lock_guard lock(inode->mu);
-    after = inode->attr;
-  }
-  if (fs_.inodes().Unpin(inode)) fs_.Reclaim(after);
+  fs_.ReleaseHold(inode, Hold::kPin);
   if (skipped) return result;
 
   meta::RelocationRecord record;

@@ -267,8 +267,9 @@ class Metadata {
   // Points inode `ino` at `to_volume` (relocation commit). In the same transaction
   // the copy on `to_volume` stops being a pending object and the source object on
   // `from_volume` becomes one (the relocator removes it next). FCL: relocate, with
-  // detail "volFROM->volTO". ESTALE if the inode is no longer on `from_volume`.
-  Status SetInodeVolume(uint64_t ino, uint32_t from_volume, uint32_t to_volume);
+  // detail "volFROM->volTO". Returns the inode's row after it (Inode::row_epoch
+  // set). ESTALE if the inode is no longer on `from_volume`.
+  Result<Inode> SetInodeVolume(uint64_t ino, uint32_t from_volume, uint32_t to_volume);
   // Records an object about to appear where its inode does not point (before a
   // relocation's copy is put in place), so a crash cannot leak it.
   Status AddPendingObject(const PendingObject& object);

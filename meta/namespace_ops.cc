@@ -344,7 +344,7 @@ Result<uint64_t> Metadata::ParentOf(uint64_t dir) {
   return row ? st.Uint64(0) : kRootIno;
 }
 
-Status Metadata::SetInodeVolume(uint64_t ino, uint32_t from_volume, uint32_t to_volume) {
+Result<Inode> Metadata::SetInodeVolume(uint64_t ino, uint32_t from_volume, uint32_t to_volume) {
   const int64_t now = options_.clock->NowNanos();
   auto lock = db_->Lock();
   Database* db = db_.get();
@@ -358,11 +358,20 @@ Status Metadata::SetInodeVolume(uint64_t ino, uint32_t from_volume, uint32_t to_
                                      std::to_string(inode.volume_id) + ", not " +
                                      std::to_string(from_volume));
   }
+  Inode after;
   {
     // The copy may be laid out otherwise (sparse, preallocated): blocks unknown.
-    Statement st = db->Prepare("UPDATE inodes SET volume_id = ?2, blocks = NULL WHERE ino = ?1");
+    Statement st = db->Prepare(
+        "UPDATE inodes SET volume_id = ?2, blocks = NULL WHERE ino = ?1 "
+        "RETURNING " META_INODE_COLUMNS);
     st.BindAll(ino, to_volume);
-    TIERFS_RETURN_IF_ERROR(st.Run());  // EINVAL (foreign key) for an unknown volume
+    META_ASSIGN_OR_RETURN(bool row, st.Step());  // EINVAL (foreign key) for an unknown volume
+    if (!row) return Status::NotFound("no inode " + std::to_string(ino));
+    after = InodeFromRow(st, 0);
+    // SQLite counts the change when the statement ends: run it to its end first.
+    META_ASSIGN_OR_RETURN(bool more, st.Step());
+    if (more) return Status::Io("two inodes numbered " + std::to_string(ino));
+    after.row_epoch = db->ChangeEpoch();
   }
   {
     Statement st = db->Prepare("DELETE FROM pending_objects WHERE ino = ?1 AND volume_id = ?2");
@@ -378,7 +387,8 @@ Status Metadata::SetInodeVolume(uint64_t ino, uint32_t from_volume, uint32_t to_
   const std::string detail =
       "vol" + std::to_string(from_volume) + "->vol" + std::to_string(to_volume);
   TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "relocate", ino, 0, {}, detail));
-  return txn.Commit();
+  TIERFS_RETURN_IF_ERROR(txn.Commit());
+  return after;
 }
 
 Status Metadata::AddPendingObject(const PendingObject& object) {

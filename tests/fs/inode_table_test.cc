@@ -62,22 +62,116 @@ TEST(ApplyRowTest, ADirtyEntryKeepsItsSizeAndTimes) {
   EXPECT_EQ(entry.attr.size, 4096u);
 }
 
+meta::Inode File(uint64_t epoch, uint32_t nlink) {
+  meta::Inode row = Row(epoch, nlink, 100);
+  row.ino = 9;
+  row.mode = S_IFREG | 0644;
+  return row;
+}
+
 // A lookup that read the row after a change whose row found no entry yet
 // brings the newer row with it; an older one changes nothing.
-TEST(InodeTableTest, GetOrInsertTakesANewerRowOfAnExistingEntry) {
+TEST(InodeTableTest, RememberTakesANewerRowOfAnActiveEntry) {
   InodeTable table;
-  InodeRef entry = table.GetOrInsert(Row(10, 2, 100), 1);
-  EXPECT_EQ(table.GetOrInsert(Row(12, 3, 300), 1), entry);
-  {
-    std::lock_guard lock(entry->mu);
-    EXPECT_EQ(entry->attr.nlink, 3u);
-    EXPECT_EQ(entry->nlookup, 2u);
-  }
-  table.GetOrInsert(Row(11, 2, 200), 1);
+  InodeRef entry = table.HoldRow(Row(10, 2, 100), table.Ticket(), Hold::kPin, 1).entry;
+  EXPECT_EQ(table.Remember(Row(12, 3, 300), 1).nlink, 3u);
+  table.Remember(Row(11, 2, 200), 1);
+  EXPECT_EQ(table.LookupCount(7), 3u);
   std::lock_guard lock(entry->mu);
   EXPECT_EQ(entry->attr.nlink, 3u);
   EXPECT_EQ(entry->attr.row_epoch, 12u);
-  EXPECT_EQ(entry->nlookup, 3u);
+}
+
+// An inode the kernel only looked up keeps its lookup count and no entry; the
+// last hold given back makes an active inode idle again.
+TEST(InodeTableTest, AnIdleInodeKeepsOnlyItsLookups) {
+  InodeTable table;
+  EXPECT_EQ(table.Remember(File(5, 1), 2).row_epoch, 5u);
+  EXPECT_EQ(table.Find(9), nullptr);
+  EXPECT_EQ(table.Count().known, 1u);
+  EXPECT_EQ(table.Count().active, 0u);
+
+  InodeTable::Held held = table.HoldRow(File(6, 1), table.Ticket(), Hold::kPin);
+  EXPECT_TRUE(held.current);
+  EXPECT_TRUE(held.made);
+  EXPECT_EQ(table.Find(9), held.entry);
+  EXPECT_EQ(table.TryHold(9, Hold::kPin).entry, held.entry);  // a second hold
+  EXPECT_FALSE(table.Unpin(held.entry));
+  EXPECT_EQ(table.Find(9), held.entry);
+  {
+    std::lock_guard lock(held.entry->mu);
+    MarkDirty(*held.entry);  // attributes not written back keep it active
+  }
+  EXPECT_FALSE(table.Unpin(held.entry));
+  EXPECT_EQ(table.Count().active, 1u);
+  {
+    std::lock_guard lock(held.entry->mu);
+    held.entry->dirty = false;  // as a writeback leaves it
+  }
+  EXPECT_FALSE(table.MaybeErase(held.entry));
+  EXPECT_EQ(table.Find(9), nullptr);
+  EXPECT_EQ(table.Count().active, 0u);
+  EXPECT_EQ(table.LookupCount(9), 2u);
+  EXPECT_FALSE(table.Forget(9, 2).has_value());
+  EXPECT_EQ(table.Count().known, 0u);
+}
+
+// A row read for an idle inode is current only when no change of the inode
+// reached the table since the ticket taken before the read.
+TEST(InodeTableTest, HoldRowKnowsWhenItsRowMayBeOlder) {
+  InodeTable table;
+  table.Remember(File(5, 1), 1);
+  uint64_t ticket = table.TryHold(9, Hold::kOpen).ticket;
+  table.Apply(File(7, 2));  // a link, while the row was being read
+  InodeTable::Held held = table.HoldRow(File(6, 1), ticket, Hold::kOpen);
+  EXPECT_FALSE(held.current);
+  table.Apply(File(8, 2));  // the row read again
+  {
+    std::lock_guard lock(held.entry->mu);
+    EXPECT_EQ(held.entry->attr.nlink, 2u);
+    held.entry->nopen--;
+  }
+  // Going idle counts as a change too: a row read while it was active may be
+  // older than the entry was.
+  ticket = table.Ticket();
+  EXPECT_FALSE(table.MaybeErase(held.entry));
+  EXPECT_FALSE(table.HoldRow(File(8, 2), ticket, Hold::kPin).current);
+
+  // So does a change of an inode the kernel does not know.
+  ticket = table.Ticket();
+  meta::Inode other = File(9, 1);
+  other.ino = 11;
+  table.Apply(other);
+  other.row_epoch = 8;
+  EXPECT_FALSE(table.HoldRow(other, ticket, Hold::kPin).current);
+  ticket = table.Ticket();
+  other.ino = 12;
+  EXPECT_TRUE(table.HoldRow(other, ticket, Hold::kPin).current);
+}
+
+// The reclaim rule: an unlinked inode goes when the kernel forgets it and
+// nothing holds it, whether it was idle or active when its last name went.
+TEST(InodeTableTest, AnUnlinkedInodeIsReclaimedByItsLastReference) {
+  InodeTable table;
+  EXPECT_EQ(table.NameRemoved(File(5, 0)).value().ino, 9u);  // unknown: at once
+
+  table.Remember(File(5, 1), 2);
+  EXPECT_FALSE(table.NameRemoved(File(6, 0)).has_value());
+  EXPECT_EQ(table.Count().active, 1u);  // kept for the last Forget
+  EXPECT_FALSE(table.Forget(9, 1).has_value());
+  std::optional<meta::Inode> gone = table.Forget(9, 1);
+  ASSERT_TRUE(gone.has_value());
+  EXPECT_EQ(gone->nlink, 0u);
+  EXPECT_EQ(table.Count().known, 0u);
+  EXPECT_EQ(table.Count().active, 0u);
+
+  // Held (open) when unlinked: the last of the forget and the release reclaims.
+  table.Remember(File(7, 1), 1);
+  InodeRef open = table.HoldRow(File(7, 1), table.Ticket(), Hold::kPin).entry;
+  EXPECT_FALSE(table.NameRemoved(File(8, 0)).has_value());
+  EXPECT_FALSE(table.Forget(9, 1).has_value());
+  EXPECT_TRUE(table.Unpin(open));
+  EXPECT_EQ(table.Count().active, 0u);
 }
 
 }  // namespace

@@ -553,7 +553,10 @@ TEST_F(NamespaceTest, SetInodeVolumeMovesTheObject) {
   Inode file = MakeFile(kRootIno, "f", 1);
   const int64_t ctime = Get(file.ino).ctime_ns;
   clock_.AdvanceSeconds(1);
-  ASSERT_TRUE(meta_->SetInodeVolume(file.ino, 1, 2).ok());
+  auto after = meta_->SetInodeVolume(file.ino, 1, 2);
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_EQ(after->volume_id, 2u);
+  EXPECT_GT(after->row_epoch, file.row_epoch);  // the row it returns is the newer one
   EXPECT_EQ(Get(file.ino).volume_id, 2u);
   EXPECT_EQ(Get(file.ino).ctime_ns, ctime);  // relocation is invisible
   auto records = Fcl();
@@ -565,10 +568,10 @@ TEST_F(NamespaceTest, SetInodeVolumeMovesTheObject) {
 TEST_F(NamespaceTest, SetInodeVolumeErrors) {
   Inode file = MakeFile(kRootIno, "f", 1);
   Inode dir = MakeDir(kRootIno, "d");
-  EXPECT_EQ(meta_->SetInodeVolume(file.ino, 2, 1).code(), ESTALE);  // not where the caller thinks
-  EXPECT_EQ(meta_->SetInodeVolume(file.ino, 1, 9).code(), EINVAL);  // no volume 9
-  EXPECT_EQ(meta_->SetInodeVolume(dir.ino, 0, 1).code(), EINVAL);
-  EXPECT_EQ(meta_->SetInodeVolume(999, 1, 2).code(), ENOENT);
+  EXPECT_EQ(meta_->SetInodeVolume(file.ino, 2, 1).status().code(), ESTALE);  // not where the caller thinks
+  EXPECT_EQ(meta_->SetInodeVolume(file.ino, 1, 9).status().code(), EINVAL);  // no volume 9
+  EXPECT_EQ(meta_->SetInodeVolume(dir.ino, 0, 1).status().code(), EINVAL);
+  EXPECT_EQ(meta_->SetInodeVolume(999, 1, 2).status().code(), ENOENT);
   EXPECT_EQ(Get(file.ino).volume_id, 1u);
 }
 
