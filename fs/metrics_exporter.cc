@@ -97,6 +97,17 @@ std::vector<MetricFamily> MetricsCollector::Collect() const {
   CollectScans(&out);
   CollectRequests(&out);
   const std::string& mount = fs_.options().mountpoint;
+  const InodeTable::Counts inodes = fs_.inodes().Count();
+  Family looked_up("tierfs_inodes_looked_up",
+                   "Inodes the kernel holds a lookup count on (each costs the daemon a slot).",
+                   MetricType::Gauge, mount);
+  looked_up.AddValue({}, static_cast<double>(inodes.known));
+  out.push_back(std::move(looked_up.f));
+  Family active("tierfs_inodes_active",
+                "Inodes with attributes cached in the daemon: open, pinned, dirty or unlinked.",
+                MetricType::Gauge, mount);
+  active.AddValue({}, static_cast<double>(inodes.active));
+  out.push_back(std::move(active.f));
   if (auto fcl = fs_.metadata().FclRecordCount(); fcl.ok()) {
     Family records("tierfs_fcl_records", "Records in the File Change Log.", MetricType::Gauge,
                    mount);

@@ -154,6 +154,27 @@ TEST_F(MetricsTest, EndpointCountsBytesPerClassRelocationsScansAndRequests) {
   EXPECT_EQ(Value(after, "tierfs_volume_files", R"(class="ssd",volume="vol1")"), 1);
 }
 
+// A file closed and written back costs the daemon only its lookup count; an
+// open one keeps its entry (InodeTable: idle and active inodes).
+TEST_F(MetricsTest, ClosedFilesKeepNoEntryInTheDaemon) {
+  constexpr int kFiles = 200;
+  for (int i = 0; i < kFiles; ++i) WriteFile(Path("f" + std::to_string(i)), "some bytes");
+  std::vector<int> open_fds;
+  for (int i = 0; i < 5; ++i) {
+    open_fds.push_back(open(Path("f" + std::to_string(i)).c_str(), O_RDONLY));
+    ASSERT_GE(open_fds.back(), 0);
+  }
+  auto samples = Scrape();
+  for (int fd : open_fds) close(fd);
+  EXPECT_GE(Value(samples, "tierfs_inodes_looked_up", ""), kFiles);
+  const double active = Value(samples, "tierfs_inodes_active", "");
+  EXPECT_GE(active, 5);
+  EXPECT_LT(active, 20);  // the open files and the directories being used
+  for (int i = 0; i < kFiles; ++i) {
+    EXPECT_EQ(ReadFile(Path("f" + std::to_string(i))), "some bytes") << i;
+  }
+}
+
 TEST_F(MetricsTest, TextfileHoldsTheSameMetricsAfterUnmount) {
   WriteFile(Path("f"), "data");
   Unmount();  // the exporter writes the file a last time
