@@ -24,6 +24,8 @@ void ApplyRow(InodeState& inode, const meta::Inode& row) {
   }
 }
 
+InodeTable::InodeTable() { known_[meta::kRootIno].nlookup = 1; }
+
 meta::Inode InodeTable::Remember(const meta::Inode& row, uint64_t lookups) {
   std::lock_guard lock(mu_);
   if (lookups > 0) AddLookupsLocked(row.ino, lookups);

@@ -145,6 +145,10 @@ enum class Hold { kPin, kOpen };
 
 class InodeTable {
  public:
+  // Starts with the root known: the kernel holds it from mount to unmount
+  // without a LOOKUP (and never sends its FORGET).
+  InodeTable();
+
   // Adds `lookups` kernel lookups to row.ino (1 for every reply that hands the
   // kernel an entry). Returns the attributes to reply with: the active entry's,
   // after taking `row` if it is newer (ApplyRow), or `row` itself.
