@@ -44,6 +44,10 @@ DEFINE_int32(precreate_objects, 0,
              "renames one into place instead of waiting for the backing file system's "
              "inode allocation: for one writer creating many files (0..4096; 0, the "
              "default, makes none ahead)");
+DEFINE_int32(cached_inodes, 16384,
+             "idle inodes whose attributes the daemon keeps in memory (about 500 bytes "
+             "each; 0..10000000), so a file opened or stat'ed again needs no database "
+             "read; every other inode the kernel knows costs about 60 bytes");
 DEFINE_bool(splice_writes, false,
             "move the bytes of large writes from the kernel into the backing object with "
             "splice(2), without copying them through the daemon: for large sequential "
@@ -94,6 +98,9 @@ static bool ValidateThreads(const char* flag, int32_t value) {
 static bool ValidatePrecreate(const char* flag, int32_t value) {
   return InRange(flag, value, 0, 4096);
 }
+static bool ValidateCachedInodes(const char* flag, int32_t value) {
+  return InRange(flag, value, 0, 10'000'000);
+}
 static bool ValidateFclHours(const char* flag, double value) {
   return InRange(flag, value, 0, 876'000);  // 100 years
 }
@@ -125,6 +132,7 @@ DEFINE_validator(attr_timeout, &ValidateTimeout);
 DEFINE_validator(writeback_seconds, &ValidateWriteback);
 DEFINE_validator(threads, &ValidateThreads);
 DEFINE_validator(precreate_objects, &ValidatePrecreate);
+DEFINE_validator(cached_inodes, &ValidateCachedInodes);
 DEFINE_validator(commit_ms, &ValidateCommitMs);
 DEFINE_validator(fcl_keep_hours, &ValidateFclHours);
 DEFINE_validator(fcl_max_records, &ValidateRecords);
@@ -165,6 +173,7 @@ std::string ValueName(const gflags::CommandLineFlagInfo& flag) {
       {"writeback_seconds", "SECONDS"},
       {"threads", "N"},
       {"precreate_objects", "N"},
+      {"cached_inodes", "N"},
       {"commit_ms", "MILLISECONDS"},
       {"fcl_keep_hours", "HOURS"},
       {"fcl_max_records", "N"},
@@ -351,6 +360,7 @@ int main(int argc, char** argv) {
   options.writeback_cache = FLAGS_writeback_cache;
   options.splice_writes = FLAGS_splice_writes;
   options.precreate_objects = FLAGS_precreate_objects;
+  options.cached_inodes = FLAGS_cached_inodes;
   options.fcl_keep_seconds = static_cast<int64_t>(FLAGS_fcl_keep_hours * 3600);
   options.fcl_max_records = FLAGS_fcl_max_records;
   options.iostat_keep_seconds = static_cast<int64_t>(FLAGS_iostat_keep_days * 86400);

@@ -295,18 +295,10 @@ Result<meta::Inode> FileSystem::MakeNode(const Caller& caller, uint64_t parent,
                                          std::string_view name, mode_t mode, dev_t rdev,
                                          std::string_view target, InodeRef* opened) {
   TIERFS_RETURN_IF_ERROR(CheckName(name));
-  auto dir = CurrentAttr(parent);
-  if (!dir.ok()) return dir.status();
-  if (!S_ISDIR(dir->mode)) return Status::Error(ENOTDIR, "parent is not a directory");
   meta::Inode proto;
   proto.mode = mode;
   proto.uid = caller.uid;
-  proto.gid = caller.gid;
-  // A setgid directory passes on its group, and its setgid bit to subdirectories.
-  if (dir->mode & S_ISGID) {
-    proto.gid = dir->gid;
-    if (S_ISDIR(mode)) proto.mode |= S_ISGID;
-  }
+  proto.gid = caller.gid;  // a setgid parent's group instead (Metadata::Create)
   proto.rdev = rdev;
   proto.symlink = std::string(target);
   if (S_ISLNK(mode)) proto.size = target.size();

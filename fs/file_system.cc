@@ -102,6 +102,7 @@ FileSystem::FileSystem(std::unique_ptr<meta::SpaceReserve> reserve,
       volumes_(std::move(volumes)),
       info_(std::move(info)),
       options_(options),
+      inodes_(options.cached_inodes),
       io_(*options.clock, info_.iostat_bucket_seconds) {}
 
 FileSystem::~FileSystem() {

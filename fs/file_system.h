@@ -96,6 +96,10 @@ struct FileSystemOptions {
   // Empty objects kept ready on each volume that takes creates (fs/object_precreator.h);
   // 0 = none made ahead (creates still take recycled ones).
   size_t precreate_objects = 0;
+  // Idle inodes whose entries (attributes) the daemon keeps, about 500 bytes
+  // each, so a file opened or stat'ed again needs no database read
+  // (fs/inode_table.h). 0: none.
+  size_t cached_inodes = 16384;
   // When atime moves (relatime rules, as on ext4). false: at an O_RDONLY open,
   // so the kernel keeps the file's cached pages and a warm read costs no
   // request (an O_RDWR open behaves as with true). true: at the first read that

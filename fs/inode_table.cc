@@ -24,13 +24,16 @@ void ApplyRow(InodeState& inode, const meta::Inode& row) {
   }
 }
 
-InodeTable::InodeTable() { known_[meta::kRootIno].nlookup = 1; }
+InodeTable::InodeTable(size_t keep_idle) : keep_idle_(keep_idle) {
+  known_[meta::kRootIno].nlookup = 1;
+}
 
 meta::Inode InodeTable::Remember(const meta::Inode& row, uint64_t lookups) {
   std::lock_guard lock(mu_);
   if (lookups > 0) AddLookupsLocked(row.ino, lookups);
   auto it = active_.find(row.ino);
   if (it == active_.end()) return row;
+  it->second->referenced = true;
   std::lock_guard ilock(it->second->mu);
   // A row read after the entry's (a lookup racing a change whose row reached
   // the table first) is the newer word.
@@ -41,7 +44,9 @@ meta::Inode InodeTable::Remember(const meta::Inode& row, uint64_t lookups) {
 InodeRef InodeTable::Find(uint64_t ino) const {
   std::lock_guard lock(mu_);
   auto it = active_.find(ino);
-  return it == active_.end() ? nullptr : it->second;
+  if (it == active_.end()) return nullptr;
+  it->second->referenced = true;
+  return it->second;
 }
 
 void InodeTable::AddHold(InodeState& entry, Hold how) {
@@ -73,6 +78,7 @@ InodeTable::Holding InodeTable::TryHold(uint64_t ino, Hold how) {
   std::lock_guard lock(mu_);
   auto it = active_.find(ino);
   if (it == active_.end()) return {nullptr, events_};
+  it->second->referenced = true;
   std::lock_guard ilock(it->second->mu);
   AddHold(*it->second, how);
   return {it->second, events_};
@@ -96,6 +102,7 @@ InodeTable::Held InodeTable::HoldRow(const meta::Inode& row, uint64_t ticket, Ho
   }
   if (lookups > 0) AddLookupsLocked(row.ino, lookups);
   held.entry = it->second;
+  held.entry->referenced = true;
   std::lock_guard ilock(held.entry->mu);
   ApplyRow(*held.entry, row);  // an entry made just now has it already
   AddHold(*held.entry, how);
@@ -122,15 +129,56 @@ bool InodeTable::SettleLocked(const InodeRef& entry) {
   // settles the entry then); an unlinked inode has nothing left worth writing.
   if (entry->dirty && !unlinked) return false;
   const uint64_t ino = entry->attr.ino;
+  const bool known = LookupsLocked(ino) > 0;
   // An unlinked inode the kernel still knows stays active: its last Forget
   // reclaims it from the entry's attributes.
-  if (unlinked && LookupsLocked(ino) > 0) return false;
+  if (unlinked && known) return false;
   auto it = active_.find(ino);
   if (it == active_.end() || it->second != entry) return false;  // already gone
-  active_.erase(it);
-  // A row read while it was active may be older than the entry was.
-  NoteChangeLocked(ino);
+  if (!unlinked && known && keep_idle_ > 0) {
+    // Kept while it is among the most recently used idle ones.
+    if (!entry->kept_idle) {
+      entry->kept_idle = true;
+      kept_.push_back(entry);
+    }
+    DropKeptLocked(entry.get());
+    return false;
+  }
+  MakeIdleLocked(entry);
   return unlinked;
+}
+
+void InodeTable::MakeIdleLocked(const InodeRef& entry) {
+  active_.erase(entry->attr.ino);
+  // A row read while it was active may be older than the entry was.
+  NoteChangeLocked(entry->attr.ino);
+}
+
+void InodeTable::DropKeptLocked(const InodeState* settling) {
+  // Each entry passed over loses its second chance, so two turns of the ring
+  // at most find one to drop.
+  for (size_t turns = 2 * kept_.size() + 1; kept_.size() > keep_idle_ && turns > 0; --turns) {
+    InodeRef entry = std::move(kept_.front());
+    kept_.pop_front();
+    auto it = active_.find(entry->attr.ino);
+    if (it == active_.end() || it->second != entry) {
+      entry->kept_idle = false;  // dropped meanwhile (forgotten, unlinked)
+      continue;
+    }
+    if (entry->referenced || entry.get() == settling) {
+      entry->referenced = false;
+      kept_.push_back(std::move(entry));
+      continue;
+    }
+    std::unique_lock lock(entry->mu, std::try_to_lock);
+    entry->kept_idle = false;
+    // Busy (a holder has its mu) or in use again: it is kept again when it
+    // settles next.
+    if (!lock.owns_lock()) continue;
+    const bool idle = entry->nopen == 0 && entry->pins == 0 && entry->fd < 0 &&
+                      !entry->dirty && entry->attr.nlink > 0;
+    if (idle) MakeIdleLocked(entry);
+  }
 }
 
 void InodeTable::Apply(const meta::Inode& row) {

@@ -8,7 +8,9 @@
 // An idle inode keeps only its slot (about 70 bytes instead of 500), so the
 // daemon stays small when the kernel holds lookups on a million files; its
 // attributes come from the database when asked for (rarely: the kernel caches
-// them for attr_timeout).
+// them for attr_timeout). The table keeps the entries of up to `keep_idle`
+// inodes that went idle (CLOCK, an approximation of least recently used), so a
+// file opened again, or stat'ed right after a close, needs no read.
 //
 // For a regular file being written, size and times live in its entry ("dirty")
 // and are written back on flush, fsync, release and periodically (design.md:
@@ -41,6 +43,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -92,6 +95,11 @@ struct InodeState {
     durable_size = kUnknownSize;
     ++layout_epoch;
   }
+  // Guarded by InodeTable::mu_, not by `mu`: an idle entry the table keeps
+  // (InodeTable's kept idle entries), and whether it was used since it was
+  // last passed over for dropping (the CLOCK's second chance).
+  bool kept_idle = false;
+  bool referenced = false;
   uint32_t nopen = 0;         // open file handles
   uint32_t pins = 0;          // internal users (relocation) keeping the entry alive
   int fd = -1;                // backing object fd shared by all open handles; -1 when closed
@@ -146,8 +154,9 @@ enum class Hold { kPin, kOpen };
 class InodeTable {
  public:
   // Starts with the root known: the kernel holds it from mount to unmount
-  // without a LOOKUP (and never sends its FORGET).
-  InodeTable();
+  // without a LOOKUP (and never sends its FORGET). Keeps the entries of up to
+  // `keep_idle` idle inodes the kernel knows (FileSystemOptions::cached_inodes).
+  explicit InodeTable(size_t keep_idle = 0);
 
   // Adds `lookups` kernel lookups to row.ino (1 for every reply that hands the
   // kernel an entry). Returns the attributes to reply with: the active entry's,
@@ -229,6 +238,11 @@ class InodeTable {
   void AddLookupsLocked(uint64_t ino, uint64_t n);
   // Records a change of `ino`'s row while it is idle (mu_ held).
   void NoteChangeLocked(uint64_t ino);
+  // Drops `entry` from active_ (mu_ and entry.mu held).
+  void MakeIdleLocked(const InodeRef& entry);
+  // Drops kept idle entries, least recently used first, until at most
+  // keep_idle_ are kept; `settling` (whose mu the caller holds) is skipped.
+  void DropKeptLocked(const InodeState* settling);
 
   mutable std::mutex mu_;  // guards everything below
   // Kept apart so an idle inode costs only its slot, and the periodic
@@ -239,6 +253,8 @@ class InodeTable {
   // Slot::changed for every inode without a slot (the kernel does not know it):
   // rare enough (relocations of unknown files) to share one.
   uint64_t unknown_changed_ = 0;
+  const size_t keep_idle_;
+  std::deque<InodeRef> kept_;  // the CLOCK's ring of kept idle entries, oldest first
 };
 
 }  // namespace tierfs

@@ -267,6 +267,7 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   fs_options.iostat_keep_seconds = options.iostat_keep_seconds;
   fs_options.commit_window_us = options.commit_window_us;
   fs_options.precreate_objects = static_cast<size_t>(options.precreate_objects);
+  fs_options.cached_inodes = static_cast<size_t>(options.cached_inodes);
   fs_options.exact_atime = options.exact_atime;
   // Test seam: TIERFS_FAULTS fails chosen volume I/O calls (fs/fault_injecting_volume_io.h).
   std::unique_ptr<FaultInjectingVolumeIo> faults;

@@ -31,6 +31,7 @@ struct SessionOptions {
   bool writeback_cache = false;      // FUSE_CAP_WRITEBACK_CACHE (fs/fuse_ops.cc OpInit)
   bool splice_writes = false;        // FUSE_CAP_SPLICE_READ (fs/fuse_ops.h)
   int precreate_objects = 0;         // FileSystemOptions::precreate_objects
+  int cached_inodes = 16384;         // FileSystemOptions::cached_inodes
   int64_t fcl_keep_seconds = 14 * 24 * 3600;  // FCL retention by age (0 = keep all)
   uint64_t fcl_max_records = 1'000'000;       // FCL retention by size (0 = no limit)
   int64_t iostat_keep_seconds = 31 * 24 * 3600;

@@ -172,6 +172,8 @@ class Metadata {
   // as mknod(2)), uid, gid, rdev, symlink, volume_id (regular files only; other
   // types get 0) and size (a symlink's size is its target's length); it assigns
   // ino, generation, nlink (1, or 2 for a directory) and atime=mtime=ctime=now.
+  // Under a setgid parent the inode takes the parent's group instead, and a
+  // directory the setgid bit too (as ext4 does, without the `grpid` option).
   // Updates the parent's mtime/ctime (and nlink for a directory).
   // FCL: create|mkdir|symlink|mknod. EEXIST if the name exists; EINVAL for an
   // unknown file type, a regular file with volume_id 0 or an unknown volume;

@@ -135,9 +135,13 @@ Result<Inode> Metadata::Create(uint64_t parent, std::string_view name, const Ino
   auto lock = db_->Lock();
   Database* db = db_.get();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
-  TIERFS_RETURN_IF_ERROR(LoadDirectory(db, parent).status());
+  META_ASSIGN_OR_RETURN(Inode dir, LoadDirectory(db, parent));
   META_ASSIGN_OR_RETURN(std::optional<DirentRow> existing, FindDirent(db, parent, name));
   if (existing) return NameExists(parent, name);
+  if (dir.mode & S_ISGID) {
+    inode.gid = dir.gid;
+    if (is_dir) inode.mode |= S_ISGID;
+  }
   {
     Statement st = db->Prepare(kInsertInode);
     st.BindAll(inode.mode, inode.uid, inode.gid, inode.nlink, inode.size, now, inode.rdev,

@@ -178,5 +178,35 @@ TEST(InodeTableTest, AnUnlinkedInodeIsReclaimedByItsLastReference) {
   EXPECT_EQ(table.Count().active, 0u);
 }
 
+// With room for N idle entries, the table keeps the N most recently used
+// (CLOCK: an entry used since the last turn gets a second chance), and drops
+// an entry the kernel forgot at once.
+TEST(InodeTableTest, KeepsTheMostRecentlyUsedIdleEntries) {
+  InodeTable table(/*keep_idle=*/2);
+  auto file = [](uint64_t ino) {
+    meta::Inode row = File(5, 1);
+    row.ino = ino;
+    return row;
+  };
+  auto make_idle = [&](uint64_t ino) {
+    table.Remember(file(ino), 1);
+    EXPECT_FALSE(table.Unpin(table.HoldRow(file(ino), table.Ticket(), Hold::kPin).entry));
+  };
+  make_idle(20);
+  make_idle(21);
+  EXPECT_EQ(table.Count().active, 2u);
+  make_idle(22);  // three idle: the least recently used goes
+  EXPECT_EQ(table.Count().active, 2u);
+  EXPECT_EQ(table.Find(20), nullptr);
+  EXPECT_NE(table.Find(21), nullptr);  // used again now
+  make_idle(23);
+  EXPECT_NE(table.Find(21), nullptr);
+  EXPECT_EQ(table.Find(22), nullptr);
+  EXPECT_NE(table.Find(23), nullptr);
+  EXPECT_FALSE(table.Forget(23, 1).has_value());
+  EXPECT_EQ(table.Find(23), nullptr);
+  EXPECT_EQ(table.Count().active, 1u);
+}
+
 }  // namespace
 }  // namespace tierfs

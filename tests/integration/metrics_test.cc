@@ -154,10 +154,16 @@ TEST_F(MetricsTest, EndpointCountsBytesPerClassRelocationsScansAndRequests) {
   EXPECT_EQ(Value(after, "tierfs_volume_files", R"(class="ssd",volume="vol1")"), 1);
 }
 
-// A file closed and written back costs the daemon only its lookup count; an
-// open one keeps its entry (InodeTable: idle and active inodes).
-TEST_F(MetricsTest, ClosedFilesKeepNoEntryInTheDaemon) {
+// A file closed and written back costs the daemon only its lookup count, but
+// for the --cached_inodes most recently used; an open one keeps its entry
+// (InodeTable: idle and active inodes).
+TEST_F(MetricsTest, ClosedFilesKeepNoEntryInTheDaemonButTheMostRecentlyUsed) {
   constexpr int kFiles = 200;
+  constexpr int kCached = 50;
+  Unmount();
+  port_ = FreePort();
+  Mount({"--metrics_listen", "127.0.0.1:" + std::to_string(port_), "--cached_inodes",
+         std::to_string(kCached)});
   for (int i = 0; i < kFiles; ++i) WriteFile(Path("f" + std::to_string(i)), "some bytes");
   std::vector<int> open_fds;
   for (int i = 0; i < 5; ++i) {
@@ -168,8 +174,8 @@ TEST_F(MetricsTest, ClosedFilesKeepNoEntryInTheDaemon) {
   for (int fd : open_fds) close(fd);
   EXPECT_GE(Value(samples, "tierfs_inodes_looked_up", ""), kFiles);
   const double active = Value(samples, "tierfs_inodes_active", "");
-  EXPECT_GE(active, 5);
-  EXPECT_LT(active, 20);  // the open files and the directories being used
+  EXPECT_GE(active, kCached);
+  EXPECT_LE(active, kCached + 10);  // the open files and the directories being used
   for (int i = 0; i < kFiles; ++i) {
     EXPECT_EQ(ReadFile(Path("f" + std::to_string(i))), "some bytes") << i;
   }

@@ -86,6 +86,24 @@ TEST_F(NamespaceTest, CreateDirectoryLinksTheParent) {
   EXPECT_EQ(Get(kRootIno).nlink, 3u);
 }
 
+// Under a setgid directory new inodes take its group, and new directories its
+// setgid bit too (ext4 without `grpid`); elsewhere the caller's group.
+TEST_F(NamespaceTest, CreateUnderASetgidDirectoryTakesItsGroup) {
+  Inode shared = MakeDir(kRootIno, "shared");
+  Inode setgid = shared;
+  setgid.mode = S_IFDIR | S_ISGID | 0775;
+  setgid.gid = 50;
+  ASSERT_TRUE(meta_->UpdateAttributes(setgid, kAttrMode | kAttrGid, "setattr").ok());
+  Inode file = MakeFile(shared.ino, "f");
+  EXPECT_EQ(file.gid, 50u);
+  EXPECT_EQ(file.mode, S_IFREG | 0644u);
+  Inode dir = MakeDir(shared.ino, "d");
+  EXPECT_EQ(dir.gid, 50u);
+  EXPECT_EQ(dir.mode, S_IFDIR | S_ISGID | 0755u);
+  EXPECT_EQ(Get(dir.ino).mode, dir.mode);
+  EXPECT_EQ(MakeFile(kRootIno, "plain").gid, 100u);
+}
+
 TEST_F(NamespaceTest, CreateSymlinkSizeIsTargetLength) {
   Inode link = MakeSymlink(kRootIno, "l", "../some/where");
   EXPECT_EQ(link.mode, S_IFLNK | 0777u);
