@@ -380,7 +380,18 @@ void FileSystem::ReclaimNow(const meta::Inode& attr) {
   }
 }
 
-Result<meta::Inode> FileSystem::GetAttr(uint64_t ino) { return CurrentAttr(ino); }
+Result<meta::Inode> FileSystem::GetAttr(uint64_t ino) {
+  InodeTable::Holding found = inodes_.Peek(ino);
+  if (found.entry) {
+    std::lock_guard lock(found.entry->mu);
+    return found.entry->attr;
+  }
+  auto row = meta_->GetInode(ino);
+  // The kernel asks again for what it works in (a directory's attributes after
+  // every change in it, for its permission checks): keep the row at hand.
+  if (row.ok()) inodes_.Keep(*row, found.ticket);
+  return row;
+}
 
 uint64_t FileSystem::AllocatedBlocks(const meta::Inode& attr) {
   switch (attr.mode & S_IFMT) {

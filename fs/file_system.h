@@ -130,6 +130,9 @@ class FileSystem {
   Result<meta::Inode> Lookup(uint64_t parent, std::string_view name);
   // Drops `n` kernel lookups; reclaims the inode if it was the last reference.
   void Forget(uint64_t ino, uint64_t n);
+  // The kernel's GETATTR: the attributes as they are now; an idle inode's row,
+  // read from the database, joins the kept idle entries (--cached_inodes).
+  // ENOENT for no such inode.
   Result<meta::Inode> GetAttr(uint64_t ino);
   // 512-byte blocks really allocated to the inode: the object's st_blocks for a
   // regular file (sparse files and relocated copies report what they use), and for

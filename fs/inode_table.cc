@@ -84,6 +84,28 @@ InodeTable::Holding InodeTable::TryHold(uint64_t ino, Hold how) {
   return {it->second, events_};
 }
 
+InodeTable::Holding InodeTable::Peek(uint64_t ino) {
+  std::lock_guard lock(mu_);
+  auto it = active_.find(ino);
+  if (it == active_.end()) return {nullptr, events_};
+  it->second->referenced = true;
+  return {it->second, events_};
+}
+
+void InodeTable::Keep(const meta::Inode& row, uint64_t ticket) {
+  if (keep_idle_ == 0 || row.nlink == 0) return;
+  std::lock_guard lock(mu_);
+  auto slot = known_.find(row.ino);
+  if (slot == known_.end() || slot->second.changed > ticket) return;
+  auto [it, inserted] = active_.try_emplace(row.ino, nullptr);
+  if (!inserted) return;  // made active meanwhile, from a row at least as new
+  it->second = std::make_shared<InodeState>(row);
+  it->second->kept_idle = true;
+  it->second->referenced = true;
+  kept_.push_back(it->second);
+  DropKeptLocked(it->second.get());
+}
+
 uint64_t InodeTable::Ticket() const {
   std::lock_guard lock(mu_);
   return events_;

@@ -174,6 +174,15 @@ class InodeTable {
     uint64_t ticket = 0;
   };
   Holding TryHold(uint64_t ino, Hold how);
+  // The active entry of `ino` (as Find) or {nullptr, ticket}, adding no hold:
+  // a reader that may read the row and Keep it.
+  Holding Peek(uint64_t ino);
+  // Keeps `row` (read after Peek gave `ticket`) as the entry of an idle inode
+  // the kernel knows, among the kept idle entries (a getattr: the kernel asks
+  // again for inodes it works in, a directory after each change in it). Does
+  // nothing when no entries are kept, the inode is unknown, active or
+  // unlinked, or a change was reported since the ticket.
+  void Keep(const meta::Inode& row, uint64_t ticket);
   // The current event count: a ticket for a row about to be made (a create).
   uint64_t Ticket() const;
   // Makes `row`'s inode active, from `row` if it is idle (a row read, or returned

@@ -208,5 +208,28 @@ TEST(InodeTableTest, KeepsTheMostRecentlyUsedIdleEntries) {
   EXPECT_EQ(table.Count().active, 1u);
 }
 
+// A getattr's row joins the kept idle entries, unless the inode changed
+// since the ticket taken before the read, or the kernel does not know it.
+TEST(InodeTableTest, KeepTakesARowReadForAKnownIdleInode) {
+  InodeTable table(/*keep_idle=*/4);
+  table.Remember(File(5, 1), 1);
+  InodeTable::Holding peek = table.Peek(9);
+  EXPECT_EQ(peek.entry, nullptr);
+  table.Apply(File(6, 2));  // a link while the row was being read
+  table.Keep(File(5, 1), peek.ticket);
+  EXPECT_EQ(table.Find(9), nullptr);
+  peek = table.Peek(9);
+  table.Keep(File(6, 2), peek.ticket);
+  InodeRef kept = table.Find(9);
+  ASSERT_NE(kept, nullptr);
+  EXPECT_EQ(kept->attr.nlink, 2u);
+  EXPECT_EQ(table.Peek(9).entry, kept);
+
+  meta::Inode unknown = File(7, 1);
+  unknown.ino = 30;
+  table.Keep(unknown, table.Ticket());
+  EXPECT_EQ(table.Find(30), nullptr);
+}
+
 }  // namespace
 }  // namespace tierfs
