@@ -72,9 +72,12 @@ std::string GroupName(gid_t gid) {
 
 Result<meta::Inode> FileSystem::Lookup(uint64_t parent, std::string_view name) {
   TIERFS_RETURN_IF_ERROR(CheckName(name));
+  const uint64_t ticket = inodes_.Ticket();
   auto attr = meta_->LookupInode(parent, name);
   if (!attr.ok()) return attr.status();
-  return Remember(*attr);  // a known inode keeps the newer of its row and this one
+  // A known inode keeps the newer of its row and this one; an idle one keeps
+  // this row at hand for the open that often follows.
+  return inodes_.Remember(*attr, 1, ticket);
 }
 
 Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int to_set,
@@ -308,13 +311,13 @@ Result<meta::Inode> FileSystem::MakeNode(const Caller& caller, uint64_t parent,
     proto.volume_id = *volume;
   }
   meta::Inode parent_after;
-  // Taken before the row exists: HoldRow then knows whether a change of the
-  // new inode (through a name readdirplus handed out) came before the entry.
-  const uint64_t ticket = opened != nullptr ? inodes_.Ticket() : 0;
+  // Taken before the row exists: the table then knows whether a change of the
+  // new inode (through a name readdirplus handed out) came before its entry.
+  const uint64_t ticket = inodes_.Ticket();
   auto attr = meta_->Create(parent, name, proto, &parent_after);
   if (!attr.ok()) return attr.status();
   ApplyCached(parent_after);
-  if (opened == nullptr) return Remember(*attr);
+  if (opened == nullptr) return inodes_.Remember(*attr, 1, ticket);  // kept: used next
   InodeTable::Held held = inodes_.HoldRow(*attr, ticket, Hold::kOpen, /*lookups=*/1);
   if (!held.current) {
     if (auto again = meta_->GetInode(attr->ino); again.ok()) inodes_.Apply(*again);

@@ -28,11 +28,15 @@ InodeTable::InodeTable(size_t keep_idle) : keep_idle_(keep_idle) {
   known_[meta::kRootIno].nlookup = 1;
 }
 
-meta::Inode InodeTable::Remember(const meta::Inode& row, uint64_t lookups) {
+meta::Inode InodeTable::Remember(const meta::Inode& row, uint64_t lookups,
+                                 uint64_t keep_ticket) {
   std::lock_guard lock(mu_);
   if (lookups > 0) AddLookupsLocked(row.ino, lookups);
   auto it = active_.find(row.ino);
-  if (it == active_.end()) return row;
+  if (it == active_.end()) {
+    if (keep_ticket != kDoNotKeep) KeepLocked(row, keep_ticket);
+    return row;
+  }
   it->second->referenced = true;
   std::lock_guard ilock(it->second->mu);
   // A row read after the entry's (a lookup racing a change whose row reached
@@ -93,8 +97,12 @@ InodeTable::Holding InodeTable::Peek(uint64_t ino) {
 }
 
 void InodeTable::Keep(const meta::Inode& row, uint64_t ticket) {
-  if (keep_idle_ == 0 || row.nlink == 0) return;
   std::lock_guard lock(mu_);
+  KeepLocked(row, ticket);
+}
+
+void InodeTable::KeepLocked(const meta::Inode& row, uint64_t ticket) {
+  if (keep_idle_ == 0 || row.nlink == 0) return;
   auto slot = known_.find(row.ino);
   if (slot == known_.end() || slot->second.changed > ticket) return;
   auto [it, inserted] = active_.try_emplace(row.ino, nullptr);
@@ -253,6 +261,9 @@ std::optional<meta::Inode> InodeTable::Forget(uint64_t ino, uint64_t n) {
   }
   slot->second.nlookup -= n;
   if (slot->second.nlookup > 0) return std::nullopt;
+  // Its changes now count among those of unknown inodes, for a HoldRow whose
+  // ticket is older.
+  unknown_changed_ = std::max(unknown_changed_, slot->second.changed);
   known_.erase(slot);
   auto it = active_.find(ino);
   if (it == active_.end()) return std::nullopt;

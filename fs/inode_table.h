@@ -160,8 +160,12 @@ class InodeTable {
 
   // Adds `lookups` kernel lookups to row.ino (1 for every reply that hands the
   // kernel an entry). Returns the attributes to reply with: the active entry's,
-  // after taking `row` if it is newer (ApplyRow), or `row` itself.
-  meta::Inode Remember(const meta::Inode& row, uint64_t lookups);
+  // after taking `row` if it is newer (ApplyRow), or `row` itself. With
+  // `keep_ticket` (taken before `row` was read), an idle inode's row also joins
+  // the kept idle entries as Keep says: a file looked up is often opened next.
+  static constexpr uint64_t kDoNotKeep = UINT64_MAX;
+  meta::Inode Remember(const meta::Inode& row, uint64_t lookups,
+                       uint64_t keep_ticket = kDoNotKeep);
   // The active entry of `ino`, or nullptr (idle or unknown: read the database).
   // For reading only: an entry found here may go idle at any moment; to change
   // one, hold it (TryHold/HoldRow).
@@ -252,6 +256,8 @@ class InodeTable {
   // Drops kept idle entries, least recently used first, until at most
   // keep_idle_ are kept; `settling` (whose mu the caller holds) is skipped.
   void DropKeptLocked(const InodeState* settling);
+  // Keep (mu_ held).
+  void KeepLocked(const meta::Inode& row, uint64_t ticket);
 
   mutable std::mutex mu_;  // guards everything below
   // Kept apart so an idle inode costs only its slot, and the periodic

@@ -138,6 +138,17 @@ TEST(InodeTableTest, HoldRowKnowsWhenItsRowMayBeOlder) {
   EXPECT_FALSE(table.MaybeErase(held.entry));
   EXPECT_FALSE(table.HoldRow(File(8, 2), ticket, Hold::kPin).current);
 
+  // And a change reported before the kernel forgot the inode.
+  meta::Inode forgotten = File(9, 1);
+  forgotten.ino = 40;
+  table.Remember(forgotten, 1);
+  ticket = table.TryHold(40, Hold::kPin).ticket;  // idle: a ticket only
+  forgotten.row_epoch = 10;
+  table.Apply(forgotten);
+  table.Forget(40, 1);
+  forgotten.row_epoch = 9;
+  EXPECT_FALSE(table.HoldRow(forgotten, ticket, Hold::kPin).current);
+
   // So does a change of an inode the kernel does not know.
   ticket = table.Ticket();
   meta::Inode other = File(9, 1);
