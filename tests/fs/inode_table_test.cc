@@ -4,6 +4,10 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <random>
+#include <thread>
+#include <vector>
+
 #include "fs/inode_table.h"
 
 namespace tierfs {
@@ -240,6 +244,88 @@ TEST(InodeTableTest, KeepTakesARowReadForAKnownIdleInode) {
   unknown.ino = 30;
   table.Keep(unknown, table.Ticket());
   EXPECT_EQ(table.Find(30), nullptr);
+}
+
+// Threads looking up, forgetting, holding, releasing, changing and reading a
+// few inodes at once, with room for fewer kept entries than inodes: no
+// deadlock, no inode reclaimed while linked, and once every lookup and hold
+// is given back, nothing is left but the root.
+TEST(InodeTableTest, ConcurrentUseLeavesNothingBehind) {
+  InodeTable table(/*keep_idle=*/8);
+  constexpr int kThreads = 4;
+  constexpr int kInodes = 50;
+  constexpr int kSteps = 100000;
+  std::atomic<uint64_t> epoch{1};
+  std::atomic<int> reclaims{0};
+  auto row = [&](uint64_t ino) {
+    meta::Inode r = File(epoch.fetch_add(1), 1);
+    r.ino = 100 + ino;
+    return r;
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937 rng(t);
+      std::vector<uint64_t> lookups(kInodes, 0);
+      std::vector<InodeRef> pins;
+      for (int step = 0; step < kSteps; ++step) {
+        const uint64_t i = rng() % kInodes;
+        const uint64_t ino = 100 + i;
+        switch (rng() % 8) {
+          case 0:
+            table.Remember(row(i), 1, rng() % 2 ? table.Ticket() : InodeTable::kDoNotKeep);
+            lookups[i]++;
+            break;
+          case 1:
+            if (lookups[i] > 0) {
+              lookups[i]--;
+              if (table.Forget(ino, 1)) reclaims++;
+            }
+            break;
+          case 2: {
+            InodeTable::Holding h = table.TryHold(ino, Hold::kPin);
+            pins.push_back(h.entry ? h.entry : table.HoldRow(row(i), h.ticket, Hold::kPin).entry);
+            break;
+          }
+          case 3:
+            if (!pins.empty()) {
+              if (table.Unpin(pins.back())) reclaims++;
+              pins.pop_back();
+            }
+            break;
+          case 4:
+            table.Apply(row(i));
+            break;
+          case 5:
+            if (InodeRef e = table.Changed(ino)) {
+              std::lock_guard lock(e->mu);
+              ApplyRow(*e, row(i));
+            }
+            break;
+          case 6: {
+            InodeTable::Holding h = table.Peek(ino);
+            if (!h.entry) table.Keep(row(i), h.ticket);
+            break;
+          }
+          default:
+            if (InodeRef e = table.Find(ino)) {
+              std::lock_guard lock(e->mu);
+              EXPECT_EQ(e->attr.ino, ino);
+            }
+        }
+      }
+      for (const InodeRef& e : pins) {
+        if (table.Unpin(e)) reclaims++;
+      }
+      for (int i = 0; i < kInodes; ++i) {
+        if (lookups[i] > 0 && table.Forget(100 + i, lookups[i])) reclaims++;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(reclaims.load(), 0);
+  EXPECT_EQ(table.Count().known, 1u);  // the root
+  EXPECT_EQ(table.Count().active, 0u);
 }
 
 }  // namespace
