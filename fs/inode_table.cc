@@ -158,7 +158,7 @@ bool InodeTable::SettleLocked(const InodeRef& entry) {
   // Attributes not yet written back stay until FlushAll writes them (and
   // settles the entry then); an unlinked inode has nothing left worth writing.
   if (entry->dirty && !unlinked) return false;
-  const uint64_t ino = entry->attr.ino;
+  const uint64_t ino = entry->ino;
   const bool known = LookupsLocked(ino) > 0;
   // An unlinked inode the kernel still knows stays active: its last Forget
   // reclaims it from the entry's attributes.
@@ -179,9 +179,9 @@ bool InodeTable::SettleLocked(const InodeRef& entry) {
 }
 
 void InodeTable::MakeIdleLocked(const InodeRef& entry) {
-  active_.erase(entry->attr.ino);
+  active_.erase(entry->ino);
   // A row read while it was active may be older than the entry was.
-  NoteChangeLocked(entry->attr.ino);
+  NoteChangeLocked(entry->ino);
 }
 
 void InodeTable::DropKeptLocked(const InodeState* settling) {
@@ -190,7 +190,7 @@ void InodeTable::DropKeptLocked(const InodeState* settling) {
   for (size_t turns = 2 * kept_.size() + 1; kept_.size() > keep_idle_ && turns > 0; --turns) {
     InodeRef entry = std::move(kept_.front());
     kept_.pop_front();
-    auto it = active_.find(entry->attr.ino);
+    auto it = active_.find(entry->ino);
     if (it == active_.end() || it->second != entry) {
       entry->kept_idle = false;  // dropped meanwhile (forgotten, unlinked)
       continue;

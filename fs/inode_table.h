@@ -56,8 +56,9 @@
 namespace tierfs {
 
 struct InodeState {
-  explicit InodeState(const meta::Inode& a) : attr(a) {}
+  explicit InodeState(const meta::Inode& a) : ino(a.ino), attr(a) {}
 
+  const uint64_t ino;  // attr.ino, readable without `mu` (it never changes)
   // Serializes the database writes fs/ makes from this entry's values (writeback,
   // setattr), so that one never writes back what another is replacing. Held
   // across SQL, taken before `mu`.
