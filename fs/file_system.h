@@ -318,12 +318,13 @@ class FileSystem {
   // Registers a kernel lookup for `attr` and returns the entry's attributes (the
   // newer of its row and `attr`, with its own size and times while dirty).
   meta::Inode Remember(const meta::Inode& attr);
-  // Re-reads an inode's row into its table entry (keeping dirty size and times).
-  // No-op when the kernel does not know it.
+  // After a change of an inode's row that returned no row: re-reads the row into
+  // its active entry (keeping dirty size and times); for an idle inode only
+  // notes the change (InodeTable::Changed), and the next reader reads the row.
   void RefreshCached(uint64_t ino);
   // Takes `row`, as a change of the database returned it, into the entry of its
-  // inode (ApplyRow), with no read of the row. No-op when the kernel does not
-  // know the inode, or when the entry shows a newer row.
+  // inode (ApplyRow), with no read of the row; for an idle inode notes the
+  // change (InodeTable::Apply). No-op when the entry shows a newer row.
   void ApplyCached(const meta::Inode& row);
   // Applies an nlink change the database reported (unlink, rename over a target) and
   // reclaims the inode now if no one holds it.
