@@ -5,7 +5,7 @@
 // attributes. An inode is active while a file handle is open on it, while
 // someone (the relocator, setattr, an open directory) pins it, while its
 // attributes are dirty, or while it is unlinked but still known to the kernel.
-// An idle inode keeps only its slot (about 70 bytes instead of 500), so the
+// An idle inode keeps only its slot (about 60 bytes instead of about 500), so the
 // daemon stays small when the kernel holds lookups on a million files; its
 // attributes come from the database when asked for (rarely: the kernel caches
 // them for attr_timeout). The table keeps the entries of up to `keep_idle`

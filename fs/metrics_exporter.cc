@@ -104,7 +104,8 @@ std::vector<MetricFamily> MetricsCollector::Collect() const {
   looked_up.AddValue({}, static_cast<double>(inodes.known));
   out.push_back(std::move(looked_up.f));
   Family active("tierfs_inodes_active",
-                "Inodes with attributes cached in the daemon: open, pinned, dirty or unlinked.",
+                "Inodes with attributes cached in the daemon: open, pinned, dirty, unlinked, "
+                "or among the --cached_inodes most recently used.",
                 MetricType::Gauge, mount);
   active.AddValue({}, static_cast<double>(inodes.active));
   out.push_back(std::move(active.f));
