@@ -185,9 +185,12 @@ void InodeTable::MakeIdleLocked(const InodeRef& entry) {
 }
 
 void InodeTable::DropKeptLocked(const InodeState* settling) {
-  // Each entry passed over loses its second chance, so two turns of the ring
-  // at most find one to drop.
-  for (size_t turns = 2 * kept_.size() + 1; kept_.size() > keep_idle_ && turns > 0; --turns) {
+  // Each entry passed over loses its second chance. A bounded step per call
+  // keeps the table lock short when every kept entry was used since the last
+  // turn (a whole turn of 16,384 would hold it for a millisecond): the ring
+  // may then exceed keep_idle_ for a few calls, each of which clears as many
+  // second chances as a whole request could have set.
+  for (int step = 0; kept_.size() > keep_idle_ && step < kMaxDropSteps; ++step) {
     InodeRef entry = std::move(kept_.front());
     kept_.pop_front();
     auto it = active_.find(entry->ino);

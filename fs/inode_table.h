@@ -255,7 +255,9 @@ class InodeTable {
   // Drops `entry` from active_ (mu_ and entry.mu held).
   void MakeIdleLocked(const InodeRef& entry);
   // Drops kept idle entries, least recently used first, until at most
-  // keep_idle_ are kept; `settling` (whose mu the caller holds) is skipped.
+  // keep_idle_ are kept or kMaxDropSteps ring positions were looked at;
+  // `settling` (whose mu the caller holds) is skipped.
+  static constexpr int kMaxDropSteps = 64;
   void DropKeptLocked(const InodeState* settling);
   // Keep (mu_ held).
   void KeepLocked(const meta::Inode& row, uint64_t ticket);

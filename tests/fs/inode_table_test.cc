@@ -223,6 +223,28 @@ TEST(InodeTableTest, KeepsTheMostRecentlyUsedIdleEntries) {
   EXPECT_EQ(table.Count().active, 1u);
 }
 
+// When every kept entry was used since the last turn, one settle does not
+// sweep the whole ring under the table lock: the ring may run over by an
+// entry or two, and the next settles bring it back.
+TEST(InodeTableTest, DroppingKeptEntriesTakesBoundedSteps) {
+  constexpr uint64_t kKeep = 100;
+  InodeTable table(kKeep);
+  auto make_idle = [&](uint64_t ino) {
+    meta::Inode row = File(5, 1);
+    row.ino = ino;
+    table.Remember(row, 1);
+    EXPECT_FALSE(table.Unpin(table.HoldRow(row, table.Ticket(), Hold::kPin).entry));
+  };
+  for (uint64_t ino = 1000; ino < 1000 + kKeep; ++ino) make_idle(ino);
+  for (uint64_t ino = 1000; ino < 1000 + kKeep; ++ino) ASSERT_NE(table.Find(ino), nullptr);
+  make_idle(5000);
+  EXPECT_GT(table.Count().active, kKeep);
+  EXPECT_LE(table.Count().active, kKeep + 1);
+  make_idle(5001);
+  make_idle(5002);
+  EXPECT_EQ(table.Count().active, kKeep);
+}
+
 // A getattr's row joins the kept idle entries, unless the inode changed
 // since the ticket taken before the read, or the kernel does not know it.
 TEST(InodeTableTest, KeepTakesARowReadForAKnownIdleInode) {
