@@ -75,25 +75,25 @@ void InodeTable::AddLookupsLocked(uint64_t ino, uint64_t n) {
 
 void InodeTable::NoteChangeLocked(uint64_t ino) {
   auto it = known_.find(ino);
-  (it != known_.end() ? it->second.changed : unknown_changed_) = ++events_;
+  (it != known_.end() ? it->second.changed : unknown_changed_) = events_.fetch_add(1) + 1;
 }
 
 InodeTable::Holding InodeTable::TryHold(uint64_t ino, Hold how) {
   std::lock_guard lock(mu_);
   auto it = active_.find(ino);
-  if (it == active_.end()) return {nullptr, events_};
+  if (it == active_.end()) return {nullptr, events_.load()};
   it->second->referenced = true;
   std::lock_guard ilock(it->second->mu);
   AddHold(*it->second, how);
-  return {it->second, events_};
+  return {it->second, events_.load()};
 }
 
 InodeTable::Holding InodeTable::Peek(uint64_t ino) {
   std::lock_guard lock(mu_);
   auto it = active_.find(ino);
-  if (it == active_.end()) return {nullptr, events_};
+  if (it == active_.end()) return {nullptr, events_.load()};
   it->second->referenced = true;
-  return {it->second, events_};
+  return {it->second, events_.load()};
 }
 
 void InodeTable::Keep(const meta::Inode& row, uint64_t ticket) {
@@ -114,10 +114,7 @@ void InodeTable::KeepLocked(const meta::Inode& row, uint64_t ticket) {
   DropKeptLocked(it->second.get());
 }
 
-uint64_t InodeTable::Ticket() const {
-  std::lock_guard lock(mu_);
-  return events_;
-}
+uint64_t InodeTable::Ticket() const { return events_.load(std::memory_order_acquire); }
 
 InodeTable::Held InodeTable::HoldRow(const meta::Inode& row, uint64_t ticket, Hold how,
                                      uint64_t lookups) {

@@ -188,7 +188,8 @@ class InodeTable {
   // nothing when no entries are kept, the inode is unknown, active or
   // unlinked, or a change was reported since the ticket.
   void Keep(const meta::Inode& row, uint64_t ticket);
-  // The current event count: a ticket for a row about to be made (a create).
+  // The current event count: a ticket for a row about to be read or made (a
+  // lookup, a create). Takes no lock.
   uint64_t Ticket() const;
   // Makes `row`'s inode active, from `row` if it is idle (a row read, or returned
   // by a change, after `ticket` was taken), and adds one hold of kind `how` and
@@ -267,7 +268,11 @@ class InodeTable {
   // writeback walks the active entries alone.
   std::unordered_map<uint64_t, Slot> known_;
   std::unordered_map<uint64_t, InodeRef> active_;
-  uint64_t events_ = 0;  // counts changes reported for idle inodes and entries gone idle
+  // Counts changes reported for idle inodes and entries gone idle. Changed
+  // under mu_ only; atomic so that Ticket(), on the lookup and create paths,
+  // reads it without the lock (a ticket read before an increment is older
+  // than that change, which is all HoldRow needs).
+  std::atomic<uint64_t> events_{0};
   // Slot::changed for every inode without a slot (the kernel does not know it):
   // rare enough (relocations of unknown files) to share one.
   uint64_t unknown_changed_ = 0;

@@ -80,19 +80,22 @@ Status SetLinksAndCtime(Database* db, uint64_t ino, uint32_t nlink, int64_t ctim
   return st.Run();
 }
 
+Result<Inode> RunInodeUpdate(Database* db, Statement& st, uint64_t ino) {
+  META_ASSIGN_OR_RETURN(bool row, st.Step());
+  if (!row) return Status::NotFound("no inode " + std::to_string(ino));
+  Inode after = InodeFromRow(st, 0);
+  META_ASSIGN_OR_RETURN(bool more, st.Step());
+  if (more) return Status::Io("two inodes numbered " + std::to_string(ino));
+  after.row_epoch = db->ChangeEpoch();
+  return after;
+}
+
 Result<Inode> TouchDirectory(Database* db, uint64_t dir, int64_t now_ns, int nlink_delta) {
   Statement st = db->Prepare(
       "UPDATE inodes SET mtime_ns = ?2, ctime_ns = ?2, nlink = nlink + ?3 WHERE ino = ?1 "
       "RETURNING " META_INODE_COLUMNS);
   st.BindAll(dir, now_ns, nlink_delta);
-  META_ASSIGN_OR_RETURN(bool row, st.Step());
-  if (!row) return Status::NotFound("no directory " + std::to_string(dir));
-  Inode after = InodeFromRow(st, 0);
-  // SQLite counts the change when the statement ends: run it to its end first.
-  META_ASSIGN_OR_RETURN(bool more, st.Step());
-  if (more) return Status::Io("two inodes numbered " + std::to_string(dir));
-  after.row_epoch = db->ChangeEpoch();
-  return after;
+  return RunInodeUpdate(db, st, dir);
 }
 
 Result<std::vector<std::string>> DirectoryComponents(Database* db, uint64_t dir) {

@@ -56,6 +56,12 @@ Status ValidateName(std::string_view name);
 Status SetCtime(Database* db, uint64_t ino, int64_t ctime_ns);
 // Sets nlink and ctime (ns) of `ino`.
 Status SetLinksAndCtime(Database* db, uint64_t ino, uint32_t nlink, int64_t ctime_ns);
+// Runs `st`, an UPDATE of inode `ino` that ends in "RETURNING " META_INODE_COLUMNS
+// and is bound, to its end (SQLite counts the change only then). Returns the row
+// as the update left it, with its row_epoch (no second read). ENOENT when no
+// row matched; EIO when two did; the statement's own errors (EINVAL for a
+// foreign key).
+Result<Inode> RunInodeUpdate(Database* db, Statement& st, uint64_t ino);
 // A directory's contents changed: mtime = ctime = now_ns, nlink += nlink_delta
 // (a subdirectory's ".." arrived or left). Returns the row as the update left
 // it, with its row_epoch (no second read). ENOENT if there is no inode `dir`.

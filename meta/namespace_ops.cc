@@ -320,11 +320,7 @@ Result<Inode> Metadata::UpdateAttributes(const Inode& values, uint32_t fields,
         "WHERE ino = ?1 RETURNING " META_INODE_COLUMNS);
     st.BindAll(values.ino, fields, values.mode, values.uid, values.gid, values.size,
                values.atime_ns, values.mtime_ns, values.ctime_ns, S_IFMT, values.blocks);
-    META_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) return Status::NotFound("no inode " + std::to_string(values.ino));
-    after = InodeFromRow(st, 0);
-    TIERFS_RETURN_IF_ERROR(st.Run());  // to its end, so that the change is counted
-    after.row_epoch = db->ChangeEpoch();
+    META_ASSIGN_OR_RETURN(after, RunInodeUpdate(db, st, values.ino));
   }
   if (!fcl_event.empty()) {
     TIERFS_RETURN_IF_ERROR(LogFcl(db, now, fcl_event, values.ino, 0, {}));
@@ -369,13 +365,8 @@ Result<Inode> Metadata::SetInodeVolume(uint64_t ino, uint32_t from_volume, uint3
         "UPDATE inodes SET volume_id = ?2, blocks = NULL WHERE ino = ?1 "
         "RETURNING " META_INODE_COLUMNS);
     st.BindAll(ino, to_volume);
-    META_ASSIGN_OR_RETURN(bool row, st.Step());  // EINVAL (foreign key) for an unknown volume
-    if (!row) return Status::NotFound("no inode " + std::to_string(ino));
-    after = InodeFromRow(st, 0);
-    // SQLite counts the change when the statement ends: run it to its end first.
-    META_ASSIGN_OR_RETURN(bool more, st.Step());
-    if (more) return Status::Io("two inodes numbered " + std::to_string(ino));
-    after.row_epoch = db->ChangeEpoch();
+    // EINVAL (foreign key) for an unknown volume.
+    META_ASSIGN_OR_RETURN(after, RunInodeUpdate(db, st, ino));
   }
   {
     Statement st = db->Prepare("DELETE FROM pending_objects WHERE ino = ?1 AND volume_id = ?2");
