@@ -119,6 +119,10 @@ FileSystem::~FileSystem() {
     if (inode->fd >= 0) volumes_->io().Close(inode->fd);
     inode->fd = -1;
   }
+  if (Status reclaimed = ReclaimUnlinkedAtStop(); !reclaimed.ok()) {
+    LogError("reclaiming unlinked inodes: {}", reclaimed.ToString());
+    st = reclaimed;
+  }
   volumes_->DropRecycledObjects();
   if (st.ok()) {
     auto marked = meta_->SwapCleanUnmount(true);
@@ -128,6 +132,15 @@ FileSystem::~FileSystem() {
   }
   meta_.reset();  // closes the database while its reserve still stands
   volumes_->SetMetadataReserve(nullptr);
+}
+
+Status FileSystem::ReclaimUnlinkedAtStop() {
+  auto orphans = meta_->ListOrphans();
+  if (!orphans.ok()) return orphans.status();
+  if (orphans->empty()) return Status::Ok();
+  LogInfo("reclaiming {} unlinked inodes the kernel still held at the unmount", orphans->size());
+  for (const meta::Inode& orphan : *orphans) Reclaim(orphan);
+  return SyncMetadata();
 }
 
 void FileSystem::CheckVolumes() {

@@ -129,6 +129,29 @@ TEST_F(NamespaceTest, UnlinkedOpenFileStaysReadableUntilLastClose) {
   Mount();
 }
 
+// The daemon stopped (SIGTERM, as systemd stops it) while a process still holds an
+// unlinked file open: the kernel ends the connection without a FORGET for that
+// inode, and the daemon must not leave its object and row for the next mount.
+TEST_F(NamespaceTest, UnlinkedFileOpenWhenTheDaemonStopsLeavesNothing) {
+  WriteFile(Path("held"), RandomBytes(100000, 3));
+  int fd = open(Path("held").c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(unlink(Path("held").c_str()), 0);
+  StopDaemon();
+  close(fd);  // its connection is gone: nothing more to read through it
+  size_t objects = 0;
+  for (const std::string& vol : {ssd_, hdd_}) {
+    for (auto& e : std::filesystem::recursive_directory_iterator(vol + "/.tierfs/objects")) {
+      if (e.is_regular_file()) objects++;
+    }
+  }
+  EXPECT_EQ(objects, 0u) << "the unlinked file's object outlived the daemon";
+  CommandResult check = Tool("tierfs", {"check", ssd_});
+  EXPECT_EQ(check.exit_code, 0) << check.output;
+  Mount();
+  EXPECT_EQ(ListDir(mnt_), (std::set<std::string>{".", ".."}));
+}
+
 TEST_F(NamespaceTest, TruncateMmapFsyncAndStatfs) {
   WriteFile(Path("f"), std::string(10000, 'x'));
   ASSERT_EQ(truncate(Path("f").c_str(), 100), 0);

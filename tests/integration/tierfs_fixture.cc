@@ -211,6 +211,14 @@ void TierfsFixture::CrashDaemon() {
   Unmount();
 }
 
+void TierfsFixture::StopDaemon() {
+  const pid_t pid = DaemonPid();
+  ASSERT_GT(pid, 1);
+  ASSERT_EQ(kill(pid, SIGTERM), 0);
+  ASSERT_TRUE(WaitForDaemonExit(ssd_, 30)) << "daemon " << pid << " outlived SIGTERM by 30 s";
+  Unmount();
+}
+
 CommandResult TierfsFixture::Tool(const std::string& name, const std::vector<std::string>& args,
                                   int timeout_seconds) {
   std::vector<std::string> argv = {testing::Tool(name)};

@@ -66,6 +66,10 @@ class TierfsFixture : public ::testing::Test {
   // kill -9 of this fixture's daemon (by its pid), waits (bounded) until it is
   // gone, and detaches the dead mount; Mount() serves the file system again.
   void CrashDaemon();
+  // SIGTERM to this fixture's daemon (by its pid), as systemd stops it, and waits
+  // (bounded) until it has finished its stop and exited; Mount() serves the file
+  // system again.
+  void StopDaemon();
   // Absolute path inside the mount.
   std::string Path(const std::string& relative) const { return mnt_ + "/" + relative; }
   // Runs a tool from the build with arguments.
