@@ -3,10 +3,14 @@
 # UndefinedBehaviorSanitizer into ./build-asan, and runs every ctest test under them:
 # the unit tests, and the integration tests together with the real `tierfs` daemon and
 # the tools they start, which are the sanitized binaries of the same build.
+# With --thread, the same with ThreadSanitizer instead, into ./build-tsan: data races
+# and lock-order inversions between the daemon's FUSE workers, its writeback,
+# relocation and group-commit threads, and in the unit tests' concurrent cases.
 # Run by hand, not by CI (docs/testing-tools.md): the first build takes ~20 minutes on
-# 2 cores, the suite ~2 minutes.
+# 2 cores, the suite ~2 minutes (ASan) or ~10 minutes (TSan).
 #
 #   scripts/sanitize.sh               build, run everything
+#   scripts/sanitize.sh --thread      the same under ThreadSanitizer
 #   scripts/sanitize.sh -R Policy     extra arguments go to ctest (here: a subset)
 #   JOBS=4 scripts/sanitize.sh        build and test parallelism (default 2)
 #
@@ -22,7 +26,20 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-build=$root/build-asan
+mode=address
+if [ "${1:-}" = "--thread" ]; then
+  mode=thread
+  shift
+fi
+if [ $mode = thread ]; then
+  build=$root/build-tsan
+  cmake_flag=-DTIERFS_TSAN=ON
+  runtime=tsan
+else
+  build=$root/build-asan
+  cmake_flag=-DTIERFS_SANITIZE=ON
+  runtime=asan
+fi
 logs=$build/sanitizer-logs
 jobs=${JOBS:-2}
 
@@ -31,7 +48,7 @@ bash scripts/install-deps.sh || exit 1
 # (function names and lines in the reports).
 extra=()
 command -v clang++ >/dev/null || extra+=(clang)
-clang_rt=$(clang++ -print-file-name=libclang_rt.asan-x86_64.a 2>/dev/null || true)
+clang_rt=$(clang++ -print-file-name=libclang_rt.$runtime-x86_64.a 2>/dev/null || true)
 [ -f "$clang_rt" ] || extra+=(libclang-rt-dev)
 command -v llvm-symbolizer >/dev/null || extra+=(llvm)
 if [ ${#extra[@]} -gt 0 ]; then
@@ -44,7 +61,7 @@ fi
 
 # Debug keeps assert() on; -O1 keeps the suite fast enough and the stacks readable.
 start=$(date +%s)
-CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DTIERFS_SANITIZE=ON \
+CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja "$cmake_flag" \
   -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
   >/dev/null || exit 1
 cmake --build "$build" -j"$jobs" || { echo "sanitize: build failed"; exit 1; }
@@ -65,6 +82,11 @@ detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1
 detect_odr_violation=2:external_symbolizer_path=$symbolizer"
 export UBSAN_OPTIONS="log_path=$logs/report:log_exe_name=1:halt_on_error=1:print_stacktrace=1:\
 external_symbolizer_path=$symbolizer"
+# ThreadSanitizer sees the synchronization of the uninstrumented libraries (libfuse's
+# worker loop, SQLite, spdlog) through their pthread calls, which it intercepts;
+# second_deadlock_stack shows where both locks of an inversion were taken.
+export TSAN_OPTIONS="log_path=$logs/report:log_exe_name=1:halt_on_error=1:\
+second_deadlock_stack=1:external_symbolizer_path=$symbolizer"
 
 ctest --test-dir "$build" --output-on-failure -j"$jobs" --timeout 1200 "$@"
 ctest_rc=$?
