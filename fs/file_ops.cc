@@ -144,7 +144,7 @@ Result<size_t> FileSystem::Read(FileHandle* fh, char* buf, size_t size, off_t of
   }
   ssize_t n = volumes_->io().Pread(fd, buf, size, offset);
   if (n < 0) return Status::FromErrno("read");
-  io_.RecordRead(inode.attr.ino, static_cast<uint64_t>(n));
+  io_.RecordRead(inode.ino, static_cast<uint64_t>(n));
   metrics_.RecordRead(volume, static_cast<uint64_t>(n));
   if (fh->flags & O_NOATIME) return static_cast<size_t>(n);
   std::lock_guard lock(inode.mu);
@@ -207,7 +207,7 @@ Result<size_t> FileSystem::WriteFrom(FileHandle* fh, WriteSource source, off_t o
         inode.write_gen.fetch_add(1);
       }
       if (n > 0) {
-        io_.RecordWrite(inode.attr.ino, static_cast<uint64_t>(n));
+        io_.RecordWrite(inode.ino, static_cast<uint64_t>(n));
         metrics_.RecordWrite(volume, static_cast<uint64_t>(n));
         done += static_cast<size_t>(n);
         const int64_t now = clock().NowNanos();
@@ -444,8 +444,8 @@ Result<size_t> FileSystem::CopyFileRange(FileHandle* in, off_t in_offset, FileHa
   } else {
     n = static_cast<size_t>(copied);
   }
-  io_.RecordRead(src.attr.ino, n);
-  io_.RecordWrite(dst.attr.ino, n);
+  io_.RecordRead(src.ino, n);
+  io_.RecordWrite(dst.ino, n);
   if ((in->flags & O_NOATIME) == 0) {
     // The source was read, as by splice on ext4: relatime applies to it.
     std::lock_guard lock(src.mu);

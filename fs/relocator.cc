@@ -218,7 +218,7 @@ RelocationOutcome Relocator::CommitLocked(InodeState& inode, uint32_t from_volum
   // sync_mu orders this commit with the writebacks and setattrs of the entry.
   std::lock_guard sync(inode.sync_mu);
   *durable = false;
-  auto row = fs_.metadata().SetInodeVolume(inode.attr.ino, from_volume, to_volume);
+  auto row = fs_.metadata().SetInodeVolume(inode.ino, from_volume, to_volume);
   if (!row.ok()) {
     result.outcome = "error: " + row.status().message();
     result.error = row.status().code();

@@ -19,9 +19,10 @@
 #
 # Reports: the daemon forks, detaches and points stderr at /dev/null, so a report on
 # stderr would be lost. Every sanitized process therefore writes its reports to
-# build-asan/sanitizer-logs/report.<program>.<pid> (log_path). UBSan is compiled with
-# -fno-sanitize-recover (CMakeLists.txt) and ASan runs with halt_on_error, so the first
-# finding ends the process with a report and a failing exit code. Exits non-zero when
+# build-asan/sanitizer-logs/report.<program>.<pid> (build-tsan/... with --thread;
+# log_path). UBSan is compiled with -fno-sanitize-recover (CMakeLists.txt) and ASan and
+# TSan run with halt_on_error, so the first finding ends the process with a report and
+# a failing exit code. Exits non-zero when
 # any test failed or any report was written, and prints where the reports are.
 set -uo pipefail
 cd "$(dirname "$0")/.."
