@@ -41,11 +41,17 @@ Result<DirHandle*> FileSystem::OpenDir(uint64_t ino) {
   }
   auto* dh = new DirHandle;
   dh->inode = *inode;
+  std::lock_guard lock(dh->inode->mu);
+  LinkHandleLocked(dh);
   return dh;
 }
 
 void FileSystem::ReleaseDir(DirHandle* dh) {
   InodeRef inode = dh->inode;
+  {
+    std::lock_guard lock(inode->mu);
+    UnlinkHandleLocked(dh);
+  }
   delete dh;
   ReleaseHold(inode, Hold::kPin);
 }

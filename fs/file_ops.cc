@@ -100,6 +100,7 @@ Result<FileHandle*> FileSystem::OpenHeld(const InodeRef& inode, int flags, bool 
   auto* fh = new FileHandle;
   fh->inode = inode;
   fh->flags = flags;
+  LinkHandleLocked(fh);
   const bool reads = !created && (flags & O_ACCMODE) != O_WRONLY && (flags & O_NOATIME) == 0;
   if (!reads || !AtimeIsStale(inode->attr)) return fh;
   // Only an open for reading alone stands for its reads: an O_RDWR open (a
@@ -361,6 +362,10 @@ Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
 
 Status FileSystem::Release(FileHandle* fh) {
   InodeRef inode = fh->inode;
+  {
+    std::lock_guard lock(inode->mu);
+    UnlinkHandleLocked(fh);
+  }
   delete fh;
   Status st = WritebackOnClose(inode);
   ReleaseHold(inode, Hold::kOpen);

@@ -107,6 +107,9 @@ FileSystem::FileSystem(std::unique_ptr<meta::SpaceReserve> reserve,
 
 FileSystem::~FileSystem() {
   precreator_.reset();  // before the pools are emptied below
+  if (size_t released = ReleaseUnreleasedHandles(); released > 0) {
+    LogInfo("released {} handles whose RELEASE the kernel never sent", released);
+  }
   Status st = FlushAll();
   if (!st.ok()) LogError("final flush: {}", st.ToString());
   // The last reclaims need their unlinks committed first.
@@ -132,6 +135,27 @@ FileSystem::~FileSystem() {
   }
   meta_.reset();  // closes the database while its reserve still stands
   volumes_->SetMetadataReserve(nullptr);
+}
+
+size_t FileSystem::ReleaseUnreleasedHandles() {
+  size_t released = 0;
+  for (const InodeRef& inode : inodes_.Snapshot()) {
+    for (;;) {
+      OpenHandle* handle;
+      {
+        std::lock_guard lock(inode->mu);
+        handle = inode->handles;
+      }
+      if (handle == nullptr) break;
+      if (handle->directory) {
+        ReleaseDir(static_cast<DirHandle*>(handle));
+      } else if (Status st = Release(static_cast<FileHandle*>(handle)); !st.ok()) {
+        LogError("release of a handle of inode {} at the stop: {}", inode->ino, st.ToString());
+      }
+      ++released;
+    }
+  }
+  return released;
 }
 
 Status FileSystem::ReclaimUnlinkedAtStop() {

@@ -337,6 +337,11 @@ class FileSystem {
   // size never committed) cannot reappear. One stat per regular file; first opens
   // trim too (OpenObjectTrimmedLocked), this makes `tierfs check` clean at once.
   Status TrimObjectsAfterCrash();
+  // At the daemon's stop, after the last request: releases every file and directory
+  // handle the kernel never released (its RELEASE was still queued when the
+  // connection ended), as their RELEASE would have: writeback, then the hold.
+  // Returns how many there were.
+  size_t ReleaseUnreleasedHandles();
   // At the daemon's stop, after the last request: reclaims every inode with nlink 0
   // (Metadata::ListOrphans) and commits. The kernel holds lookups on such inodes
   // while files are open on them, and sends no FORGET for what it still holds

@@ -55,6 +55,8 @@
 
 namespace tierfs {
 
+struct OpenHandle;  // fs/file_handle.h
+
 struct InodeState {
   explicit InodeState(const meta::Inode& a) : ino(a.ino), attr(a) {}
 
@@ -102,6 +104,9 @@ struct InodeState {
   bool kept_idle = false;
   bool referenced = false;
   uint32_t nopen = 0;         // open file handles
+  // Every file and directory handle of this inode, for the daemon's stop to
+  // release those whose RELEASE never came (fs/file_handle.h).
+  OpenHandle* handles = nullptr;
   uint32_t pins = 0;          // internal users (relocation) keeping the entry alive
   int fd = -1;                // backing object fd shared by all open handles; -1 when closed
   // The shared backing fd, read under mu. Callers doing I/O hold io_lock shared,
