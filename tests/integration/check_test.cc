@@ -207,10 +207,10 @@ TEST_F(CheckTest, AMissingLabelIsReportedAndNothingOnItIsTouched) {
 }
 
 TEST_F(CheckTest, AnUnmountedCheckAfterACrashReadsTheWalAndChangesNothing) {
-  WriteFile(Path("one"), "1");
-  WriteFile(Path("two"), RandomBytes(30000, 5));
+  WriteFileSynced(Path("one"), "1");
+  WriteFileSynced(Path("two"), RandomBytes(30000, 5));
   ASSERT_EQ(mkdir(Path("dir").c_str(), 0755), 0);
-  WriteFile(Path("dir/three"), "3");
+  WriteFileSynced(Path("dir/three"), "3");
   FsyncDir(mnt_);  // committed to the WAL, as an application asking for it
   KillDaemon();
   Unmount();  // detaches the dead mount

@@ -182,7 +182,7 @@ TEST_F(MountSafetyTest, EmptyDatabaseIsRefusedAndStaysEmpty) {
 // kill -9 leaves committed transactions in meta.db-wal; the next mount serves them.
 TEST_F(MountSafetyTest, WalLeftByKillIsHonoured) {
   const std::string data = RandomBytes(10000, 5);
-  WriteFile(Path("after-crash"), data);
+  WriteFileSynced(Path("after-crash"), data);
   ASSERT_EQ(mkdir(Path("dir-after-crash").c_str(), 0755), 0);
   FsyncDir(mnt_);  // committed: in the WAL from here on
   const pid_t pid = LockPid();

@@ -102,7 +102,7 @@ TEST_F(ObjectPrecreationTest, AFailingPrecreationNeverFailsACreate) {
 }
 
 TEST_F(ObjectPrecreationTest, ACrashLeavesNoPooledObjectBehind) {
-  WriteFile(Path("f"), "data");
+  WriteFileSynced(Path("f"), "data");
   FsyncDir(mnt_);
   ASSERT_TRUE(WaitForPooled(ssd_, kTarget));
   CrashDaemon();

@@ -98,7 +98,7 @@ TEST_F(PosixLifecycleTest, UnlinkedOpenFileWorksUntilLastClose) {
 
 TEST_F(PosixLifecycleTest, CrashReclaimsUnlinkedOpenFilesAtNextMount) {
   const std::string keep_data = RandomBytes(50000, 5);
-  WriteFile(Path("keep"), keep_data);
+  WriteFileSynced(Path("keep"), keep_data);
   WriteFile(Path("doomed"), RandomBytes(70000, 6));
   int fd = open(Path("doomed").c_str(), O_RDWR);
   ASSERT_GE(fd, 0);

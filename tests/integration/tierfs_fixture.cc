@@ -108,6 +108,20 @@ void WriteFile(const std::string& path, const std::string& data) {
   ASSERT_TRUE(out.good()) << "cannot write " << path;
 }
 
+void WriteFileSynced(const std::string& path, const std::string& data) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0) << "create " << path << ": " << strerror(errno);
+  size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = write(fd, data.data() + done, data.size() - done);
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  EXPECT_EQ(done, data.size()) << "write " << path << ": " << strerror(errno);
+  EXPECT_EQ(fsync(fd), 0) << "fsync " << path << ": " << strerror(errno);
+  EXPECT_EQ(close(fd), 0) << "close " << path << ": " << strerror(errno);
+}
+
 void FsyncDir(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   ASSERT_GE(fd, 0) << "open " << path << ": " << strerror(errno);

@@ -31,9 +31,15 @@ std::string Tool(const std::string& name);
 std::string ReadFile(const std::string& path);
 // Writes a whole file (O_CREAT|O_TRUNC); fails the test on error.
 void WriteFile(const std::string& path, const std::string& data);
+// Writes a whole file and fsyncs it before the close: its bytes and size survive
+// a kill -9 of the daemon. Fails the test on error.
+void WriteFileSynced(const std::string& path, const std::string& data);
 // fsync(2) of a directory: on tierfs an fsyncdir, which commits every namespace
-// change and file size acknowledged so far (group commit, docs/design.md), so
-// they survive a kill -9 of the daemon. Fails the test on error.
+// change acknowledged so far (group commit, docs/design.md), so they survive a
+// kill -9 of the daemon. Not the sizes of files closed just before it: the
+// kernel sends RELEASE, which writes a closed file's size back, after close(2)
+// returns, and it may reach the daemon after the fsyncdir (POSIX promises a
+// file's data only at an fsync of the file). Fails the test on error.
 void FsyncDir(const std::string& path);
 // Deterministic pseudo-random bytes.
 std::string RandomBytes(size_t n, uint32_t seed);
