@@ -345,10 +345,11 @@ class FileSystem {
   // At the daemon's stop, after the last request: reclaims every inode with nlink 0
   // (Metadata::ListOrphans) and commits. The kernel holds lookups on such inodes
   // while files are open on them, and sends no FORGET for what it still holds
-  // when the connection ends (fuse_conn_destroy aborts it before the inodes are
-  // evicted; a FORGET queued just before the unmount is dropped the same way).
-  // Nothing can reach them through the mount any more, so their objects go now,
-  // not at the next mount. Errors: the database's (EIO, ENOSPC).
+  // when the connection ends (the stop closes /dev/fuse before its lazy unmount;
+  // an unmount ends the connection before the inodes are evicted), nor one it
+  // queued that the daemon had not read yet. Nothing can reach them through the
+  // mount any more, so their objects go now, not at the next mount. Errors: the
+  // database's (EIO, ENOSPC).
   Status ReclaimUnlinkedAtStop();
   // Object and row removal of Reclaim, once nlink 0 is durable.
   void ReclaimNow(const meta::Inode& attr);
