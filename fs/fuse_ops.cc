@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fs/file_system.h"
+#include "fs/kernel_order.h"
 
 namespace tierfs {
 namespace {
@@ -66,8 +67,20 @@ Caller CallerWithGroups(fuse_req_t req) {
   return caller;
 }
 
-FileHandle* Handle(fuse_file_info* fi) { return reinterpret_cast<FileHandle*>(fi->fh); }
-DirHandle* Dir(fuse_file_info* fi) { return reinterpret_cast<DirHandle*>(fi->fh); }
+// The handle of a request, for the length of the expression it appears in
+// (fs/kernel_order.h); Released() for the call that deletes it.
+HandleUse<FileHandle> Handle(fuse_file_info* fi) {
+  return HandleUse<FileHandle>(reinterpret_cast<FileHandle*>(fi->fh));
+}
+HandleUse<DirHandle> Dir(fuse_file_info* fi) {
+  return HandleUse<DirHandle>(reinterpret_cast<DirHandle*>(fi->fh));
+}
+template <typename T>
+T* Released(fuse_file_info* fi) {
+  T* handle = reinterpret_cast<T*>(fi->fh);
+  AcquireHandle(handle);
+  return handle;
+}
 
 void ToStat(fuse_req_t req, const meta::Inode& a, struct stat* st) { Fs(req).FillStat(a, st); }
 
@@ -194,8 +207,11 @@ void OpSetattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set,
       fuse_req_ctx(req)->uid != 0) {
     caller = CallerWithGroups(req);
   }
-  ReplyAttr(req, Fs(req).SetAttr(ino, *attr, to_set, fi != nullptr ? Handle(fi) : nullptr,
-                                 caller ? &*caller : nullptr));
+  const Caller* who = caller ? &*caller : nullptr;
+  // The handle's use ends before the reply (fs/kernel_order.h).
+  auto r = fi != nullptr ? Fs(req).SetAttr(ino, *attr, to_set, Handle(fi), who)
+                         : Fs(req).SetAttr(ino, *attr, to_set, nullptr, who);
+  ReplyAttr(req, r);
 }
 
 void OpReadlink(fuse_req_t req, fuse_ino_t ino) {
@@ -243,6 +259,7 @@ void OpLink(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char* ne
 
 void SetOpenFlags(fuse_file_info* fi, FileHandle* fh) {
   fi->fh = reinterpret_cast<uint64_t>(fh);
+  ReleaseHandle(fh);  // handed to the kernel with the reply
   // Relocation never changes a file's bytes, so the page cache stays valid across
   // opens; a read served from it costs no device time and earns no heat. Off only
   // for an open whose reads must move atime (file_handle.h).
@@ -350,7 +367,7 @@ void OpFlush(fuse_req_t req, fuse_ino_t, fuse_file_info*) {
 
 void OpRelease(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
   RequestTimer timer(req, FuseOp::kRelease);
-  ReplyStatus(req, Fs(req).Release(Handle(fi)));
+  ReplyStatus(req, Fs(req).Release(Released<FileHandle>(fi)));
 }
 
 void OpFsync(fuse_req_t req, fuse_ino_t ino, int datasync, fuse_file_info* fi) {
@@ -369,7 +386,8 @@ void OpFsync(fuse_req_t req, fuse_ino_t ino, int datasync, fuse_file_info* fi) {
 void OpFallocate(fuse_req_t req, fuse_ino_t, int mode, off_t offset, off_t length,
                  fuse_file_info* fi) {
   RequestTimer timer(req, FuseOp::kFallocate);
-  ReplyStatus(req, Fs(req).Fallocate(Handle(fi), mode, offset, length));
+  Status st = Fs(req).Fallocate(Handle(fi), mode, offset, length);
+  ReplyStatus(req, st);
 }
 
 void OpLseek(fuse_req_t req, fuse_ino_t, off_t off, int whence, fuse_file_info* fi) {
@@ -403,6 +421,7 @@ void OpOpendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   auto r = Fs(req).OpenDir(ino);
   if (!r.ok()) return ReplyStatus(req, r.status());
   fi->fh = reinterpret_cast<uint64_t>(*r);
+  ReleaseHandle(*r);  // handed to the kernel with the reply
   fi->cache_readdir = 0;
   FileSystem& fs = Fs(req);
   if (fuse_reply_open(req, fi) != 0) fs.ReleaseDir(*r);
@@ -454,7 +473,7 @@ void OpReaddirplus(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file
 
 void OpReleasedir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
   RequestTimer timer(req, FuseOp::kReleasedir);
-  Fs(req).ReleaseDir(Dir(fi));
+  Fs(req).ReleaseDir(Released<DirHandle>(fi));
   fuse_reply_err(req, 0);
 }
 
