@@ -2,13 +2,13 @@
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)  // clang's spelling; gcc defines __SANITIZE_ADDRESS__
-#define TIERFS_HAS_ASAN 1
+#define TIERFS_ASAN_BUILD 1
 #endif
 #endif
-#ifndef TIERFS_HAS_ASAN
-#define TIERFS_HAS_ASAN 0
+#if !defined(TIERFS_ASAN_BUILD) && defined(__SANITIZE_ADDRESS__)
+#define TIERFS_ASAN_BUILD 1
 #endif
-#if defined(__SANITIZE_ADDRESS__) || TIERFS_HAS_ASAN
+#ifdef TIERFS_ASAN_BUILD
 #include <sanitizer/lsan_interface.h>
 #endif
 
@@ -399,7 +399,7 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
 // (which reports through ASAN_OPTIONS' log_path and ends the process with an
 // error on a leak); nothing otherwise.
 void RunLeakCheck() {
-#if defined(__SANITIZE_ADDRESS__) || TIERFS_HAS_ASAN
+#ifdef TIERFS_ASAN_BUILD
   __lsan_do_leak_check();
 #endif
 }

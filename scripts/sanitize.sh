@@ -6,8 +6,8 @@
 # With --thread, the same with ThreadSanitizer instead, into ./build-tsan: data races
 # and lock-order inversions between the daemon's FUSE workers, its writeback,
 # relocation and group-commit threads, and in the unit tests' concurrent cases.
-# Run by hand, not by CI (docs/testing-tools.md): the first build takes ~20 minutes on
-# 2 cores, the suite ~2 minutes (ASan) or ~10 minutes (TSan).
+# Run by hand, not by CI (docs/testing-tools.md): on 2 cores the first build takes ~20
+# minutes (ASan) or ~8 (TSan), the suite ~2 minutes (ASan) or ~2.5 (TSan).
 #
 #   scripts/sanitize.sh               build, run everything
 #   scripts/sanitize.sh --thread      the same under ThreadSanitizer
@@ -22,8 +22,8 @@
 # build-asan/sanitizer-logs/report.<program>.<pid> (build-tsan/... with --thread;
 # log_path). UBSan is compiled with -fno-sanitize-recover (CMakeLists.txt) and ASan and
 # TSan run with halt_on_error, so the first finding ends the process with a report and
-# a failing exit code. Exits non-zero when
-# any test failed or any report was written, and prints where the reports are.
+# a failing exit code. Exits non-zero when any test failed or any report was written,
+# and prints where the reports are.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
