@@ -52,6 +52,10 @@ DEFINE_bool(splice_writes, false,
             "move the bytes of large writes from the kernel into the backing object with "
             "splice(2), without copying them through the daemon: for large sequential "
             "writes; every other request then costs one system call more (off by default)");
+DEFINE_bool(io_uring, false,
+            "serve FUSE requests over io_uring, on a ring of the CPU that made each one, "
+            "when the kernel offers it (Linux 6.14+, with /sys/module/fuse/parameters/"
+            "enable_uring set to 1 before the mount); else over /dev/fuse (off by default)");
 DEFINE_bool(exact_atime, false,
             "move atime (relatime rules) only when a read reaches the daemon, which makes "
             "the kernel drop a file's cached pages at an open that would move it; off: an "
@@ -359,6 +363,7 @@ int main(int argc, char** argv) {
   options.exact_atime = FLAGS_exact_atime;
   options.writeback_cache = FLAGS_writeback_cache;
   options.splice_writes = FLAGS_splice_writes;
+  options.io_uring = FLAGS_io_uring;
   options.precreate_objects = FLAGS_precreate_objects;
   options.cached_inodes = FLAGS_cached_inodes;
   options.fcl_keep_seconds = static_cast<int64_t>(FLAGS_fcl_keep_hours * 3600);

@@ -36,6 +36,7 @@
 #include "fs/metrics_exporter.h"
 #include "fs/file_system.h"
 #include "fs/fuse_ops.h"
+#include "fs/uring_transport.h"
 #include "fs/volume_label.h"
 
 namespace tierfs {
@@ -368,6 +369,15 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   LogInfo("mounted {} on {} (pid {}, {} volumes, options {})", metadata_dir, mountpoint, getpid(),
           (*fs)->volumes().volumes().size(), mount_opts);
 
+  std::unique_ptr<UringTransport> uring;
+  if (options.io_uring) {
+    auto installed = UringTransport::Install(se);
+    if (installed.ok()) {
+      uring = std::move(*installed);
+    } else {
+      LogWarning("io_uring: {}; serving over /dev/fuse", installed.status().ToString());
+    }
+  }
   int rc;
   {
     WritebackThread writeback(**fs, options);
@@ -379,6 +389,9 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   }
   (*control)->Stop();
   fuse_session_unmount(se);
+  // The unmount ends the connection, which cancels the rings' commands: their
+  // threads end, before the session (which holds the transport's I/O) goes.
+  uring.reset();
   fuse_remove_signal_handlers(se);
   fuse_session_destroy(se);
   fuse_opt_free_args(&args);

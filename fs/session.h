@@ -30,6 +30,7 @@ struct SessionOptions {
   bool exact_atime = false;          // FileSystemOptions::exact_atime
   bool writeback_cache = false;      // FUSE_CAP_WRITEBACK_CACHE (fs/fuse_ops.cc OpInit)
   bool splice_writes = false;        // FUSE_CAP_SPLICE_READ (fs/fuse_ops.h)
+  bool io_uring = false;             // requests over io_uring when offered (fs/uring_transport.h)
   int precreate_objects = 0;         // FileSystemOptions::precreate_objects
   int cached_inodes = 16384;         // FileSystemOptions::cached_inodes
   int64_t fcl_keep_seconds = 14 * 24 * 3600;  // FCL retention by age (0 = keep all)

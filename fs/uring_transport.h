@@ -1,0 +1,75 @@
+// UringTransport: FUSE requests over io_uring (kernel 6.14 and later), driven by the
+// daemon itself because Debian 12's libfuse 3.14 predates it (`tierfs --io_uring`).
+//
+// Why: on a VM every request served over /dev/fuse wakes a worker thread on another
+// CPU and the reply wakes the caller back across; that hand-off, not tierfs's
+// code, is most of a request's cost (docs/benchmarks.md, "Issue 11, seventh
+// round"). Over io_uring the kernel queues each request on a ring of the CPU that
+// made it, and threads pinned to that CPU serve it there.
+//
+// How, through libfuse 3.14's public API:
+//   - fuse_session_custom_io() routes every read of /dev/fuse and every reply through
+//     this class. The INIT request tells whether the kernel offers io_uring (its
+//     module parameter /sys/module/fuse/parameters/enable_uring is on). If it does,
+//     the rings are made first, and only then is FUSE_OVER_IO_URING added to the
+//     INIT reply. Once the kernel has that reply, it holds new requests until every
+//     CPU's queue has an entry, so a daemon that could not make its rings must not
+//     advertise the flag.
+//   - After the INIT reply, kThreadsPerCpu threads per CPU (each pinned, each with a
+//     ring of kEntriesPerThread entries) register their entries. A request arrives
+//     as a completion: its header, first argument and payload are rebuilt into the
+//     /dev/fuse message layout in front of the payload, and
+//     fuse_session_process_buf() runs the handler in that thread. The handler's
+//     reply reaches the writev hook, which copies it into the entry and commits it
+//     (COMMIT_AND_FETCH), which also makes the entry wait for the next request.
+//   - INIT, FORGET, INTERRUPT and notifications stay on /dev/fuse (the kernel sends
+//     them there), served by libfuse's worker loop as before. A REGISTER the kernel
+//     refuses turns io_uring off for the connection and requests keep coming over
+//     /dev/fuse.
+// Every tierfs handler replies in the thread that runs it; a reply for a ring
+// request that reached the hook from another thread would be lost, and is logged.
+//
+// The ring ABI (struct layouts, command numbers, FUSE_OVER_IO_URING = bit 41 of the
+// INIT flags) is Linux's include/uapi/linux/fuse.h (protocol 7.42), which Debian
+// 12's headers (7.38) predate; it is declared in uring_transport.cc.
+#pragma once
+
+#include <memory>
+
+#include "common/status.h"
+
+struct fuse_session;
+
+namespace tierfs {
+
+class UringTransport {
+ public:
+  static constexpr int kThreadsPerCpu = 3;     // a request that waits for the disk
+                                               // holds only its thread
+  static constexpr int kEntriesPerThread = 4;
+
+  // Installs the transport's I/O on `se`, which must be mounted and not yet
+  // serving. The rings are made when the kernel's INIT request offers io_uring;
+  // otherwise everything stays on /dev/fuse (logged). Errors: EINVAL from
+  // fuse_session_custom_io.
+  static Result<std::unique_ptr<UringTransport>> Install(fuse_session* se);
+  // Stop() and frees the rings and buffers.
+  ~UringTransport();
+  UringTransport(const UringTransport&) = delete;
+  UringTransport& operator=(const UringTransport&) = delete;
+
+  // After the session loop has ended and the file system is unmounted: ends the
+  // ring threads (each notices within 100 ms) and waits for them.
+  void Stop();
+  // Requests served over the rings so far (0 when the kernel did not offer
+  // io_uring or refused the rings). Logged at Stop().
+  uint64_t requests() const;
+
+  struct State;  // uring_transport.cc
+
+ private:
+  explicit UringTransport(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace tierfs

@@ -1,0 +1,118 @@
+// `tierfs --io_uring` (fs/uring_transport.h): requests served over the kernel's
+// per-CPU rings, through the mount, and /dev/fuse when the kernel does not offer them.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "tests/integration/tierfs_fixture.h"
+
+namespace tierfs::testing {
+namespace {
+
+constexpr char kParameter[] = "/sys/module/fuse/parameters/enable_uring";
+
+class IoUringTest : public TierfsFixture {
+ protected:
+  void SetUp() override {
+    std::ifstream in(kParameter);
+    if (!(in >> saved_)) GTEST_SKIP() << "this kernel has no FUSE over io_uring (" << kParameter << ")";
+    TierfsFixture::SetUp();
+  }
+  void TearDown() override {
+    TierfsFixture::TearDown();
+    if (!saved_.empty()) SetParameter(saved_ == "Y" || saved_ == "1");
+  }
+  // The kernel offers io_uring to the mounts made while this is on. Other FUSE
+  // mounts of the suite are not affected: they do not ask for it.
+  static void SetParameter(bool on) {
+    std::ofstream out(kParameter);
+    out << (on ? "1" : "0");
+    out.close();
+    ASSERT_TRUE(out.good()) << "cannot write " << kParameter;
+  }
+  std::string Log() const {
+    std::ifstream in(ssd_ + "/.tierfs/tierfs.log");
+    std::stringstream all;
+    all << in.rdbuf();
+    return all.str();
+  }
+  // The count of the daemon's last "io_uring: served N requests" line, or -1.
+  long long ServedByRings() const {
+    const std::string log = Log();
+    static const std::regex served("io_uring: served ([0-9]+) requests");
+    long long last = -1;
+    for (auto it = std::sregex_iterator(log.begin(), log.end(), served);
+         it != std::sregex_iterator(); ++it) {
+      last = std::stoll((*it)[1]);
+    }
+    return last;
+  }
+  // Every kind of request a workload makes, checked as it goes.
+  void Workload() {
+    ASSERT_EQ(mkdir(Path("d").c_str(), 0755), 0);
+    const std::string big = RandomBytes(3 * 1024 * 1024 + 5, 1);  // payloads of 1 MiB
+    WriteFileSynced(Path("d/big"), big);
+    EXPECT_EQ(ReadFile(Path("d/big")), big);
+    for (int i = 0; i < 200; ++i) WriteFile(Path("d/f" + std::to_string(i)), std::to_string(i));
+    ASSERT_EQ(rename(Path("d/f0").c_str(), Path("d/renamed").c_str()), 0);
+    ASSERT_EQ(unlink(Path("d/f1").c_str()), 0);
+    ASSERT_EQ(truncate(Path("d/f2").c_str(), 10), 0);
+    ASSERT_EQ(setxattr(Path("d/f3").c_str(), "user.k", "v", 1, 0), 0);
+    char value[8] = {};
+    EXPECT_EQ(getxattr(Path("d/f3").c_str(), "user.k", value, sizeof value), 1);
+    struct stat st;
+    ASSERT_EQ(stat(Path("d/f2").c_str(), &st), 0);
+    EXPECT_EQ(st.st_size, 10);
+    size_t names = 0;
+    for ([[maybe_unused]] auto& e : std::filesystem::directory_iterator(Path("d"))) ++names;
+    EXPECT_EQ(names, 200u);  // 200 small files - 1 unlinked + big
+    FsyncDir(Path("d"));
+  }
+  void CheckWorkloadAfterRemount() {
+    EXPECT_EQ(ReadFile(Path("d/big")), RandomBytes(3 * 1024 * 1024 + 5, 1));
+    EXPECT_EQ(ReadFile(Path("d/renamed")), "0");
+    EXPECT_NE(access(Path("d/f1").c_str(), F_OK), 0);
+    EXPECT_EQ(ReadFile(Path("d/f2")), std::string("2") + std::string(9, '\0'));
+    EXPECT_EQ(ReadFile(Path("d/f199")), "199");
+  }
+
+  std::string saved_;
+};
+
+// One test for both cases: the module parameter is global, and ctest runs tests
+// in parallel processes.
+TEST_F(IoUringTest, ServesOverTheRingsWhenOfferedAndOverDevFuseWhenNot) {
+  Unmount();
+  SetParameter(true);
+  Mount({"--io_uring"});
+  Workload();
+  Unmount();
+  SetParameter(false);
+  EXPECT_GT(ServedByRings(), 200) << "the rings served no requests:\n" << Log();
+  Mount();
+  CheckWorkloadAfterRemount();
+
+  // Not offered (the parameter off at the mount): /dev/fuse serves, as without
+  // the option.
+  Unmount();
+  Mount({"--io_uring"});
+  std::filesystem::remove_all(Path("d"));
+  Workload();
+  Unmount();
+  const std::string log = Log();
+  EXPECT_NE(log.rfind("io_uring: the kernel does not offer it"), std::string::npos) << log;
+  EXPECT_LT(log.rfind("io_uring: served"), log.rfind("io_uring: the kernel does not offer it"))
+      << "the second mount used rings:\n" << log;
+  Mount();
+  CheckWorkloadAfterRemount();
+}
+
+}  // namespace
+}  // namespace tierfs::testing
