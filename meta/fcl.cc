@@ -61,9 +61,9 @@ Result<bool> Metadata::FclEnabled() {
 }
 
 Status Metadata::SetFclEnabled(bool on) {
-  const int64_t now = options_.clock->NowNanos();
   auto lock = db_->Lock();
   Database* db = db_.get();
+  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   META_ASSIGN_OR_RETURN(bool was_on, FclIsOn(db));
   if (was_on == on) return Status::Ok();
@@ -76,8 +76,8 @@ Status Metadata::SetFclEnabled(bool on) {
 }
 
 Status Metadata::AppendFcl(FclRecord* record) {
-  const int64_t now = options_.clock->NowNanos();
   auto lock = db_->Lock();
+  const int64_t now = options_.clock->NowNanos();
   return LogFcl(db_.get(), now, record);
 }
 
@@ -131,9 +131,9 @@ Status Metadata::ReadFcl(int64_t from_seq, int64_t from_time_ns, size_t limit,
 }
 
 Status Metadata::PruneFcl(int64_t keep_seconds, uint64_t max_records) {
-  const int64_t now = options_.clock->NowNanos();
   auto lock = db_->Lock();
   Database* db = db_.get();
+  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   if (keep_seconds > 0) {
     Statement st = db->Prepare("DELETE FROM fcl WHERE time_ns < ?1");

@@ -18,9 +18,9 @@ int64_t SqlLimit(size_t limit) { return limit == 0 ? -1 : static_cast<int64_t>(l
 }  // namespace
 
 Status Metadata::SetPolicy(const PolicyRecord& policy) {
-  const int64_t now = options_.clock->NowNanos();
   auto lock = db_->Lock();
   Database* db = db_.get();
+  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   {
     Statement st = db->Prepare(
@@ -43,9 +43,9 @@ Result<std::optional<PolicyRecord>> Metadata::GetPolicy() {
 }
 
 Status Metadata::ClearPolicy() {
-  const int64_t now = options_.clock->NowNanos();
   auto lock = db_->Lock();
   Database* db = db_.get();
+  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   {
     Statement st = db->Prepare("DELETE FROM policy");
@@ -57,9 +57,9 @@ Status Metadata::ClearPolicy() {
 }
 
 Status Metadata::RecordRelocation(const RelocationRecord& record) {
-  const int64_t now = options_.clock->NowNanos();
   auto lock = db_->Lock();
   Database* db = db_.get();
+  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   {
     Statement st = db->Prepare(
@@ -96,9 +96,9 @@ Result<std::vector<RelocationRecord>> Metadata::RecentRelocations(size_t limit) 
 }
 
 Status Metadata::RecordScan(ScanRecord* record) {
-  const int64_t now = options_.clock->NowNanos();
   auto lock = db_->Lock();
   Database* db = db_.get();
+  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   if (record->started_ns == 0) record->started_ns = now;
   {

@@ -68,11 +68,11 @@ Result<RenameResult> Metadata::Rename(uint64_t parent, std::string_view name,
   const bool exchange = (flags & RENAME_EXCHANGE) != 0;
   if (noreplace && exchange) return Status::Invalid("RENAME_NOREPLACE with RENAME_EXCHANGE");
   TIERFS_RETURN_IF_ERROR(ValidateName(new_name));
-  const int64_t now = options_.clock->NowNanos();
   const bool same_parent = parent == new_parent;
 
   auto lock = db_->Lock();
   Database* db = db_.get();
+  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   TIERFS_RETURN_IF_ERROR(LoadDirectory(db, parent).status());
   if (!same_parent) TIERFS_RETURN_IF_ERROR(LoadDirectory(db, new_parent).status());
