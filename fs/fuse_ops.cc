@@ -259,13 +259,13 @@ void OpLink(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char* ne
 
 void SetOpenFlags(fuse_file_info* fi, FileHandle* fh) {
   fi->fh = reinterpret_cast<uint64_t>(fh);
-  ReleaseHandle(fh);  // handed to the kernel with the reply
   // Relocation never changes a file's bytes, so the page cache stays valid across
   // opens; a read served from it costs no device time and earns no heat. Off only
   // for an open whose reads must move atime (file_handle.h).
   fi->keep_cache = fh->keep_cache ? 1 : 0;
   // O_DIRECT passes through: the kernel sends such reads and writes to the daemon
   // without the page cache, and they reach the object at once.
+  ReleaseHandle(fh);  // handed to the kernel with the reply: no use of it after this
 }
 
 void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
@@ -289,11 +289,12 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   RequestTimer timer(req, FuseOp::kOpen);
   auto r = Fs(req).Open(ino, fi->flags);
   if (!r.ok()) return ReplyStatus(req, r.status());
+  const bool moved_atime = (*r)->moved_atime;
   SetOpenFlags(fi, *r);
   // The kernel drops its cached atime after every read it sends; an open that
   // moved atime for its reads must do the same (offset < 0: attributes only, no
   // lock the kernel holds for this open is taken).
-  if ((*r)->moved_atime) {
+  if (moved_atime) {
     if (fuse_session* se = Ctx(req).session) fuse_lowlevel_notify_inval_inode(se, ino, -1, 0);
   }
   FileSystem& fs = Fs(req);
