@@ -64,8 +64,7 @@ struct Entry {
 };
 
 struct Ring {
-  io_uring uring;
-  bool made = false;
+  io_uring uring;  // made before the Ring joins State::rings
   int cpu = 0;
   std::vector<std::unique_ptr<Entry>> entries;
   std::thread thread;
@@ -168,7 +167,6 @@ bool UringTransport::State::MakeRings(size_t payload) {
         rings.clear();
         return false;
       }
-      ring->made = true;
       for (int e = 0; e < kEntriesPerThread; ++e) {
         auto entry = std::make_unique<Entry>();
         entry->buffer.reset(new char[kFront + payload]);
@@ -194,7 +192,10 @@ void UringTransport::State::Submit(Ring* ring, Entry* entry, uint32_t command) {
   if (sqe == nullptr) {  // never with 2 SQEs per entry; submit what is queued and retry
     io_uring_submit(&ring->uring);
     sqe = io_uring_get_sqe(&ring->uring);
-    if (sqe == nullptr) return;
+    if (sqe == nullptr) {
+      LogError("io_uring: CPU {} ring has no free submission slot; an entry is lost", ring->cpu);
+      return;
+    }
   }
   std::memset(sqe, 0, 2 * sizeof(io_uring_sqe));  // SQE128: the command area runs past 64 bytes
   sqe->opcode = IORING_OP_URING_CMD;
@@ -328,7 +329,7 @@ UringTransport::~UringTransport() {
   // Exiting a ring cancels its commands in the kernel; only then are the buffers
   // free to go (with the entries, below).
   for (auto& ring : state_->rings) {
-    if (ring->made) io_uring_queue_exit(&ring->uring);
+    io_uring_queue_exit(&ring->uring);
   }
   g_state = nullptr;
 }
