@@ -4,6 +4,8 @@
 #   sudo bench/run.sh            # the issue-11 table, 3 rounds (not timed yet: an hour or more)
 #   sudo FULL=1 bench/run.sh     # also 200,000-file metadata and 1,000,000-file memory (hours)
 #   sudo QUICK=1 bench/run.sh    # tiny sizes, one round: checks every section in ~3 minutes
+#   sudo TIERFS_OPTS=io_uring bench/run.sh  # tierfs mounted with these -o options; io_uring
+#                                # also turns the fuse module's enable_uring on for the run
 #
 # What it does, under one temporary directory on the disk that holds BENCH_DIR
 # (default /var/tmp):
@@ -83,6 +85,7 @@ CONFIGS=${CONFIGS:-native tierfs mergerfs bindfs}
 SECTIONS=${SECTIONS:-meta fio real pg dbw mem policy scan}
 STEP_TIMEOUT=${STEP_TIMEOUT:-7200}  # seconds any one step may take
 BENCH_CACHE=${BENCH_CACHE:-/var/tmp/tierfs-bench-cache}
+TIERFS_OPTS=${TIERFS_OPTS:-}        # mount options of tierfs (mkdstfs -m, tierfs -o), e.g. io_uring
 
 SECONDS=0
 log() { printf '\n\033[1m== [%dm%02ds] %s\033[0m\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
@@ -137,6 +140,7 @@ record() {  # CONFIG: prefixes "group<TAB>metric<TAB>value" lines from stdin
 # Other work on the machine skews every number: say how busy it was.
 printf 'env\tloadavg_start\t%s\nenv\tnproc\t%s\nenv\tquick\t%s\nenv\tfull\t%s\nenv\trounds\t%s\n' \
   "$(cut -d' ' -f1 /proc/loadavg)" "$(nproc)" "$QUICK" "$FULL" "$ROUNDS" | record env
+printf 'env\ttierfs_opts\t%s\n' "${TIERFS_OPTS:--}" | record env
 
 # ---- the real-work tree (prepared once, natively, cached) -------------------
 # src.tar: the tree (sources + a generated C project); git.tar: its .git,
@@ -297,8 +301,17 @@ cleanup() {
   done
   for dir in "${tierfs_meta[@]}"; do flock -w 30 "$dir/.tierfs/daemon.lock" true 2>/dev/null || true; done
   timeout 1800 rm -rf "$work"
+  if [ -n "$uring_was" ]; then echo "$uring_was" > "$uring_param"; fi
 }
 trap cleanup EXIT
+# tierfs -o io_uring serves over io_uring only where the fuse module offers
+# it: turn the module's parameter on for the run and back as it was at exit.
+uring_param=/sys/module/fuse/parameters/enable_uring uring_was=""
+if [[ ",$TIERFS_OPTS," == *,io_uring,* ]]; then
+  [ -w "$uring_param" ] || { echo "TIERFS_OPTS=io_uring: $uring_param is missing or not writable" >&2; exit 1; }
+  uring_was=$(cat "$uring_param")
+  echo 1 > "$uring_param"
+fi
 trap 'exit 130' INT TERM
 if want real; then prepare_real; fi
 
@@ -318,8 +331,8 @@ mount_tierfs() {  # NAME [command prefix...]: mkdstfs NAME/ssd:ssd NAME/hdd:hdd 
   local name=$1
   shift
   mkdir -p "$work/$name/ssd" "$work/$name/hdd" "$work/$name/mnt"
-  bounded "$@" "$bin/mkdstfs" "$work/$name/mnt" "$name" "$work/$name/ssd:ssd" "$work/$name/hdd:hdd" \
-    >/dev/null 2>"$out/mkdstfs-$name.log"
+  bounded "$@" "$bin/mkdstfs" ${TIERFS_OPTS:+-m "$TIERFS_OPTS"} "$work/$name/mnt" "$name" \
+    "$work/$name/ssd:ssd" "$work/$name/hdd:hdd" >/dev/null 2>"$out/mkdstfs-$name.log"
   mounted+=("$work/$name/mnt")
   tierfs_meta+=("$work/$name/ssd")
   dir_of[$name]=$work/$name/mnt
@@ -330,7 +343,7 @@ remount_tierfs() {  # NAME: unmount, wait for the daemon's final flush, mount ag
   local name=$1
   timeout 300 fusermount3 -u "$work/$name/mnt"
   flock -w 300 "$work/$name/ssd/.tierfs/daemon.lock" true
-  bounded "$bin/tierfs" "$work/$name/ssd" "$work/$name/mnt"
+  bounded "$bin/tierfs" ${TIERFS_OPTS:+-o "$TIERFS_OPTS"} "$work/$name/ssd" "$work/$name/mnt"
   pid_of[$name]=$(tr -d '\n' < "$work/$name/ssd/.tierfs/daemon.lock")
 }
 
