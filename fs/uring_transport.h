@@ -44,9 +44,14 @@ namespace tierfs {
 
 class UringTransport {
  public:
-  static constexpr int kThreadsPerCpu = 3;     // a request that waits for the disk
-                                               // holds only its thread
-  static constexpr int kEntriesPerThread = 4;
+  // One entry per thread: the kernel hands a request to any free entry of its
+  // CPU's queue, so a request queued on the entry of a thread that is waiting for
+  // the disk would wait with it. With 3 threads of 4 entries, cold 4 KiB random
+  // reads (4 jobs) ran 17,000-22,000 IOPS at a p99 of 334-553 us; with 8 of 1,
+  // 32,000-34,000 at 187-226 us, as over /dev/fuse (docs/benchmarks.md, eighth
+  // round). 8 threads: as many requests of one CPU may wait for a disk at once.
+  static constexpr int kThreadsPerCpu = 8;
+  static constexpr int kEntriesPerThread = 1;
 
   // Installs the transport's I/O on `se`, which must be mounted and not yet
   // serving. The rings are made when the kernel's INIT request offers io_uring;
