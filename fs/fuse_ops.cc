@@ -13,6 +13,7 @@
 
 #include "fs/file_system.h"
 #include "fs/kernel_order.h"
+#include "fs/uring_transport.h"
 
 namespace tierfs {
 namespace {
@@ -315,7 +316,9 @@ char* ReadBuffer(size_t size) {
 
 void OpRead(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
   RequestTimer timer(req, FuseOp::kRead);
-  char* buf = ReadBuffer(size);
+  // Over io_uring, straight into the ring entry the kernel copies the reply from.
+  char* buf = UringReplyBuffer(size);
+  if (buf == nullptr) buf = ReadBuffer(size);
   auto r = Fs(req).Read(Handle(fi), buf, size, off);
   if (!r.ok()) return ReplyStatus(req, r.status());
   fuse_reply_buf(req, buf, *r);

@@ -283,7 +283,8 @@ ssize_t UringTransport::State::ReplyToEntry(Entry* entry, const iovec* iov, int 
   size_t used = 0;
   auto append = [&](const char* data, size_t n) {
     n = std::min(n, room - used);
-    std::memcpy(payload + used, data, n);
+    // Data built in place (UringReplyBuffer) is where it belongs already.
+    if (data != payload + used) std::memmove(payload + used, data, n);
     used += n;
   };
   if (iov[0].iov_len > sizeof *out) {
@@ -323,6 +324,12 @@ void UringTransport::Stop() {
 }
 
 uint64_t UringTransport::requests() const { return state_->served.load(); }
+
+char* UringReplyBuffer(size_t size) {
+  Entry* entry = current_entry;
+  if (entry == nullptr || size > entry->iov[1].iov_len) return nullptr;
+  return entry->buffer.get() + kFront;
+}
 
 UringTransport::~UringTransport() {
   Stop();

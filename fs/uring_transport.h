@@ -77,4 +77,12 @@ class UringTransport {
   std::unique_ptr<State> state_;
 };
 
+// While the calling thread serves a request that came over a ring: the ring
+// entry's payload buffer, where the kernel takes the reply's data from, if it
+// holds `size` bytes; a reply whose data is built there (a READ's bytes) is
+// committed without copying them. nullptr otherwise (also over /dev/fuse).
+// Only for requests without a payload of their own (READ): a WRITE's bytes are
+// in that buffer.
+char* UringReplyBuffer(size_t size);
+
 }  // namespace tierfs

@@ -36,25 +36,12 @@ const char kPolicy[] = R"(<?xml version="1.0"?>
 </PLACEMENT_POLICY>
 )";
 
-// Reads the whole file with O_DIRECT, so every byte is a read the daemon counts.
-void ReadDirect(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_DIRECT);
-  ASSERT_GE(fd, 0) << path << ": " << strerror(errno);
-  void* buf = nullptr;
-  ASSERT_EQ(posix_memalign(&buf, 4096, 65536), 0);
-  ssize_t n = 0;
-  for (int i = 0; i < 1000 && (n = read(fd, buf, 65536)) > 0; ++i) {
-  }
-  EXPECT_EQ(n, 0) << path << ": " << strerror(errno);
-  free(buf);
-  close(fd);
-}
 
 // Reads `path` every 50 ms for `seconds`.
 void KeepReading(const std::string& path, double seconds) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   while (std::chrono::steady_clock::now() < end) {
-    ReadDirect(path);
+    ReadFileDirect(path);
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }
@@ -186,7 +173,7 @@ TEST_F(AdviseTest, AHistoryShorterThanTwoIntervalsIsRefused) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_TRUE(Contains(r.output, "history too short: no I/O has been recorded")) << r.output;
   WriteFile(Path("a"), RandomBytes(64 * 1024, 1));
-  ReadDirect(Path("a"));
+  ReadFileDirect(Path("a"));
   r = Tool("fsppadm", {"advise", "--interval", "1h", mnt_});
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_TRUE(Contains(r.output, "at least 2 enforce intervals of 1 h")) << r.output;

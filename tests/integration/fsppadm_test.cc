@@ -130,19 +130,6 @@ bool Exists(const std::string& path) {
   return lstat(path.c_str(), &st) == 0;
 }
 
-// Reads the whole file with O_DIRECT, so every byte is a read the daemon counts.
-void ReadDirect(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_DIRECT);
-  ASSERT_GE(fd, 0) << path << ": " << strerror(errno);
-  void* buf = nullptr;
-  ASSERT_EQ(posix_memalign(&buf, 4096, 65536), 0);
-  ssize_t n = 0;
-  for (int i = 0; i < 1000 && (n = read(fd, buf, 65536)) > 0; ++i) {
-  }
-  EXPECT_EQ(n, 0) << path << ": " << strerror(errno);
-  free(buf);
-  close(fd);
-}
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -406,7 +393,7 @@ TEST_F(FsppadmTest, ValidateAloneAndAgainstTheMount) {
 TEST_F(FsppadmTest, QueryNamesRuleStatementAndTemperatureOfEachFile) {
   AssignPolicy(kTiersPolicy);
   MakeFiles({"read.dat", "unread.dat", "notes.txt", "a.hot", "b.fast", "junk.tmp"});
-  ReadDirect(Path("read.dat"));
+  ReadFileDirect(Path("read.dat"));
 
   json q = RunJson({"query", "--json", mnt_});
   EXPECT_EQ(q["mode"], "query");

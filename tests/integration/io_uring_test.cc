@@ -59,7 +59,7 @@ class IoUringTest : public TierfsFixture {
     ASSERT_EQ(mkdir(Path("d").c_str(), 0755), 0);
     const std::string big = RandomBytes(3 * 1024 * 1024 + 5, 1);  // payloads of 1 MiB
     WriteFileSynced(Path("d/big"), big);
-    EXPECT_EQ(ReadFile(Path("d/big")), big);
+    EXPECT_EQ(ReadFileDirect(Path("d/big")), big);  // READs of 1 MiB over the transport
     for (int i = 0; i < 200; ++i) WriteFile(Path("d/f" + std::to_string(i)), std::to_string(i));
     ASSERT_EQ(rename(Path("d/f0").c_str(), Path("d/renamed").c_str()), 0);
     ASSERT_EQ(unlink(Path("d/f1").c_str()), 0);

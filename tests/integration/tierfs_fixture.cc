@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -98,6 +99,30 @@ std::string ReadFile(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+std::string ReadFileDirect(const std::string& path) {
+  constexpr size_t kChunk = 1 << 20;
+  std::string bytes;
+  const int fd = open(path.c_str(), O_RDONLY | O_DIRECT);
+  if (fd < 0) {
+    ADD_FAILURE() << "cannot open " << path << ": " << strerror(errno);
+    return bytes;
+  }
+  void* buf = nullptr;
+  if (posix_memalign(&buf, 4096, kChunk) != 0) {
+    ADD_FAILURE() << "posix_memalign";
+    close(fd);
+    return bytes;
+  }
+  ssize_t n = 0;
+  for (int i = 0; i < 100000 && (n = read(fd, buf, kChunk)) > 0; ++i) {
+    bytes.append(static_cast<const char*>(buf), static_cast<size_t>(n));
+  }
+  EXPECT_EQ(n, 0) << path << ": " << strerror(errno);
+  free(buf);
+  close(fd);
+  return bytes;
 }
 
 void WriteFile(const std::string& path, const std::string& data) {

@@ -29,6 +29,10 @@ std::string Tool(const std::string& name);
 
 // Reads a whole file; fails the test (and returns "") on error.
 std::string ReadFile(const std::string& path);
+// Reads a whole file with O_DIRECT, in reads of up to 1 MiB that each reach the
+// daemon (not the page cache): what the daemon counts as read, or serves over a
+// transport under test. Fails the test on error (returns what was read).
+std::string ReadFileDirect(const std::string& path);
 // Writes a whole file (O_CREAT|O_TRUNC); fails the test on error.
 void WriteFile(const std::string& path, const std::string& data);
 // Writes a whole file and fsyncs it before the close: its bytes and size survive
