@@ -52,10 +52,11 @@ DEFINE_bool(splice_writes, false,
             "move the bytes of large writes from the kernel into the backing object with "
             "splice(2), without copying them through the daemon: for large sequential "
             "writes; every other request then costs one system call more (off by default)");
-DEFINE_bool(io_uring, false,
+DEFINE_bool(io_uring, true,
             "serve FUSE requests over io_uring, on a ring of the CPU that made each one, "
             "when the kernel offers it (Linux 6.14+, with /sys/module/fuse/parameters/"
-            "enable_uring set to 1 before the mount); else over /dev/fuse (off by default)");
+            "enable_uring set to 1 before the mount); else over /dev/fuse (on by default; "
+            "--io_uring=false always serves over /dev/fuse)");
 DEFINE_bool(exact_atime, false,
             "move atime (relatime rules) only when a read reaches the daemon, which makes "
             "the kernel drop a file's cached pages at an open that would move it; off: an "

@@ -1,5 +1,6 @@
-// `tierfs --io_uring` (fs/uring_transport.h): requests served over the kernel's
-// per-CPU rings, through the mount, and /dev/fuse when the kernel does not offer them.
+// `tierfs --io_uring` (fs/uring_transport.h, on by default): requests served over
+// the kernel's per-CPU rings, through the mount, and /dev/fuse when the kernel does
+// not offer them or --io_uring=false.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -29,8 +30,8 @@ class IoUringTest : public TierfsFixture {
     TierfsFixture::TearDown();
     if (!saved_.empty()) SetParameter(saved_ == "Y" || saved_ == "1");
   }
-  // The kernel offers io_uring to the mounts made while this is on. Other FUSE
-  // mounts of the suite are not affected: they do not ask for it.
+  // The kernel offers io_uring to the mounts made while this is on, also to those
+  // other tests of the suite make meanwhile (which serve over the rings then).
   static void SetParameter(bool on) {
     std::ofstream out(kParameter);
     out << (on ? "1" : "0");
@@ -42,6 +43,17 @@ class IoUringTest : public TierfsFixture {
     std::stringstream all;
     all << in.rdbuf();
     return all.str();
+  }
+  // How many "io_uring: served N requests" lines the log has (one per mount whose
+  // rings served).
+  size_t MountsServedByRings() const {
+    const std::string log = Log();
+    size_t count = 0;
+    for (size_t at = log.find("io_uring: served"); at != std::string::npos;
+         at = log.find("io_uring: served", at + 1)) {
+      ++count;
+    }
+    return count;
   }
   // The count of the daemon's last "io_uring: served N requests" line, or -1.
   long long ServedByRings() const {
@@ -89,18 +101,28 @@ class IoUringTest : public TierfsFixture {
 // One test for both cases: the module parameter is global, and ctest runs tests
 // in parallel processes.
 TEST_F(IoUringTest, ServesOverTheRingsWhenOfferedAndOverDevFuseWhenNot) {
+  // Offered: the default mount serves over the rings.
   Unmount();
   SetParameter(true);
-  Mount({"--io_uring"});
+  Mount();
   Workload();
   Unmount();
-  SetParameter(false);
   EXPECT_GT(ServedByRings(), 200) << "the rings served no requests:\n" << Log();
+  const size_t served_mounts = MountsServedByRings();
+
+  // Offered, but --io_uring=false: /dev/fuse serves.
+  Mount({"--io_uring=false"});
+  CheckWorkloadAfterRemount();
+  WriteFile(Path("d/more"), "more");
+  Unmount();
+  SetParameter(false);
+  EXPECT_EQ(MountsServedByRings(), served_mounts) << "--io_uring=false used rings:\n" << Log();
   Mount();
   CheckWorkloadAfterRemount();
+  EXPECT_EQ(ReadFile(Path("d/more")), "more");
 
-  // Not offered (the parameter off at the mount): /dev/fuse serves, as without
-  // the option.
+  // Not offered (the parameter off at the mount): /dev/fuse serves, as with
+  // --io_uring=false.
   Unmount();
   Mount({"--io_uring"});
   std::filesystem::remove_all(Path("d"));
