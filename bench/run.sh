@@ -753,6 +753,6 @@ printf 'env\tloadavg_end\t%s\n' "$(cut -d' ' -f1 /proc/loadavg)" | record env
 log "results (median of $ROUNDS rounds; raw: $results)"
 "$py" "$top/bench/summarize.py" --results "$results" --configs "$CONFIGS" --out "$out" \
   --plot "$PLOT" --note "$(cat "$out/real-tree.txt" 2>/dev/null || true)" \
-  --title "tierfs bench/run.sh $(date +%F), $(nproc) cores, ROUNDS=$ROUNDS$([ "$QUICK" = 1 ] && echo ', QUICK (plumbing only)')"
+  --title "tierfs bench/run.sh $(date +%F), $(nproc) cores, ROUNDS=$ROUNDS$([ -n "$TIERFS_OPTS" ] && echo ", tierfs -o $TIERFS_OPTS")$([ "$QUICK" = 1 ] && echo ', QUICK (plumbing only)')"
 echo
 echo "raw results: $out (results.tsv, summary.csv, summary.json); plot: $PLOT"
