@@ -36,7 +36,6 @@ const char kPolicy[] = R"(<?xml version="1.0"?>
 </PLACEMENT_POLICY>
 )";
 
-
 // Reads `path` every 50 ms for `seconds`.
 void KeepReading(const std::string& path, double seconds) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);

@@ -197,7 +197,9 @@ TEST_F(CheckTest, AMissingLabelIsReportedAndNothingOnItIsTouched) {
   // Nothing on the volume moved (the database changed only its WAL, if anything).
   auto after = Snapshot();
   for (const auto& [path, what] : before) {
-    if (path.rfind(hdd_, 0) == 0) EXPECT_EQ(after[path], what) << path;
+    if (path.rfind(hdd_, 0) == 0) {
+      EXPECT_EQ(after[path], what) << path;
+    }
   }
   ASSERT_EQ(rename((label + ".away").c_str(), label.c_str()), 0);
   r = Check({ssd_});

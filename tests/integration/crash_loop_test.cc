@@ -163,7 +163,9 @@ class CrashLoopTest : public TierfsFixture {
     if (stat(Path(name).c_str(), &st) != 0) {
       // Only an interrupted unlink-and-create may leave no name behind.
       EXPECT_TRUE(f.in_flight) << "a file that existed is gone";
-      f = ModelFile{f.name};
+      std::string original = std::move(f.name);
+      f = ModelFile();
+      f.name = std::move(original);
       Reopen(f, /*create=*/true);
       return;
     }
