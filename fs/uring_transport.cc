@@ -178,8 +178,8 @@ bool UringTransport::State::MakeRings(size_t payload) {
       rings.push_back(std::move(ring));
     }
   }
-  LogInfo("io_uring: {} rings ({} per CPU) of {} entries, {} KiB payload each", rings.size(),
-          kThreadsPerCpu, kEntriesPerThread, payload / 1024);
+  LogInfo("io_uring: {} rings ({} per CPU, one thread each), entries per ring: {}, payload "
+          "per entry: {} KiB", rings.size(), kThreadsPerCpu, kEntriesPerThread, payload / 1024);
   return true;
 }
 
