@@ -12,14 +12,7 @@
 // ThreadSanitizer all of this compiles to nothing.
 #pragma once
 
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)  // clang's spelling; gcc defines __SANITIZE_THREAD__
-#define TIERFS_TSAN_BUILD 1
-#endif
-#endif
-#if !defined(TIERFS_TSAN_BUILD) && defined(__SANITIZE_THREAD__)
-#define TIERFS_TSAN_BUILD 1
-#endif
+#include "common/sanitizers.h"
 
 #ifdef TIERFS_TSAN_BUILD
 #include <sanitizer/tsan_interface.h>

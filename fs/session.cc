@@ -1,13 +1,6 @@
 #include "fs/session.h"
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)  // clang's spelling; gcc defines __SANITIZE_ADDRESS__
-#define TIERFS_ASAN_BUILD 1
-#endif
-#endif
-#if !defined(TIERFS_ASAN_BUILD) && defined(__SANITIZE_ADDRESS__)
-#define TIERFS_ASAN_BUILD 1
-#endif
+#include "common/sanitizers.h"
 #ifdef TIERFS_ASAN_BUILD
 #include <sanitizer/lsan_interface.h>
 #endif

@@ -192,9 +192,8 @@ Status Metadata::RepairInodeSequence(uint64_t ino) {
 }
 
 Status Metadata::RepairInode(const InodeRepair& repair) {
-  auto lock = db_->Lock();
+  auto [lock, now] = LockForChange();
   Database* db = db_.get();
-  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   META_ASSIGN_OR_RETURN(Inode inode, LoadInode(db, repair.ino));
   std::string detail = repair.why;
@@ -235,9 +234,8 @@ Status Metadata::RepairInode(const InodeRepair& repair) {
 }
 
 Status Metadata::RepairRemoveDirent(uint64_t parent, std::string_view name) {
-  auto lock = db_->Lock();
+  auto [lock, now] = LockForChange();
   Database* db = db_.get();
-  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   META_ASSIGN_OR_RETURN(std::optional<DirentRow> entry, FindDirent(db, parent, name));
   if (!entry) {
@@ -259,9 +257,8 @@ Status Metadata::RepairRemoveDirent(uint64_t parent, std::string_view name) {
 
 Status Metadata::RepairAddDirent(uint64_t parent, std::string_view name, uint64_t ino) {
   TIERFS_RETURN_IF_ERROR(ValidateName(name));
-  auto lock = db_->Lock();
+  auto [lock, now] = LockForChange();
   Database* db = db_.get();
-  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   TIERFS_RETURN_IF_ERROR(LoadDirectory(db, parent).status());
   TIERFS_RETURN_IF_ERROR(LoadInode(db, ino).status());

@@ -61,9 +61,8 @@ Result<bool> Metadata::FclEnabled() {
 }
 
 Status Metadata::SetFclEnabled(bool on) {
-  auto lock = db_->Lock();
+  auto [lock, now] = LockForChange();
   Database* db = db_.get();
-  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   META_ASSIGN_OR_RETURN(bool was_on, FclIsOn(db));
   if (was_on == on) return Status::Ok();
@@ -76,8 +75,7 @@ Status Metadata::SetFclEnabled(bool on) {
 }
 
 Status Metadata::AppendFcl(FclRecord* record) {
-  auto lock = db_->Lock();
-  const int64_t now = options_.clock->NowNanos();
+  auto [lock, now] = LockForChange();
   return LogFcl(db_.get(), now, record);
 }
 
@@ -131,9 +129,8 @@ Status Metadata::ReadFcl(int64_t from_seq, int64_t from_time_ns, size_t limit,
 }
 
 Status Metadata::PruneFcl(int64_t keep_seconds, uint64_t max_records) {
-  auto lock = db_->Lock();
+  auto [lock, now] = LockForChange();
   Database* db = db_.get();
-  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   if (keep_seconds > 0) {
     Statement st = db->Prepare("DELETE FROM fcl WHERE time_ns < ?1");

@@ -18,9 +18,8 @@ int64_t SqlLimit(size_t limit) { return limit == 0 ? -1 : static_cast<int64_t>(l
 }  // namespace
 
 Status Metadata::SetPolicy(const PolicyRecord& policy) {
-  auto lock = db_->Lock();
+  auto [lock, now] = LockForChange();
   Database* db = db_.get();
-  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   {
     Statement st = db->Prepare(
@@ -43,9 +42,8 @@ Result<std::optional<PolicyRecord>> Metadata::GetPolicy() {
 }
 
 Status Metadata::ClearPolicy() {
-  auto lock = db_->Lock();
+  auto [lock, now] = LockForChange();
   Database* db = db_.get();
-  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   {
     Statement st = db->Prepare("DELETE FROM policy");
@@ -57,9 +55,8 @@ Status Metadata::ClearPolicy() {
 }
 
 Status Metadata::RecordRelocation(const RelocationRecord& record) {
-  auto lock = db_->Lock();
+  auto [lock, now] = LockForChange();
   Database* db = db_.get();
-  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   {
     Statement st = db->Prepare(
@@ -96,9 +93,8 @@ Result<std::vector<RelocationRecord>> Metadata::RecentRelocations(size_t limit) 
 }
 
 Status Metadata::RecordScan(ScanRecord* record) {
-  auto lock = db_->Lock();
+  auto [lock, now] = LockForChange();
   Database* db = db_.get();
-  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   if (record->started_ns == 0) record->started_ns = now;
   {

@@ -93,6 +93,11 @@ void Metadata::StartGroupCommit(std::chrono::microseconds window,
   committer_ = std::make_unique<GroupCommitter>(db_.get(), window, std::move(after_commit));
 }
 
+Metadata::ChangeLock Metadata::LockForChange() {
+  auto lock = db_->Lock();
+  return ChangeLock{std::move(lock), options_.clock->NowNanos()};
+}
+
 Metadata::BatchScope::BatchScope(Metadata& meta) : committer_(meta.committer_.get()) {
   if (committer_ != nullptr) committer_->Hold();
 }

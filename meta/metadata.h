@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -446,6 +447,13 @@ class Metadata {
 
  private:
   explicit Metadata(std::unique_ptr<Database> db, const MetadataOptions& options);
+  // The database lock for a change, and the time the change stamps (FCL records,
+  // ctimes, mtimes), read once the lock is held: so times follow commit order.
+  struct ChangeLock {
+    std::unique_lock<std::mutex> lock;
+    int64_t now;  // ns on options_.clock
+  };
+  ChangeLock LockForChange();
   std::unique_ptr<Database> db_;
   MetadataOptions options_;
   // Declared after db_: stopped (committing the open group) before it closes.

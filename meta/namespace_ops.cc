@@ -130,9 +130,8 @@ Result<Inode> Metadata::Create(uint64_t parent, std::string_view name, const Ino
   inode.rdev = proto.rdev;
   inode.nlink = is_dir ? 2 : 1;
 
-  auto lock = db_->Lock();
+  auto [lock, now] = LockForChange();
   Database* db = db_.get();
-  const int64_t now = options_.clock->NowNanos();
   inode.atime_ns = inode.mtime_ns = inode.ctime_ns = now;
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   META_ASSIGN_OR_RETURN(Inode dir, LoadDirectory(db, parent));
@@ -171,9 +170,8 @@ Result<Inode> Metadata::Create(uint64_t parent, std::string_view name, const Ino
 Result<Inode> Metadata::Link(uint64_t ino, uint64_t new_parent, std::string_view new_name,
                             Inode* parent_after) {
   TIERFS_RETURN_IF_ERROR(ValidateName(new_name));
-  auto lock = db_->Lock();
+  auto [lock, now] = LockForChange();
   Database* db = db_.get();
-  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   META_ASSIGN_OR_RETURN(Inode inode, LoadInode(db, ino));
   TIERFS_RETURN_IF_ERROR(LoadDirectory(db, new_parent).status());
@@ -206,9 +204,8 @@ Result<Inode> Metadata::Link(uint64_t ino, uint64_t new_parent, std::string_view
 
 Result<Inode> Metadata::Unlink(uint64_t parent, std::string_view name, uint64_t expected_ino,
                               Inode* parent_after) {
-  auto lock = db_->Lock();
+  auto [lock, now] = LockForChange();
   Database* db = db_.get();
-  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   META_ASSIGN_OR_RETURN(DirentRow entry, RequireDirent(db, parent, name));
   if (expected_ino != 0 && entry.ino != expected_ino) {
@@ -235,9 +232,8 @@ Result<Inode> Metadata::Unlink(uint64_t parent, std::string_view name, uint64_t 
 }
 
 Result<Inode> Metadata::Rmdir(uint64_t parent, std::string_view name, Inode* parent_after) {
-  auto lock = db_->Lock();
+  auto [lock, now] = LockForChange();
   Database* db = db_.get();
-  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   META_ASSIGN_OR_RETURN(DirentRow entry, RequireDirent(db, parent, name));
   META_ASSIGN_OR_RETURN(Inode inode, LoadInode(db, entry.ino));
@@ -270,9 +266,8 @@ Result<Inode> Metadata::Rmdir(uint64_t parent, std::string_view name, Inode* par
 }
 
 Status Metadata::WriteInode(const Inode& inode, std::string_view fcl_event) {
-  auto lock = db_->Lock();
+  auto [lock, now] = LockForChange();
   Database* db = db_.get();
-  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   {
     // The file type bits never change; only the permission bits are taken.
@@ -297,9 +292,8 @@ Result<Inode> Metadata::UpdateAttributes(const Inode& values, uint32_t fields,
   if (fields == 0 || (fields & ~kKnown) != 0) {
     return Status::Invalid("bad attribute mask " + std::to_string(fields));
   }
-  auto lock = db_->Lock();
+  auto [lock, now] = LockForChange();
   Database* db = db_.get();
-  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   Inode after;
   {
@@ -345,9 +339,8 @@ Result<uint64_t> Metadata::ParentOf(uint64_t dir) {
 }
 
 Result<Inode> Metadata::SetInodeVolume(uint64_t ino, uint32_t from_volume, uint32_t to_volume) {
-  auto lock = db_->Lock();
+  auto [lock, now] = LockForChange();
   Database* db = db_.get();
-  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   META_ASSIGN_OR_RETURN(Inode inode, LoadInode(db, ino));
   if (!S_ISREG(inode.mode)) {
@@ -456,9 +449,8 @@ Status Metadata::ReadDir(uint64_t dir, int64_t offset,
 }
 
 Status Metadata::DeleteInode(uint64_t ino) {
-  auto lock = db_->Lock();
+  auto [lock, now] = LockForChange();
   Database* db = db_.get();
-  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   META_ASSIGN_OR_RETURN(Inode inode, LoadInode(db, ino));
   if (inode.nlink != 0) {
@@ -472,9 +464,8 @@ Status Metadata::DeleteInode(uint64_t ino) {
 Result<std::vector<uint64_t>> Metadata::DeleteInodes(const std::vector<uint64_t>& inos) {
   std::vector<uint64_t> kept;
   if (inos.empty()) return kept;
-  auto lock = db_->Lock();
+  auto [lock, now] = LockForChange();
   Database* db = db_.get();
-  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   for (uint64_t ino : inos) {
     META_ASSIGN_OR_RETURN(bool deleted, DeleteUnlinkedRow(db, now, ino));

@@ -70,9 +70,8 @@ Result<RenameResult> Metadata::Rename(uint64_t parent, std::string_view name,
   TIERFS_RETURN_IF_ERROR(ValidateName(new_name));
   const bool same_parent = parent == new_parent;
 
-  auto lock = db_->Lock();
+  auto [lock, now] = LockForChange();
   Database* db = db_.get();
-  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   TIERFS_RETURN_IF_ERROR(LoadDirectory(db, parent).status());
   if (!same_parent) TIERFS_RETURN_IF_ERROR(LoadDirectory(db, new_parent).status());

@@ -36,9 +36,8 @@ Status Metadata::SetXattr(uint64_t ino, std::string_view name, std::string_view 
     return Status::Invalid("bad setxattr flags " + std::to_string(flags));
   }
   if (name.empty()) return Status::Error(ERANGE, "empty attribute name");
-  auto lock = db_->Lock();
+  auto [lock, now] = LockForChange();
   Database* db = db_.get();
-  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   TIERFS_RETURN_IF_ERROR(LoadInode(db, ino).status());
   bool exists;
@@ -79,9 +78,8 @@ Result<std::vector<std::string>> Metadata::ListXattr(uint64_t ino) {
 }
 
 Status Metadata::RemoveXattr(uint64_t ino, std::string_view name) {
-  auto lock = db_->Lock();
+  auto [lock, now] = LockForChange();
   Database* db = db_.get();
-  const int64_t now = options_.clock->NowNanos();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   TIERFS_RETURN_IF_ERROR(LoadInode(db, ino).status());
   {
