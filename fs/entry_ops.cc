@@ -374,10 +374,13 @@ Status FileSystem::Rename(uint64_t parent, std::string_view name, uint64_t new_p
                           std::string_view new_name, unsigned int flags) {
   TIERFS_RETURN_IF_ERROR(CheckName(name));
   TIERFS_RETURN_IF_ERROR(CheckName(new_name));
+  const uint64_t ticket = inodes_.Ticket();
   auto renamed = meta_->Rename(parent, name, new_parent, new_name, flags);
   if (!renamed.ok()) return renamed.status();
-  // Both parents, the moved inode and an exchanged one, as the rename left them.
-  for (const meta::Inode& row : renamed->changed) ApplyCached(row);
+  // Both parents, the moved inode and an exchanged one, as the rename left them:
+  // kept at hand, as the kernel asks for each next (its ctime setattr of the
+  // moved inode, a getattr of the parents).
+  for (const meta::Inode& row : renamed->changed) inodes_.ApplyAndKeep(row, ticket);
   if (renamed->replaced) AfterNameRemoved(*renamed->replaced);
   return Status::Ok();
 }

@@ -105,6 +105,10 @@ void InodeTable::KeepLocked(const meta::Inode& row, uint64_t ticket) {
   if (keep_idle_ == 0 || row.nlink == 0) return;
   auto slot = known_.find(row.ino);
   if (slot == known_.end() || slot->second.changed > ticket) return;
+  MakeKeptLocked(row);
+}
+
+void InodeTable::MakeKeptLocked(const meta::Inode& row) {
   auto [it, inserted] = active_.try_emplace(row.ino, nullptr);
   if (!inserted) return;  // made active meanwhile, from a row at least as new
   it->second = std::make_shared<InodeState>(row);
@@ -220,6 +224,21 @@ void InodeTable::Apply(const meta::Inode& row) {
   }
   std::lock_guard ilock(it->second->mu);
   ApplyRow(*it->second, row);
+}
+
+void InodeTable::ApplyAndKeep(const meta::Inode& row, uint64_t ticket) {
+  std::lock_guard lock(mu_);
+  auto it = active_.find(row.ino);
+  if (it != active_.end()) {
+    std::lock_guard ilock(it->second->mu);
+    ApplyRow(*it->second, row);
+    return;
+  }
+  auto slot = known_.find(row.ino);
+  // Another change reported since the ticket may be newer than `row`.
+  const bool newest = slot != known_.end() && slot->second.changed <= ticket;
+  NoteChangeLocked(row.ino);
+  if (newest && keep_idle_ > 0 && row.nlink > 0) MakeKeptLocked(row);
 }
 
 InodeRef InodeTable::Changed(uint64_t ino) {

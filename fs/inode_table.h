@@ -219,6 +219,12 @@ class InodeTable {
   // A change of the database returned `row`: an active entry takes it
   // (ApplyRow); an idle inode notes that its row changed (see HoldRow).
   void Apply(const meta::Inode& row);
+  // As Apply, for a change that returned `row` with `ticket` taken before it
+  // began: an idle inode the kernel knows also keeps `row` among the kept idle
+  // entries (as Keep), because the kernel's next request is about it (after a
+  // rename, the kernel's ctime setattr of the moved inode and the getattr of
+  // its parents), unless another change of it was reported since the ticket.
+  void ApplyAndKeep(const meta::Inode& row, uint64_t ticket);
   // A change of `ino`'s row that returned no row: the active entry (the caller
   // reads the row and applies it), or nullptr after noting the change.
   InodeRef Changed(uint64_t ino);
@@ -267,6 +273,9 @@ class InodeTable {
   void DropKeptLocked(const InodeState* settling);
   // Keep (mu_ held).
   void KeepLocked(const meta::Inode& row, uint64_t ticket);
+  // Makes `row` the entry of its idle inode, among the kept idle entries
+  // (mu_ held; the caller checked that no newer row can exist).
+  void MakeKeptLocked(const meta::Inode& row);
 
   mutable std::mutex mu_;  // guards everything below
   // Kept apart so an idle inode costs only its slot, and the periodic

@@ -268,6 +268,38 @@ TEST(InodeTableTest, KeepTakesARowReadForAKnownIdleInode) {
   EXPECT_EQ(table.Find(30), nullptr);
 }
 
+// A rename's rows join the kept idle entries, so that the kernel's setattr of
+// the moved inode that follows needs no read; unless a change reported since
+// the rename began may be newer, or the kernel does not know the inode.
+TEST(InodeTableTest, ApplyAndKeepKeepsAChangedRowOfAKnownIdleInode) {
+  InodeTable table(/*keep_idle=*/4);
+  table.Remember(File(5, 1), 1);
+  uint64_t ticket = table.Ticket();
+  table.ApplyAndKeep(File(6, 1), ticket);
+  InodeRef kept = table.Find(9);
+  ASSERT_NE(kept, nullptr);
+  EXPECT_EQ(kept->attr.row_epoch, 6u);
+  table.ApplyAndKeep(File(8, 1), table.Ticket());  // active now: applied
+  table.ApplyAndKeep(File(7, 1), ticket);          // older: ignored
+  EXPECT_EQ(table.Find(9)->attr.row_epoch, 8u);
+
+  EXPECT_FALSE(table.Forget(9, 1).has_value());
+  table.Remember(File(8, 1), 1);  // known again, idle
+  ticket = table.Ticket();
+  table.Apply(File(10, 2));  // another change (a link) while this one ran
+  table.ApplyAndKeep(File(9, 1), ticket);
+  EXPECT_EQ(table.Find(9), nullptr);
+  InodeTable::Holding peek = table.Peek(9);
+  table.Keep(File(9, 1), peek.ticket - 1);  // a reader from before either: refused
+  EXPECT_EQ(table.Find(9), nullptr);
+
+  meta::Inode unknown = File(7, 1);
+  unknown.ino = 30;
+  table.ApplyAndKeep(unknown, table.Ticket());
+  EXPECT_EQ(table.Find(30), nullptr);
+  EXPECT_EQ(InodeTable(/*keep_idle=*/0).Find(9), nullptr);
+}
+
 // Threads looking up, forgetting, holding, releasing, changing and reading a
 // few inodes at once, with room for fewer kept entries than inodes: no
 // deadlock, no inode reclaimed while linked, and once every lookup and hold
@@ -316,7 +348,12 @@ TEST(InodeTableTest, ConcurrentUseLeavesNothingBehind) {
             }
             break;
           case 4:
-            table.Apply(row(i));
+            if (rng() % 2) {
+              table.Apply(row(i));
+            } else {
+              const uint64_t ticket = table.Ticket();
+              table.ApplyAndKeep(row(i), ticket);
+            }
             break;
           case 5:
             if (InodeRef e = table.Changed(ino)) {
