@@ -29,6 +29,7 @@
 #include "fs/metrics_exporter.h"
 #include "fs/file_system.h"
 #include "fs/fuse_ops.h"
+#include "fs/fuse_worker_pool.h"
 #include "fs/uring_transport.h"
 #include "fs/volume_label.h"
 
@@ -371,14 +372,13 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
       LogWarning("io_uring: {}; serving over /dev/fuse", installed.status().ToString());
     }
   }
-  int rc;
+  FuseServeEnd end;
   {
     WritebackThread writeback(**fs, options);
-    fuse_loop_config* config = fuse_loop_cfg_create();
-    fuse_loop_cfg_set_clone_fd(config, 0);
-    fuse_loop_cfg_set_max_threads(config, options.max_threads);
-    rc = fuse_session_loop_mt(se, config);
-    fuse_loop_cfg_destroy(config);
+    FuseWorkerPoolOptions pool;
+    pool.max_threads = options.max_threads;
+    pool.runners = DefaultFuseRunners(options.max_threads);
+    end = ServeFuseSession(se, pool);
   }
   (*control)->Stop();
   fuse_session_unmount(se);
@@ -388,15 +388,13 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   fuse_remove_signal_handlers(se);
   fuse_session_destroy(se);
   fuse_opt_free_args(&args);
-  // libfuse's signal handler ends the loop with the signal's number: SIGTERM,
-  // SIGINT and SIGHUP are how systemd and a terminal stop a foreground daemon,
-  // and the unmount above was clean, so they are a success (exit 0).
-  const bool stopped_by_signal = rc == SIGTERM || rc == SIGINT || rc == SIGHUP;
-  const int status = rc == 0 || stopped_by_signal ? 0 : 1;
+  // SIGTERM, SIGINT and SIGHUP are how systemd and a terminal stop a foreground
+  // daemon, and the unmount above was clean, so they are a success (exit 0).
+  const int status = end.error == 0 ? 0 : 1;
   if (status == 0) {
-    LogInfo("unmounted {}{}", mountpoint, stopped_by_signal ? " (stopped by a signal)" : "");
+    LogInfo("unmounted {}{}", mountpoint, end.by_signal ? " (stopped by a signal)" : "");
   } else {
-    LogError("the FUSE loop of {} ended with {}", mountpoint, rc);
+    LogError("reading /dev/fuse for {} failed: {}", mountpoint, std::strerror(end.error));
   }
   return status;
 }

@@ -1,0 +1,48 @@
+// BlockingSection: marks a system call that may sleep on a device (a read that
+// misses the page cache, an fsync, an inode allocation), so that the thread
+// pool serving the calling thread can let another thread take its place
+// (fs/fuse_worker_pool.h).
+//
+// A pool installs its hooks in each of its threads (t_blocking_hooks); in any
+// other thread (the writeback thread, the group committer, io_uring threads,
+// tests) a BlockingSection costs a thread-local load and does nothing. Sections
+// nest: only the outermost calls the hooks.
+#pragma once
+
+#include <cerrno>
+
+namespace tierfs {
+
+class BlockingHooks {
+ public:
+  virtual ~BlockingHooks() = default;
+  // The calling thread is about to block / is back. Thread-safe; cheap.
+  virtual void EnterBlocking() = 0;
+  virtual void LeaveBlocking() = 0;
+};
+
+// The hooks of the pool the calling thread belongs to, or nullptr.
+inline thread_local BlockingHooks* t_blocking_hooks = nullptr;
+
+class BlockingSection {
+ public:
+  BlockingSection() : hooks_(t_blocking_hooks) {
+    if (hooks_ != nullptr && depth_++ == 0) hooks_->EnterBlocking();
+  }
+  // Keeps errno: the section wraps a system call whose caller reads it.
+  ~BlockingSection() {
+    if (hooks_ != nullptr && --depth_ == 0) {
+      const int saved = errno;
+      hooks_->LeaveBlocking();
+      errno = saved;
+    }
+  }
+  BlockingSection(const BlockingSection&) = delete;
+  BlockingSection& operator=(const BlockingSection&) = delete;
+
+ private:
+  BlockingHooks* const hooks_;
+  static inline thread_local int depth_ = 0;
+};
+
+}  // namespace tierfs
