@@ -31,6 +31,10 @@ DEFINE_double(attr_timeout, 60, "seconds the kernel may cache attributes (0..315
 DEFINE_int32(writeback_seconds, 5,
              "period of the I/O counter and inode writeback, seconds (1..3600)");
 DEFINE_int32(threads, 16, "maximum FUSE worker threads (1..1024)");
+DEFINE_int32(running_threads, 0,
+             "FUSE worker threads that read and serve requests at once over /dev/fuse "
+             "(0..1024; 0, the default: the number of CPUs, at least 2); the others wait "
+             "and serve only while a running one waits for a disk");
 DEFINE_double(commit_ms, 5,
               "group commit window, milliseconds (0..1000): namespace changes gather this "
               "long in one database commit; fsync and fsyncdir commit at once; 0 = every "
@@ -100,6 +104,9 @@ static bool ValidateCommitMs(const char* flag, double value) {
 static bool ValidateThreads(const char* flag, int32_t value) {
   return InRange(flag, value, 1, 1024);
 }
+static bool ValidateRunningThreads(const char* flag, int32_t value) {
+  return InRange(flag, value, 0, 1024);
+}
 static bool ValidatePrecreate(const char* flag, int32_t value) {
   return InRange(flag, value, 0, 4096);
 }
@@ -136,6 +143,7 @@ DEFINE_validator(metrics_textfile, &ValidateTextfile);
 DEFINE_validator(attr_timeout, &ValidateTimeout);
 DEFINE_validator(writeback_seconds, &ValidateWriteback);
 DEFINE_validator(threads, &ValidateThreads);
+DEFINE_validator(running_threads, &ValidateRunningThreads);
 DEFINE_validator(precreate_objects, &ValidatePrecreate);
 DEFINE_validator(cached_inodes, &ValidateCachedInodes);
 DEFINE_validator(commit_ms, &ValidateCommitMs);
@@ -177,6 +185,7 @@ std::string ValueName(const gflags::CommandLineFlagInfo& flag) {
       {"attr_timeout", "SECONDS"},
       {"writeback_seconds", "SECONDS"},
       {"threads", "N"},
+      {"running_threads", "N"},
       {"precreate_objects", "N"},
       {"cached_inodes", "N"},
       {"commit_ms", "MILLISECONDS"},
@@ -360,6 +369,7 @@ int main(int argc, char** argv) {
   options.attr_timeout = FLAGS_attr_timeout;
   options.writeback_seconds = FLAGS_writeback_seconds;
   options.max_threads = FLAGS_threads;
+  options.running_threads = FLAGS_running_threads;
   options.commit_window_us = static_cast<int64_t>(FLAGS_commit_ms * 1000);
   options.exact_atime = FLAGS_exact_atime;
   options.writeback_cache = FLAGS_writeback_cache;

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <thread>
 
+#include "common/blocking_section.h"
+
 namespace tierfs {
 namespace {
 
@@ -145,7 +147,8 @@ uint64_t FaultInjectingVolumeIo::faults_injected() const {
 
 #define TIERFS_FAULT_OR_PASS(op, path)                                            \
   Verdict verdict = Check(op, path);                                              \
-  if (verdict.delay_ms > 0) {                                                     \
+  if (verdict.delay_ms > 0) { /* a slow device: the wait blocks as its I/O would */ \
+    BlockingSection blocking;                                                     \
     std::this_thread::sleep_for(std::chrono::milliseconds(verdict.delay_ms));     \
   }                                                                               \
   if (verdict.fail) {                    \

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -377,7 +378,9 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
     WritebackThread writeback(**fs, options);
     FuseWorkerPoolOptions pool;
     pool.max_threads = options.max_threads;
-    pool.runners = DefaultFuseRunners(options.max_threads);
+    pool.runners = options.running_threads > 0
+                       ? std::min(options.running_threads, options.max_threads)
+                       : DefaultFuseRunners(options.max_threads);
     end = ServeFuseSession(se, pool);
   }
   (*control)->Stop();

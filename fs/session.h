@@ -26,6 +26,7 @@ struct SessionOptions {
   double attr_timeout = 60;          // seconds
   int writeback_seconds = 5;         // period of the counter/inode writeback
   int max_threads = 16;              // FUSE worker threads
+  int running_threads = 0;           // FuseWorkerPoolOptions::runners (0 = DefaultFuseRunners)
   int64_t commit_window_us = 5000;   // group commit window (0 = commit every change)
   bool exact_atime = false;          // FileSystemOptions::exact_atime
   bool writeback_cache = false;      // FUSE_CAP_WRITEBACK_CACHE (fs/fuse_ops.cc OpInit)
