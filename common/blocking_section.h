@@ -13,12 +13,18 @@
 
 namespace tierfs {
 
+// What a section waits for. The pool learns how long each kind takes on this
+// machine's devices: a write into the page cache returns sooner than another
+// thread could be woken to serve meanwhile, a read from a disk does not.
+enum class BlockingKind { kRead, kWrite, kSync, kNamespace };
+inline constexpr int kBlockingKinds = 4;
+
 class BlockingHooks {
  public:
   virtual ~BlockingHooks() = default;
   // The calling thread is about to block / is back. Thread-safe; cheap.
-  virtual void EnterBlocking() = 0;
-  virtual void LeaveBlocking() = 0;
+  virtual void EnterBlocking(BlockingKind kind) = 0;
+  virtual void LeaveBlocking(BlockingKind kind) = 0;
 };
 
 // The hooks of the pool the calling thread belongs to, or nullptr.
@@ -26,14 +32,14 @@ inline thread_local BlockingHooks* t_blocking_hooks = nullptr;
 
 class BlockingSection {
  public:
-  BlockingSection() : hooks_(t_blocking_hooks) {
-    if (hooks_ != nullptr && depth_++ == 0) hooks_->EnterBlocking();
+  explicit BlockingSection(BlockingKind kind) : hooks_(t_blocking_hooks), kind_(kind) {
+    if (hooks_ != nullptr && depth_++ == 0) hooks_->EnterBlocking(kind_);
   }
   // Keeps errno: the section wraps a system call whose caller reads it.
   ~BlockingSection() {
     if (hooks_ != nullptr && --depth_ == 0) {
       const int saved = errno;
-      hooks_->LeaveBlocking();
+      hooks_->LeaveBlocking(kind_);
       errno = saved;
     }
   }
@@ -42,6 +48,7 @@ class BlockingSection {
 
  private:
   BlockingHooks* const hooks_;
+  const BlockingKind kind_;
   static inline thread_local int depth_ = 0;
 };
 

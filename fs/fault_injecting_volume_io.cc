@@ -8,6 +8,7 @@
 #include <charconv>
 #include <chrono>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "common/blocking_section.h"
@@ -145,10 +146,22 @@ uint64_t FaultInjectingVolumeIo::faults_injected() const {
   return injected_;
 }
 
+namespace {
+
+// What a delayed call stands for, to the FUSE worker pool.
+BlockingKind KindOf(std::string_view op) {
+  if (op == "read") return BlockingKind::kRead;
+  if (op == "write" || op == "copy") return BlockingKind::kWrite;
+  if (op == "fsync") return BlockingKind::kSync;
+  return BlockingKind::kNamespace;
+}
+
+}  // namespace
+
 #define TIERFS_FAULT_OR_PASS(op, path)                                            \
   Verdict verdict = Check(op, path);                                              \
   if (verdict.delay_ms > 0) { /* a slow device: the wait blocks as its I/O would */ \
-    BlockingSection blocking;                                                     \
+    BlockingSection blocking(KindOf(op));                                         \
     std::this_thread::sleep_for(std::chrono::milliseconds(verdict.delay_ms));     \
   }                                                                               \
   if (verdict.fail) {                    \

@@ -4,11 +4,16 @@
 #include <pthread.h>
 #include <semaphore.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
 #include <cerrno>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <list>
 #include <mutex>
@@ -26,6 +31,7 @@ class Pool final : public BlockingHooks {
         max_threads_(std::max(1, options.max_threads)),
         runners_(std::clamp(options.runners, 1, max_threads_)) {
     sem_init(&finish_, 0, 0);
+    for (std::atomic<int64_t>& typical : typical_ns_) typical.store(kHandOffNs * 10);
   }
   ~Pool() override { sem_destroy(&finish_); }
   Pool(const Pool&) = delete;
@@ -33,13 +39,17 @@ class Pool final : public BlockingHooks {
 
   FuseServeEnd Serve();
 
-  // A worker is about to block on a device: while no other worker waits for a
-  // request and fewer than runners_ are left running, wake a parked worker
-  // (or start one) to read in its place.
-  void EnterBlocking() override {
+  // A worker is about to block on a device: if calls of this kind take longer
+  // than waking a thread does, while no other worker waits for a request and
+  // fewer than runners_ are left running, wake a parked worker (or start one)
+  // to read in its place.
+  void EnterBlocking(BlockingKind kind) override {
+    t_section_start = std::chrono::steady_clock::now();
+    const bool slow =
+        typical_ns_[static_cast<int>(kind)].load(std::memory_order_relaxed) >= kHandOffNs;
     std::lock_guard lock(mu_);
     ++blocked_;
-    if (stopping_ || reading_ > 0 || active_ - blocked_ >= runners_) return;
+    if (!slow || stopping_ || reading_ > 0 || active_ - blocked_ >= runners_) return;
     if (parked_ > wakes_) {
       ++wakes_;
       parked_cv_.notify_one();
@@ -47,7 +57,16 @@ class Pool final : public BlockingHooks {
       StartLocked();
     }
   }
-  void LeaveBlocking() override {
+  // Learns how long calls of `kind` take: a slow one counts at once (a device
+  // that just turned slow makes the next calls hand off), fast ones bring the
+  // figure down by an eighth of the difference each.
+  void LeaveBlocking(BlockingKind kind) override {
+    const int64_t took = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::steady_clock::now() - t_section_start)
+                             .count();
+    std::atomic<int64_t>& typical = typical_ns_[static_cast<int>(kind)];
+    const int64_t was = typical.load(std::memory_order_relaxed);
+    typical.store(took >= was ? took : was - (was - took) / 8, std::memory_order_relaxed);
     std::lock_guard lock(mu_);
     --blocked_;
   }
@@ -71,6 +90,12 @@ class Pool final : public BlockingHooks {
   // The first end wins (mu_ held): wakes the parked workers and Serve.
   void StopLocked(int error);
 
+  // A call expected to take at least this long hands its worker's place over:
+  // several times what waking a parked thread costs (a few microseconds), so
+  // that a read or write served from the page cache never pays for a wake-up.
+  static constexpr int64_t kHandOffNs = 30'000;
+  static inline thread_local std::chrono::steady_clock::time_point t_section_start;
+
   fuse_session* const se_;
   const int max_threads_;
   const int runners_;
@@ -84,6 +109,9 @@ class Pool final : public BlockingHooks {
   int wakes_ = 0;              // parked workers told to run, not yet running
   bool stopping_ = false;
   int error_ = 0;
+  // How long calls of each BlockingKind took of late, ns (LeaveBlocking); a
+  // kind starts out slow, so that its first calls hand off.
+  std::array<std::atomic<int64_t>, kBlockingKinds> typical_ns_{};
   sem_t finish_;  // posted at the stop; a semaphore, whose wait a signal interrupts
 };
 
@@ -165,20 +193,24 @@ FuseServeEnd Pool::Serve() {
   }
   // A stop signal's handler ends the session and interrupts this wait (the
   // main thread gets process-directed signals first; the workers block them);
-  // a worker that sees the session end posts the semaphore.
+  // a worker that sees the session end posts the semaphore. The wait is
+  // bounded: a signal handled just before it began interrupts nothing.
   bool interrupted = false;
   while (!fuse_session_exited(se_)) {
     {
       std::lock_guard lock(mu_);
       if (stopping_) break;
     }
-    interrupted = sem_wait(&finish_) != 0 && errno == EINTR;
+    timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 1;
+    interrupted = sem_timedwait(&finish_, &until) != 0 && errno == EINTR;
   }
   std::list<Worker> done;
   FuseServeEnd end;
   {
     std::lock_guard lock(mu_);
-    end.by_signal = !stopping_ && interrupted;
+    end.by_signal = interrupted;
     StopLocked(0);
     end.error = error_;
     for (Worker& w : workers_) {

@@ -13,10 +13,13 @@
 // BlockingSection: volume I/O, the database's file I/O) while no other thread
 // is reading lets a parked thread take its place (or starts one, up to
 // `max_threads`), so requests keep being served while it waits; a thread back
-// from such a call parks again once more than `runners` threads run. Requests
-// served from memory and the database's cache (lookups, getattr, rename,
-// unlink) therefore pass from one request to the next on the same threads
-// without sleeping, and requests that wait for a disk still run concurrently.
+// from such a call parks again once more than `runners` threads run. It hands
+// over only for kinds of calls (BlockingKind) that took longer of late than a
+// wake-up costs: a write into the page cache returns before a woken thread
+// would run. Requests served from memory and the database's cache (lookups,
+// getattr, rename, unlink) therefore pass from one request to the next on the
+// same threads without sleeping, and requests that wait for a disk still run
+// concurrently.
 //
 // Used when the session is served over /dev/fuse (not over io_uring rings,
 // whose threads are the transport's own).

@@ -59,11 +59,11 @@ int ShimClose(sqlite3_file* f) { return Real(f)->pMethods->xClose(Real(f)); }
 // Reads, writes, truncates and syncs may wait for the disk: a FUSE worker
 // making them lets another serve meanwhile (common/blocking_section.h).
 int ShimRead(sqlite3_file* f, void* buf, int amount, sqlite3_int64 offset) {
-  BlockingSection blocking;
+  BlockingSection blocking(BlockingKind::kRead);
   return Real(f)->pMethods->xRead(Real(f), buf, amount, offset);
 }
 int ShimWrite(sqlite3_file* f, const void* buf, int amount, sqlite3_int64 offset) {
-  BlockingSection blocking;
+  BlockingSection blocking(BlockingKind::kWrite);
   int rc = Real(f)->pMethods->xWrite(Real(f), buf, amount, offset);
   while (rc == SQLITE_FULL && FreeRoomFor(f)) {
     rc = Real(f)->pMethods->xWrite(Real(f), buf, amount, offset);
@@ -71,11 +71,11 @@ int ShimWrite(sqlite3_file* f, const void* buf, int amount, sqlite3_int64 offset
   return rc;
 }
 int ShimTruncate(sqlite3_file* f, sqlite3_int64 size) {
-  BlockingSection blocking;
+  BlockingSection blocking(BlockingKind::kNamespace);
   return Real(f)->pMethods->xTruncate(Real(f), size);
 }
 int ShimSync(sqlite3_file* f, int flags) {
-  BlockingSection blocking;
+  BlockingSection blocking(BlockingKind::kSync);
   return Real(f)->pMethods->xSync(Real(f), flags);
 }
 int ShimFileSize(sqlite3_file* f, sqlite3_int64* size) {
