@@ -384,6 +384,7 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
     end = ServeFuseSession(se, pool);
   }
   (*control)->Stop();
+  if (uring) uring->CloseDevice();
   fuse_session_unmount(se);
   // The unmount ends the connection, which cancels the rings' commands: their
   // threads end, before the session (which holds the transport's I/O) goes.

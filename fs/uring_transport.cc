@@ -13,6 +13,8 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
+#include <shared_mutex>
 #include <thread>
 #include <vector>
 
@@ -87,6 +89,10 @@ struct UringTransport::State {
   std::atomic<bool> stopping{false};
   std::atomic<uint64_t> served{0};
   std::atomic<uint64_t> lost_replies{0};
+  // Writes to /dev/fuse (replies over it, notifications) hold it shared;
+  // CloseDevice takes it to end them.
+  std::shared_mutex device_mu;
+  bool device_closed = false;  // guarded by device_mu
 
   // Makes every ring and its entries for payloads up to `payload` bytes. False
   // (logged, everything freed) when one cannot be made.
@@ -144,6 +150,11 @@ ssize_t WritevHook(int fd, iovec* iov, int count, void*) {
         init->flags2 |= kFlags2OverIoUring;
       }
     }
+  }
+  std::shared_lock device(s->device_mu);
+  if (s->device_closed) {
+    errno = ENODEV;
+    return -1;
   }
   const ssize_t written = writev(fd, iov, count);
   if (advertise && written >= 0) s->StartThreads();
@@ -321,6 +332,11 @@ void UringTransport::Stop() {
   if (!state_->rings.empty()) {
     LogInfo("io_uring: served {} requests", state_->served.load());
   }
+}
+
+void UringTransport::CloseDevice() {
+  std::unique_lock device(state_->device_mu);
+  state_->device_closed = true;
 }
 
 uint64_t UringTransport::requests() const { return state_->served.load(); }

@@ -63,6 +63,11 @@ class UringTransport {
   UringTransport(const UringTransport&) = delete;
   UringTransport& operator=(const UringTransport&) = delete;
 
+  // Before the session's /dev/fuse descriptor is closed (fuse_session_unmount
+  // closes it): waits for the writes to it in progress and makes every later one
+  // fail with ENODEV (a ring thread's notification during the stop), so that none
+  // reaches a closed or reused descriptor.
+  void CloseDevice();
   // After the session loop has ended and the file system is unmounted: ends the
   // ring threads (each notices within 100 ms) and waits for them.
   void Stop();
