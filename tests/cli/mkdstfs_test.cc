@@ -150,7 +150,8 @@ class CreateTest : public ::testing::Test {
     ASSERT_EQ(mkdir(hdd_.c_str(), 0755), 0);
     WriteFile(hdd_ + "/user-file.txt", "precious");
     Result<MkdstfsPlan> plan = PlanVolumes(
-        {VolumeProbe{{hdd_, ""}, "hdd", "", 1, "h"}, VolumeProbe{{ssd_, ""}, "ssd", "", 2, "s"}},
+        {VolumeProbe{{hdd_, ""}, "hdd", "", 1, "h", std::nullopt},
+         VolumeProbe{{ssd_, ""}, "ssd", "", 2, "s", std::nullopt}},
         false);
     ASSERT_TRUE(plan.ok());
     request_.plan = *plan;

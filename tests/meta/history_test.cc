@@ -68,11 +68,11 @@ TEST_F(HistoryTest, RelocationsNewestFirst) {
 }
 
 TEST_F(HistoryTest, ScansGetIdsAndComeNewestFirst) {
-  ScanRecord first{0, 0, 1.5, "analyze", "-C /", 10, 0, 0, 0};
+  ScanRecord first{0, 0, 1.5, "analyze", "-C /", 10, 0, 0, 0, 0, ""};
   ASSERT_TRUE(meta_->RecordScan(&first).ok());
   EXPECT_GT(first.id, 0);
   EXPECT_EQ(first.started_ns, kStartNs);
-  ScanRecord second{0, 999, 2.0, "enforce", "-T ssd", 20, 3, 4096, 1};
+  ScanRecord second{0, 999, 2.0, "enforce", "-T ssd", 20, 3, 4096, 1, 0, ""};
   ASSERT_TRUE(meta_->RecordScan(&second).ok());
   EXPECT_GT(second.id, first.id);
   auto scans = meta_->RecentScans(10);
@@ -94,7 +94,7 @@ TEST_F(HistoryTest, ScansGetIdsAndComeNewestFirst) {
 
 TEST_F(HistoryTest, HistorySurvivesReopen) {
   ASSERT_TRUE(meta_->RecordRelocation({0, 7, 2, 1, 10, 0.1, "moved"}).ok());
-  ScanRecord scan{0, 0, 1, "enforce", "", 1, 1, 10, 0};
+  ScanRecord scan{0, 0, 1, "enforce", "", 1, 1, 10, 0, 0, ""};
   ASSERT_TRUE(meta_->RecordScan(&scan).ok());
   ASSERT_TRUE(meta_->SetPolicy({"p", "<x/>", 0}).ok());
   Reopen();
