@@ -49,7 +49,9 @@ TEST(FsvoladmArgsTest, BadInputIsRefused) {
        }) {
     auto a = ParseFsvoladmArgs(args);
     EXPECT_FALSE(a.ok()) << args.size();
-    if (!a.ok()) EXPECT_EQ(a.status().code(), EINVAL);
+    if (!a.ok()) {
+      EXPECT_EQ(a.status().code(), EINVAL);
+    }
   }
 }
 
