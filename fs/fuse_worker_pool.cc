@@ -45,11 +45,11 @@ class Pool final : public BlockingHooks {
   // to read in its place.
   void EnterBlocking(BlockingKind kind) override {
     t_section_start = std::chrono::steady_clock::now();
-    const bool slow =
-        typical_ns_[static_cast<int>(kind)].load(std::memory_order_relaxed) >= kHandOffNs;
+    blocked_.fetch_add(1);
+    // A fast kind takes no lock: volume reads and writes are the data path.
+    if (typical_ns_[static_cast<int>(kind)].load(std::memory_order_relaxed) < kHandOffNs) return;
     std::lock_guard lock(mu_);
-    ++blocked_;
-    if (!slow || stopping_ || reading_ > 0 || active_ - blocked_ >= runners_) return;
+    if (stopping_ || reading_ > 0 || active_ - blocked_ >= runners_) return;
     if (parked_ > wakes_) {
       ++wakes_;
       parked_cv_.notify_one();
@@ -67,8 +67,7 @@ class Pool final : public BlockingHooks {
     std::atomic<int64_t>& typical = typical_ns_[static_cast<int>(kind)];
     const int64_t was = typical.load(std::memory_order_relaxed);
     typical.store(took >= was ? took : was - (was - took) / 8, std::memory_order_relaxed);
-    std::lock_guard lock(mu_);
-    --blocked_;
+    blocked_.fetch_sub(1);
   }
 
  private:
@@ -99,11 +98,13 @@ class Pool final : public BlockingHooks {
   fuse_session* const se_;
   const int max_threads_;
   const int runners_;
-  std::mutex mu_;  // guards everything below
+  std::mutex mu_;  // guards everything below but blocked_ and typical_ns_
   std::condition_variable parked_cv_;
   std::list<Worker> workers_;  // a list: a Worker's address stays put
   int active_ = 0;             // workers not parked
-  int blocked_ = 0;            // active workers inside a BlockingSection
+  // Active workers inside a BlockingSection: atomic, so that a section of a
+  // fast kind changes it without mu_ (read under mu_ for the decisions).
+  std::atomic<int> blocked_{0};
   int reading_ = 0;            // workers waiting in fuse_session_receive_buf
   int parked_ = 0;
   int wakes_ = 0;              // parked workers told to run, not yet running

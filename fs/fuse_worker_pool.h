@@ -31,7 +31,7 @@ namespace tierfs {
 
 struct FuseWorkerPoolOptions {
   int max_threads = 16;  // >= 1: threads serving at most, parked ones included
-  int runners = 2;       // >= 1: threads reading and serving at once, not blocked
+  int runners = 2;       // threads reading and serving at once, not blocked (1..max_threads)
 };
 
 // How serving a session ended: `error` is 0 when the file system was

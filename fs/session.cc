@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -378,9 +377,8 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
     WritebackThread writeback(**fs, options);
     FuseWorkerPoolOptions pool;
     pool.max_threads = options.max_threads;
-    pool.runners = options.running_threads > 0
-                       ? std::min(options.running_threads, options.max_threads)
-                       : DefaultFuseRunners(options.max_threads);
+    pool.runners = options.running_threads > 0 ? options.running_threads
+                                               : DefaultFuseRunners(options.max_threads);
     end = ServeFuseSession(se, pool);
   }
   (*control)->Stop();

@@ -89,7 +89,7 @@ struct UringTransport::State {
   std::atomic<bool> stopping{false};
   std::atomic<uint64_t> served{0};
   std::atomic<uint64_t> lost_replies{0};
-  // Writes to /dev/fuse (replies over it, notifications) hold it shared;
+  // A ring thread's writes to /dev/fuse (notifications) hold it shared;
   // CloseDevice takes it to end them.
   std::shared_mutex device_mu;
   bool device_closed = false;  // guarded by device_mu
@@ -151,10 +151,16 @@ ssize_t WritevHook(int fd, iovec* iov, int count, void*) {
       }
     }
   }
-  std::shared_lock device(s->device_mu);
-  if (s->device_closed) {
-    errno = ENODEV;
-    return -1;
+  // A ring thread's write here (a notification sent while it serves) may come
+  // during the stop: CloseDevice ends those. /dev/fuse's own workers are joined
+  // before the stop, so their replies take no lock.
+  std::shared_lock<std::shared_mutex> device;
+  if (current_entry != nullptr) {
+    device = std::shared_lock(s->device_mu);
+    if (s->device_closed) {
+      errno = ENODEV;
+      return -1;
+    }
   }
   const ssize_t written = writev(fd, iov, count);
   if (advertise && written >= 0) s->StartThreads();
