@@ -167,6 +167,17 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
         values.mode &= ~S_ISGID;
         fields |= meta::kAttrMode;
       }
+      // The kernel's kills (FUSE_HANDLE_KILLPRIV_V2): never of a directory.
+      const bool kills = !S_ISDIR(values.mode);
+      if (kills && (to_set & FUSE_SET_ATTR_KILL_SUID) != 0 && (values.mode & S_ISUID) != 0) {
+        values.mode &= ~S_ISUID;
+        fields |= meta::kAttrMode;
+      }
+      if (kills && (to_set & FUSE_SET_ATTR_KILL_SGID) != 0 &&
+          (values.mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP)) {
+        values.mode &= ~S_ISGID;
+        fields |= meta::kAttrMode;
+      }
       requested_times = fields & (meta::kAttrAtime | meta::kAttrMtime);
       // With the writeback cache the kernel sends the times of written data as a
       // bare mtime+ctime setattr after the pages (fuse_flush_times), at every

@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fuse_lowlevel.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -294,6 +296,23 @@ Status FileSystem::MoveOnNoSpace(const InodeRef& inode, uint32_t full_volume,
   LogWarning("inode {} moved from full volume {} to {} ({} bytes)", attr.ino,
              volumes_->NameOf(full_volume), volumes_->NameOf(*target), result->bytes);
   return Status::Ok();
+}
+
+Result<bool> FileSystem::KillSuidSgid(uint64_t ino, FileHandle* fh) {
+  uint32_t mode = 0;
+  if (InodeRef inode = fh != nullptr ? fh->inode : inodes_.Find(ino)) {
+    std::lock_guard lock(inode->mu);
+    mode = inode->attr.mode;
+  } else {
+    auto attr = GetAttr(ino);
+    if (!attr.ok()) return attr.status();
+    mode = attr->mode;
+  }
+  if ((mode & S_ISUID) == 0 && (mode & (S_ISGID | S_IXGRP)) != (S_ISGID | S_IXGRP)) return false;
+  struct stat none {};
+  auto r = SetAttr(ino, none, FUSE_SET_ATTR_KILL_SUID | FUSE_SET_ATTR_KILL_SGID, fh);
+  if (!r.ok()) return r.status();
+  return true;
 }
 
 void FileSystem::DropSetgidAfterWrite(FileHandle* fh, const Caller& caller) {

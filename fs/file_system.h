@@ -143,7 +143,10 @@ class FileSystem {
   void FillStat(const meta::Inode& attr, struct stat* st);
   // `to_set` is a FUSE_SET_ATTR_* mask; `fh` may be null (truncate(2) by path).
   // `caller` (with its groups) for a size or owner change by an unprivileged user:
-  // see DropsSetgidWithoutGroupExec.
+  // see DropsSetgidWithoutGroupExec. FUSE_SET_ATTR_KILL_SUID | FUSE_SET_ATTR_KILL_SGID
+  // carry the kernel's FUSE_HANDLE_KILLPRIV_V2 mark (fs/serving_request.h): setuid
+  // goes, and setgid when group-execute is set (the VFS's rule for a write,
+  // truncate or chown), in the same commit as the rest.
   Result<meta::Inode> SetAttr(uint64_t ino, const struct stat& attr, int to_set, FileHandle* fh,
                               const Caller* caller = nullptr);
   // mknod/mkdir/symlink: `mode` carries the file type. `target` only for symlinks.
@@ -207,6 +210,14 @@ class FileSystem {
   void SetKernelKeepsWriteTimes(bool on) { kernel_keeps_write_times_.store(on); }
   // Clears setgid (no group-execute) after a write by `caller` when the VFS would.
   void DropSetgidAfterWrite(FileHandle* fh, const Caller& caller);
+  // Before a WRITE or an OPEN the kernel marked to clear setuid/setgid
+  // (FUSE_HANDLE_KILLPRIV_V2; fs/serving_request.h): SetAttr with only
+  // FUSE_SET_ATTR_KILL_SUID | FUSE_SET_ATTR_KILL_SGID when the file has setuid, or
+  // setgid with group-execute; a look at memory otherwise (every O_DIRECT write of
+  // an unprivileged caller carries the mark). `fh` may be null. Returns whether the
+  // mode changed: the kernel's cached attributes are then stale. Errors: those of
+  // SetAttr (ENOENT, EIO, ENOSPC).
+  Result<bool> KillSuidSgid(uint64_t ino, FileHandle* fh);
   Status Fsync(FileHandle* fh, bool datasync);
   // Closes the handle (deletes it); reclaims an unlinked inode at its last close.
   Status Release(FileHandle* fh);

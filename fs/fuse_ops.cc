@@ -1,6 +1,7 @@
 // libfuse3 low-level handlers: one shim per operation (see fuse_ops.h).
 #include "fs/fuse_ops.h"
 
+#include <linux/fuse.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 
@@ -13,6 +14,7 @@
 
 #include "fs/file_system.h"
 #include "fs/kernel_order.h"
+#include "fs/serving_request.h"
 #include "fs/uring_transport.h"
 
 namespace tierfs {
@@ -149,9 +151,10 @@ void OpInit(void* userdata, fuse_conn_info* conn) {
   }
   ctx->fs->SetKernelKeepsWriteTimes(ctx->writeback_cache);
   conn->want &= ~(FUSE_CAP_POSIX_LOCKS | FUSE_CAP_FLOCK_LOCKS);
-  // The kernel, not the daemon, clears setuid/setgid on write, truncate and chown:
-  // only it knows whether the caller has CAP_FSETID, and it applies the same VFS
-  // rules as ext4 (libfuse turns HANDLE_KILLPRIV on by default).
+  // Not the first HANDLE_KILLPRIV (libfuse's default), under which the daemon would
+  // clear setuid/setgid on every write, truncate and chown without knowing whether
+  // the caller has CAP_FSETID. The session's custom I/O asks for its second version
+  // instead, whose requests carry the kernel's verdict (fs/serving_request.h).
   conn->want &= ~FUSE_CAP_HANDLE_KILLPRIV;
   // open(O_TRUNC) becomes open + setattr(size 0, mtime now) from the kernel's
   // do_truncate, which also clears setuid/setgid for an unprivileged caller; with
@@ -201,14 +204,25 @@ void OpSetattr(fuse_req_t req, fuse_ino_t ino, struct stat* attr, int to_set,
   // that asks for nothing (or only ctime: chown(-1, -1)). The empty one is how the
   // kernel's file_remove_privs reaches FUSE when a write by a non-member must kill
   // the bit (fuse_setattr keeps only the older rule, setgid with group-execute).
+  const bool empty = (to_set & ~FUSE_SET_ATTR_CTIME) == 0;
   std::optional<Caller> caller;
   if (((to_set & (FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID |
                   FUSE_SET_ATTR_MODE)) != 0 ||
-       (to_set & ~FUSE_SET_ATTR_CTIME) == 0) &&
+       empty) &&
       fuse_req_ctx(req)->uid != 0) {
     caller = CallerWithGroups(req);
   }
   const Caller* who = caller ? &*caller : nullptr;
+  // FUSE_HANDLE_KILLPRIV_V2: a truncate by a caller without CAP_FSETID, or a chown,
+  // clears setuid/setgid here (the kernel leaves it to the daemon). So does a
+  // chown(-1, -1) of a non-directory, as on ext4: the kernel drops its kill from
+  // the request without a mark (fuse_setattr marks only a chown that names an
+  // owner), so it arrives asking for nothing. (Without KILLPRIV_V2 the kernel
+  // turns a kill into a mode change, and a request that asks for nothing never
+  // finds setuid, or setgid with group-execute, to clear.)
+  if (empty || ServingRequestKillsSuidgid(FUSE_SETATTR, ino)) {
+    to_set |= FUSE_SET_ATTR_KILL_SUID | FUSE_SET_ATTR_KILL_SGID;
+  }
   // The handle's use ends before the reply (fs/kernel_order.h).
   auto r = fi != nullptr ? Fs(req).SetAttr(ino, *attr, to_set, Handle(fi), who)
                          : Fs(req).SetAttr(ino, *attr, to_set, nullptr, who);
@@ -292,10 +306,20 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   if (!r.ok()) return ReplyStatus(req, r.status());
   const bool moved_atime = (*r)->moved_atime;
   SetOpenFlags(fi, *r);
+  // An O_TRUNC open by a caller without CAP_FSETID (FUSE_HANDLE_KILLPRIV_V2).
+  bool killed = false;
+  if (ServingRequestKillsSuidgid(FUSE_OPEN, ino)) {
+    auto k = Fs(req).KillSuidSgid(ino, *r);
+    if (!k.ok()) {
+      Fs(req).Release(*r);
+      return ReplyStatus(req, k.status());
+    }
+    killed = *k;
+  }
   // The kernel drops its cached atime after every read it sends; an open that
   // moved atime for its reads must do the same (offset < 0: attributes only, no
-  // lock the kernel holds for this open is taken).
-  if (moved_atime) {
+  // lock the kernel holds for this open is taken). So must one that changed the mode.
+  if (moved_atime || killed) {
     if (fuse_session* se = Ctx(req).session) fuse_lowlevel_notify_inval_inode(se, ino, -1, 0);
   }
   FileSystem& fs = Fs(req);
@@ -327,8 +351,19 @@ void OpRead(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* 
 // WRITE, with its bytes as libfuse received them: in memory, or (splice,
 // FuseContext::splice_writes) still in the worker's pipe, from which they are
 // spliced into the object without passing through the daemon's memory.
-void OpWriteBuf(fuse_req_t req, fuse_ino_t, fuse_bufvec* in, off_t off, fuse_file_info* fi) {
+void OpWriteBuf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t off,
+                fuse_file_info* fi) {
   RequestTimer timer(req, FuseOp::kWrite);
+  // FUSE_HANDLE_KILLPRIV_V2: a write by a caller without CAP_FSETID clears
+  // setuid/setgid first, as the VFS does before it writes. The kernel keeps the
+  // mode it has cached (only size and times are refreshed after a write).
+  if (ServingRequestKillsSuidgid(FUSE_WRITE, ino)) {
+    auto killed = Fs(req).KillSuidSgid(ino, Handle(fi));
+    if (!killed.ok()) return ReplyStatus(req, killed.status());
+    if (*killed) {
+      if (fuse_session* se = Ctx(req).session) fuse_lowlevel_notify_inval_inode(se, ino, -1, 0);
+    }
+  }
   FileSystem::WriteSource source;
   source.size = fuse_buf_size(in);
   const bool one_buffer = in->count - in->idx == 1 && in->off == 0;

@@ -363,13 +363,17 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   LogInfo("mounted {} on {} (pid {}, {} volumes, options {})", metadata_dir, mountpoint, getpid(),
           (*fs)->volumes().volumes().size(), mount_opts);
 
+  // The session's custom I/O: the rings (--io_uring) and FUSE_HANDLE_KILLPRIV_V2
+  // (fs/uring_transport.h). libfuse splices no request through a custom I/O, so
+  // --splice_writes without --io_uring keeps libfuse's own reads of /dev/fuse.
   std::unique_ptr<UringTransport> uring;
-  if (options.io_uring) {
-    auto installed = UringTransport::Install(se);
+  if (options.io_uring || !options.splice_writes) {
+    auto installed = UringTransport::Install(se, options.io_uring);
     if (installed.ok()) {
       uring = std::move(*installed);
     } else {
-      LogWarning("io_uring: {}; serving over /dev/fuse", installed.status().ToString());
+      LogWarning("custom /dev/fuse I/O: {}; serving over /dev/fuse without io_uring and "
+                 "without FUSE_HANDLE_KILLPRIV_V2", installed.status().ToString());
     }
   }
   FuseServeEnd end;

@@ -21,6 +21,7 @@
 #include <fuse_lowlevel.h>
 
 #include "common/log.h"
+#include "fs/serving_request.h"
 
 namespace tierfs {
 namespace {
@@ -85,6 +86,8 @@ struct UringTransport::State {
   std::atomic<uint64_t> init_unique{0};
   std::atomic<bool> init_seen{false};
   std::atomic<bool> offered{false};
+  bool want_rings = true;  // Install's make_rings
+  std::atomic<bool> killpriv_v2_offered{false};
   std::vector<std::unique_ptr<Ring>> rings;
   std::atomic<bool> stopping{false};
   std::atomic<uint64_t> served{0};
@@ -110,6 +113,8 @@ UringTransport::State* g_state = nullptr;  // the custom I/O callbacks' context
 
 ssize_t ReadHook(int fd, void* buf, size_t len, void*) {
   const ssize_t n = read(fd, buf, len);
+  // The worker that read it serves it, in this thread.
+  SetServingRequest(n > 0 ? buf : nullptr, n > 0 ? static_cast<size_t>(n) : 0);
   UringTransport::State* s = g_state;
   if (!s->init_seen.load(std::memory_order_relaxed) &&
       n >= static_cast<ssize_t>(sizeof(fuse_in_header) + sizeof(fuse_init_in))) {
@@ -117,6 +122,7 @@ ssize_t ReadHook(int fd, void* buf, size_t len, void*) {
     if (in->opcode == FUSE_INIT) {
       const auto* init = reinterpret_cast<const fuse_init_in*>(in + 1);
       s->offered = (init->flags & FUSE_INIT_EXT) != 0 && (init->flags2 & kFlags2OverIoUring) != 0;
+      s->killpriv_v2_offered = (init->flags & FUSE_HANDLE_KILLPRIV_V2) != 0;
       s->init_unique = in->unique;
       s->init_seen = true;
     }
@@ -137,7 +143,15 @@ ssize_t WritevHook(int fd, iovec* iov, int count, void*) {
   if (init_reply) {
     s->init_unique = 0;
     auto* init = static_cast<fuse_init_out*>(iov[1].iov_base);
-    if (!s->offered) {
+    if (s->killpriv_v2_offered) {
+      init->flags |= FUSE_HANDLE_KILLPRIV_V2;
+    } else {
+      LogInfo("the kernel does not offer FUSE_HANDLE_KILLPRIV_V2: it asks for "
+              "security.capability before every write");
+    }
+    if (!s->want_rings) {
+      // --io_uring=false: /dev/fuse only, and nothing to log.
+    } else if (!s->offered) {
       LogInfo("io_uring: the kernel does not offer it (set /sys/module/fuse/parameters/"
               "enable_uring to 1 before mounting); serving over /dev/fuse");
     } else {
@@ -283,7 +297,9 @@ void UringTransport::State::ServeRequest(Entry* entry) {
   entry->replied = false;
   const uint32_t opcode = in->opcode;
   current_entry = entry;
+  SetServingRequest(start, in->len);
   fuse_session_process_buf(se, &buf);
+  SetServingRequest(nullptr, 0);
   current_entry = nullptr;
   served.fetch_add(1, std::memory_order_relaxed);
   if (!entry->replied && lost_replies.fetch_add(1) == 0) {
@@ -316,10 +332,12 @@ ssize_t UringTransport::State::ReplyToEntry(Entry* entry, const iovec* iov, int 
 
 UringTransport::UringTransport(std::unique_ptr<State> state) : state_(std::move(state)) {}
 
-Result<std::unique_ptr<UringTransport>> UringTransport::Install(fuse_session* se) {
+Result<std::unique_ptr<UringTransport>> UringTransport::Install(fuse_session* se,
+                                                                bool make_rings) {
   if (g_state != nullptr) return Status::Invalid("one io_uring transport per process");
   auto state = std::make_unique<State>();
   state->se = se;
+  state->want_rings = make_rings;
   state->fd = fuse_session_fd(se);
   g_state = state.get();
   static const fuse_custom_io io = {WritevHook, ReadHook, nullptr, nullptr};

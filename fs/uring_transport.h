@@ -26,6 +26,20 @@
 //     them there), served by libfuse's worker loop as before. A REGISTER the kernel
 //     refuses turns io_uring off for the connection and requests keep coming over
 //     /dev/fuse.
+//   - Every request, over either path, is recorded for its handler
+//     (fs/serving_request.h) before libfuse parses it.
+//
+// The same custom I/O negotiates FUSE_HANDLE_KILLPRIV_V2, which libfuse 3.14 cannot
+// ask for: the daemon, not the kernel, then clears setuid/setgid on a write,
+// truncate or chown the kernel marks (FUSE_WRITE_KILL_SUIDGID, FATTR_KILL_SUIDGID,
+// FUSE_OPEN_KILL_SUIDGID), and the kernel sets SB_NOSEC on the mount. Why: without
+// SB_NOSEC the kernel asks for security.capability (a GETXATTR round trip) before
+// every write(2), even one the page cache absorbs; with it, only until a write finds
+// neither setuid/setgid nor a capability (the inode's S_NOSEC, which a later chmod
+// to setuid or a setxattr of security.* clears again). fio's 4 KiB random writes ran
+// 2.5x as fast (docs/benchmarks.md, tenth round). File capabilities stay the VFS's
+// to clear: it removes security.capability itself (security_inode_killpriv, a
+// REMOVEXATTR) before a write, truncate or chown of a file that has one.
 // Every tierfs handler replies in the thread that runs it; a reply for a ring
 // request that reached the hook from another thread would be lost, and is logged.
 //
@@ -54,10 +68,14 @@ class UringTransport {
   static constexpr int kEntriesPerThread = 1;
 
   // Installs the transport's I/O on `se`, which must be mounted and not yet
-  // serving. The rings are made when the kernel's INIT request offers io_uring;
-  // otherwise everything stays on /dev/fuse (logged). Errors: EINVAL from
-  // fuse_session_custom_io.
-  static Result<std::unique_ptr<UringTransport>> Install(fuse_session* se);
+  // serving. The rings are made when `make_rings` (`tierfs --io_uring`) and the
+  // kernel's INIT request offers io_uring; otherwise everything stays on
+  // /dev/fuse (logged). FUSE_HANDLE_KILLPRIV_V2 is asked for whenever the kernel
+  // offers it: with a custom I/O that has no splice hooks libfuse 3.14 never
+  // splices a request (do_init leaves FUSE_CAP_SPLICE_READ out), so every message
+  // reaches the read hook, and its kill marks the handlers. Errors: EINVAL from
+  // fuse_session_custom_io, or a second transport in the process.
+  static Result<std::unique_ptr<UringTransport>> Install(fuse_session* se, bool make_rings);
   // Stop() and frees the rings and buffers.
   ~UringTransport();
   UringTransport(const UringTransport&) = delete;

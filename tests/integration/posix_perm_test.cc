@@ -9,6 +9,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <string>
@@ -35,6 +36,21 @@ void Make(const std::string& path, mode_t mode, uid_t uid, gid_t gid,
   chown(path.c_str(), uid, gid);
   chmod(path.c_str(), mode);  // after chown, which clears setuid/setgid
 }
+// One aligned 4 KiB O_DIRECT write at offset 0: bytes written, or -1.
+long long DirectWrite(const std::string& path) {
+  const int fd = open(path.c_str(), O_WRONLY | O_DIRECT);
+  if (fd < 0) return -1;
+  void* block = nullptr;
+  long long n = -1;
+  if (posix_memalign(&block, 4096, 4096) == 0) {
+    std::memset(block, 'd', 4096);
+    n = pwrite(fd, block, 4096, 0);
+    free(block);
+  }
+  close(fd);
+  return n;
+}
+
 void MakeDir(const std::string& path, mode_t mode, uid_t uid, gid_t gid) {
   mkdir(path.c_str(), 0700);
   chown(path.c_str(), uid, gid);
@@ -171,7 +187,7 @@ TEST_F(PosixPermTest, SetgidDirectoriesPassTheirGroup) {
 TEST_F(PosixPermTest, SetuidAndSetgidBitsAreClearedLikeExt4) {
   Observations o = Compare([](const std::string& b, Observations& o) {
     MakeDir(b + "/d", 0777, 0, 0);
-    for (const char* name : {"w", "t", "o", "c", "g", "nogx", "root"}) {
+    for (const char* name : {"w", "t", "o", "c", "g", "nogx", "root", "dw", "droot"}) {
       Make(b + "/d/" + name, 06777, kUser, kGroup, "0123456789");
     }
     Make(b + "/d/nogx", 06767, kUser, kGroup, "0123456789");
@@ -202,6 +218,9 @@ TEST_F(PosixPermTest, SetuidAndSetgidBitsAreClearedLikeExt4) {
                      timespec ts[2] = {{1, 0}, {2, 0}};
                      u.Call("explicit utimes of another's file",
                             utimensat(AT_FDCWD, (b + "/d/w").c_str(), ts, 0));
+                     // Past the page cache: the kernel marks the WRITE itself.
+                     u.Count("O_DIRECT write by another user", DirectWrite(b + "/d/dw"));
+                     u.Value("mode after O_DIRECT write", ModeOf(b + "/d/dw"));
                    }),
             "other: ");
     o.Merge(AsUser(kUser, kGroup,
@@ -225,6 +244,8 @@ TEST_F(PosixPermTest, SetuidAndSetgidBitsAreClearedLikeExt4) {
     o.Count("write by root", write(fd, "x", 1));
     close(fd);
     o.Value("mode after root's write", ModeOf(b + "/d/root"));
+    o.Count("O_DIRECT write by root", DirectWrite(b + "/d/droot"));
+    o.Value("mode after root's O_DIRECT write", ModeOf(b + "/d/droot"));
     o.Call("chown by root", chown((b + "/d/root").c_str(), kOther, -1));
     o.Value("mode after root's chown", ModeOf(b + "/d/root"));
   });
@@ -237,6 +258,8 @@ TEST_F(PosixPermTest, SetuidAndSetgidBitsAreClearedLikeExt4) {
   EXPECT_EQ(o.Get("owner: mode after that chgrp"), std::to_string(0767));
   EXPECT_EQ(o.Get("owner: mode after member's write"), std::to_string(02767));
   EXPECT_EQ(o.Get("mode after root's write"), std::to_string(06777));
+  EXPECT_EQ(o.Get("other: mode after O_DIRECT write"), std::to_string(0777));
+  EXPECT_EQ(o.Get("mode after root's O_DIRECT write"), std::to_string(06777));
   EXPECT_EQ(o.Get("mode after root's chown"), std::to_string(0777));
 }
 
