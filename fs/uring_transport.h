@@ -23,9 +23,9 @@
 //     reply reaches the writev hook, which copies it into the entry and commits it
 //     (COMMIT_AND_FETCH), which also makes the entry wait for the next request.
 //   - INIT, FORGET, INTERRUPT and notifications stay on /dev/fuse (the kernel sends
-//     them there), served by the /dev/fuse worker pool (fs/fuse_worker_pool.h). A REGISTER the kernel
-//     refuses turns io_uring off for the connection and requests keep coming over
-//     /dev/fuse.
+//     them there), served by the /dev/fuse worker pool (fs/fuse_worker_pool.h). A
+//     REGISTER the kernel refuses turns io_uring off for the connection and
+//     requests keep coming over /dev/fuse.
 //   - Every request, over either path, is recorded for its handler
 //     (fs/serving_request.h) before libfuse parses it.
 //
