@@ -5,8 +5,9 @@
 // (protocol 7.33; include/uapi/linux/fuse.h): FUSE_WRITE_KILL_SUIDGID in a WRITE's
 // write_flags, FATTR_KILL_SUIDGID in a SETATTR's valid, FUSE_OPEN_KILL_SUIDGID in
 // an OPEN's open_flags. libfuse 3.14 knows neither the flag nor the marks and
-// drops them (do_write, do_setattr and do_open copy only the fields they know). A CREATE's mark is not
-// read: tierfs's CREATE always makes a new file, which O_TRUNC does not touch.
+// drops them (do_write, do_setattr and do_open copy only the fields they know).
+// A CREATE's mark is not read: tierfs's CREATE always makes a new file, which
+// O_TRUNC does not touch.
 //
 // How: the session's custom I/O (fs/uring_transport.h) records the message before
 // libfuse parses it, in the thread that goes on to run the handler (a /dev/fuse
