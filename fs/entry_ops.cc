@@ -167,15 +167,9 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
         values.mode &= ~S_ISGID;
         fields |= meta::kAttrMode;
       }
-      // The kernel's kills (FUSE_HANDLE_KILLPRIV_V2): never of a directory.
-      const bool kills = !S_ISDIR(values.mode);
-      if (kills && (to_set & FUSE_SET_ATTR_KILL_SUID) != 0 && (values.mode & S_ISUID) != 0) {
-        values.mode &= ~S_ISUID;
-        fields |= meta::kAttrMode;
-      }
-      if (kills && (to_set & FUSE_SET_ATTR_KILL_SGID) != 0 &&
-          (values.mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP)) {
-        values.mode &= ~S_ISGID;
+      if ((to_set & (FUSE_SET_ATTR_KILL_SUID | FUSE_SET_ATTR_KILL_SGID)) != 0 &&
+          ModeAfterKillPriv(values.mode) != values.mode) {
+        values.mode = ModeAfterKillPriv(values.mode);
         fields |= meta::kAttrMode;
       }
       requested_times = fields & (meta::kAttrAtime | meta::kAttrMtime);

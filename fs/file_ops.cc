@@ -308,7 +308,7 @@ Result<bool> FileSystem::KillSuidSgid(uint64_t ino, FileHandle* fh) {
     if (!attr.ok()) return attr.status();
     mode = attr->mode;
   }
-  if ((mode & S_ISUID) == 0 && (mode & (S_ISGID | S_IXGRP)) != (S_ISGID | S_IXGRP)) return false;
+  if (ModeAfterKillPriv(mode) == mode) return false;
   struct stat none {};
   auto r = SetAttr(ino, none, FUSE_SET_ATTR_KILL_SUID | FUSE_SET_ATTR_KILL_SGID, fh);
   if (!r.ok()) return r.status();

@@ -74,6 +74,16 @@ inline bool DropsSetgidWithoutGroupExec(const Caller& caller, uint32_t mode, gid
          !caller.InGroup(gid);
 }
 
+// `mode` after the kernel's kill of FUSE_HANDLE_KILLPRIV_V2 (a marked write,
+// truncate or chown; fs/serving_request.h): setuid goes, and setgid when
+// group-execute is set (the VFS's rule); a directory keeps both.
+inline uint32_t ModeAfterKillPriv(uint32_t mode) {
+  if (S_ISDIR(mode)) return mode;
+  mode &= ~static_cast<uint32_t>(S_ISUID);
+  if ((mode & S_IXGRP) != 0) mode &= ~static_cast<uint32_t>(S_ISGID);
+  return mode;
+}
+
 struct FileSystemOptions {
   std::string mountpoint;        // absolute; for reports and the control channel
   bool sync_full = false;        // SQLite synchronous=FULL
@@ -144,9 +154,8 @@ class FileSystem {
   // `to_set` is a FUSE_SET_ATTR_* mask; `fh` may be null (truncate(2) by path).
   // `caller` (with its groups) for a size or owner change by an unprivileged user:
   // see DropsSetgidWithoutGroupExec. FUSE_SET_ATTR_KILL_SUID | FUSE_SET_ATTR_KILL_SGID
-  // carry the kernel's FUSE_HANDLE_KILLPRIV_V2 mark (fs/serving_request.h): setuid
-  // goes, and setgid when group-execute is set (the VFS's rule for a write,
-  // truncate or chown), in the same commit as the rest.
+  // (either) carry the kernel's FUSE_HANDLE_KILLPRIV_V2 mark (fs/serving_request.h):
+  // the mode becomes ModeAfterKillPriv's, in the same commit as the rest.
   Result<meta::Inode> SetAttr(uint64_t ino, const struct stat& attr, int to_set, FileHandle* fh,
                               const Caller* caller = nullptr);
   // mknod/mkdir/symlink: `mode` carries the file type. `target` only for symlinks.
@@ -212,9 +221,9 @@ class FileSystem {
   void DropSetgidAfterWrite(FileHandle* fh, const Caller& caller);
   // Before a WRITE or an OPEN the kernel marked to clear setuid/setgid
   // (FUSE_HANDLE_KILLPRIV_V2; fs/serving_request.h): SetAttr with only
-  // FUSE_SET_ATTR_KILL_SUID | FUSE_SET_ATTR_KILL_SGID when the file has setuid, or
-  // setgid with group-execute; a look at memory otherwise (every O_DIRECT write of
-  // an unprivileged caller carries the mark). `fh` may be null. Returns whether the
+  // FUSE_SET_ATTR_KILL_SUID | FUSE_SET_ATTR_KILL_SGID when ModeAfterKillPriv would
+  // change the mode; a look at memory otherwise (every O_DIRECT write of an
+  // unprivileged caller carries the mark). `fh` may be null. Returns whether the
   // mode changed: the kernel's cached attributes are then stale. Errors: those of
   // SetAttr (ENOENT, EIO, ENOSPC).
   Result<bool> KillSuidSgid(uint64_t ino, FileHandle* fh);
