@@ -56,6 +56,11 @@ DEFINE_bool(splice_writes, false,
             "move the bytes of large writes from the kernel into the backing object with "
             "splice(2), without copying them through the daemon: for large sequential "
             "writes; every other request then costs one system call more (off by default)");
+DEFINE_bool(direct_writes, true,
+            "write whole pages of large writes (128 KiB or more) to the volume with "
+            "O_DIRECT, past its page cache: the kernel's page cache of the tierfs file "
+            "already holds them (on by default; a volume's file system without O_DIRECT "
+            "gets buffered writes either way)");
 DEFINE_bool(io_uring, true,
             "serve FUSE requests over io_uring, on a ring of the CPU that made each one, "
             "when the kernel offers it (Linux 6.14+, with /sys/module/fuse/parameters/"
@@ -372,6 +377,7 @@ int main(int argc, char** argv) {
   options.running_threads = FLAGS_running_threads;
   options.commit_window_us = static_cast<int64_t>(FLAGS_commit_ms * 1000);
   options.exact_atime = FLAGS_exact_atime;
+  options.direct_writes = FLAGS_direct_writes;
   options.writeback_cache = FLAGS_writeback_cache;
   options.splice_writes = FLAGS_splice_writes;
   options.io_uring = FLAGS_io_uring;

@@ -32,8 +32,9 @@ void DaemonMetrics::RecordRead(uint32_t volume_id, uint64_t bytes) {
   read_bytes_[Slot(volume_id)].fetch_add(bytes, std::memory_order_relaxed);
 }
 
-void DaemonMetrics::RecordWrite(uint32_t volume_id, uint64_t bytes) {
+void DaemonMetrics::RecordWrite(uint32_t volume_id, uint64_t bytes, bool direct) {
   written_bytes_[Slot(volume_id)].fetch_add(bytes, std::memory_order_relaxed);
+  if (direct) direct_written_bytes_[Slot(volume_id)].fetch_add(bytes, std::memory_order_relaxed);
 }
 
 void DaemonMetrics::RecordRelocation(uint32_t from_volume, uint32_t to_volume,
@@ -73,6 +74,10 @@ uint64_t DaemonMetrics::ReadBytes(uint32_t volume_id) const {
 
 uint64_t DaemonMetrics::WrittenBytes(uint32_t volume_id) const {
   return written_bytes_[Slot(volume_id)].load(std::memory_order_relaxed);
+}
+
+uint64_t DaemonMetrics::DirectWrittenBytes(uint32_t volume_id) const {
+  return direct_written_bytes_[Slot(volume_id)].load(std::memory_order_relaxed);
 }
 
 std::map<DaemonMetrics::RelocationKey, DaemonMetrics::RelocationTally>

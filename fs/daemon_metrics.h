@@ -56,7 +56,8 @@ class DaemonMetrics {
   void RecordRequest(FuseOp op, double seconds);
   // `bytes` read from / written to the object of a file on volume `volume_id`.
   void RecordRead(uint32_t volume_id, uint64_t bytes);
-  void RecordWrite(uint32_t volume_id, uint64_t bytes);
+  // `direct`: written with O_DIRECT (FileSystem::WriteFrom), counted in both totals.
+  void RecordWrite(uint32_t volume_id, uint64_t bytes, bool direct = false);
   // One relocation attempt: its volumes, outcome ("moved", "busy", "nospace",
   // "error: ..." is counted as "error") and bytes copied (counted when moved).
   void RecordRelocation(uint32_t from_volume, uint32_t to_volume, std::string_view outcome,
@@ -75,6 +76,7 @@ class DaemonMetrics {
   Requests RequestsOf(FuseOp op) const;
   uint64_t ReadBytes(uint32_t volume_id) const;
   uint64_t WrittenBytes(uint32_t volume_id) const;
+  uint64_t DirectWrittenBytes(uint32_t volume_id) const;  // the part of it written direct
   // (from volume, to volume, outcome) -> {attempts, bytes moved}.
   using RelocationKey = std::tuple<uint32_t, uint32_t, std::string>;
   struct RelocationTally {
@@ -104,6 +106,7 @@ class DaemonMetrics {
   std::array<OpCounters, static_cast<size_t>(FuseOp::kCount)> ops_{};
   std::array<std::atomic<uint64_t>, kMaxVolumeId> read_bytes_{};
   std::array<std::atomic<uint64_t>, kMaxVolumeId> written_bytes_{};
+  std::array<std::atomic<uint64_t>, kMaxVolumeId> direct_written_bytes_{};
   mutable std::mutex mu_;  // guards relocations_, scans_
   std::map<RelocationKey, RelocationTally> relocations_;
   std::map<std::string, ScanTally> scans_;

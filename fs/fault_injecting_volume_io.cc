@@ -179,6 +179,17 @@ int FaultInjectingVolumeIo::Open(const std::string& path, int flags, mode_t mode
   return fd;
 }
 
+int FaultInjectingVolumeIo::ReopenDirect(int fd) {
+  const std::string path = PathOf(fd);
+  TIERFS_FAULT_OR_PASS("open", path);
+  const int direct = base_.ReopenDirect(fd);
+  if (direct >= 0) {
+    std::lock_guard lock(mu_);
+    fd_paths_[direct] = path;
+  }
+  return direct;
+}
+
 ssize_t FaultInjectingVolumeIo::Pread(int fd, void* buf, size_t count, off_t offset) {
   TIERFS_FAULT_OR_PASS("read", PathOf(fd));
   return base_.Pread(fd, buf, verdict.shorten ? Half(count) : count, offset);

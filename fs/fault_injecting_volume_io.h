@@ -5,7 +5,8 @@
 //     OP[:PATH]@N[+]=ACTION
 //
 //   OP      open read write fsync truncate fallocate copy rename unlink mkdir dup2
-//           close precreate (an empty object made ahead of a create), or `any`
+//           close precreate (an empty object made ahead of a create), or `any`;
+//           `open` also names the O_DIRECT reopen of an object (ReopenDirect)
 //   PATH    only calls on paths containing this text (for fd calls: the path the
 //           fd was opened with, followed through dup2), e.g. `/ssd/` or `.tierfs/tmp`
 //   N       the Nth matching call (1-based, counted from when the rules were set);
@@ -49,6 +50,7 @@ class FaultInjectingVolumeIo : public VolumeIo {
                                                                 VolumeIo& base);
 
   int Open(const std::string& path, int flags, mode_t mode) override;
+  int ReopenDirect(int fd) override;  // op "open"; the new fd keeps `fd`'s path
   ssize_t Pread(int fd, void* buf, size_t count, off_t offset) override;
   ssize_t Pwrite(int fd, const void* buf, size_t count, off_t offset) override;
   ssize_t SpliceIn(int pipe_fd, int fd, size_t count, off_t offset) override;  // op "write"

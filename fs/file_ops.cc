@@ -18,11 +18,14 @@
 #include <fuse_lowlevel.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "fs/file_system.h"
 #include "common/log.h"
+#include "fs/receive_buffer.h"
 #include "fs/relocator.h"
 
 namespace tierfs {
@@ -173,6 +176,38 @@ Status DrainPipe(int pipe_fd, size_t size, std::vector<char>* out) {
 
 }  // namespace
 
+FileSystem::DirectWrite FileSystem::DirectWriteFor(InodeState& inode, const char* bytes,
+                                                   size_t count, off_t offset) {
+  if (!options_.direct_writes || count < kDirectWriteMinBytes ||
+      reinterpret_cast<uintptr_t>(bytes) % kPageBytes != 0 ||
+      static_cast<uint64_t>(offset) % kPageBytes != 0) {
+    return {};
+  }
+  int fd;
+  {
+    std::lock_guard lock(inode.mu);
+    if (inode.direct_refused || inode.fd < 0) return {};
+    if (inode.direct_fd >= 0) return {inode.direct_fd, count / kPageBytes * kPageBytes};
+    fd = inode.fd;
+  }
+  // Opened outside `mu` (a system call); the io_lock keeps `fd` on this object.
+  const int opened = volumes_->io().ReopenDirect(fd);
+  const int error = errno;
+  std::lock_guard lock(inode.mu);
+  if (inode.direct_fd < 0 && !inode.direct_refused) {
+    inode.direct_fd = opened;
+    inode.direct_refused = opened < 0;
+    if (opened < 0) {
+      LogInfo("inode {}: its object takes no O_DIRECT write ({}); large writes go through "
+              "the page cache", inode.ino, std::strerror(error));
+    }
+  } else if (opened >= 0) {
+    volumes_->io().Close(opened);  // another write opened one first
+  }
+  if (inode.direct_fd < 0) return {};
+  return {inode.direct_fd, count / kPageBytes * kPageBytes};
+}
+
 Result<size_t> FileSystem::WriteFrom(FileHandle* fh, WriteSource source, off_t offset,
                                      bool* setgid_check) {
   InodeState& inode = *fh->inode;
@@ -188,6 +223,7 @@ Result<size_t> FileSystem::WriteFrom(FileHandle* fh, WriteSource source, off_t o
     uint32_t volume;
     ssize_t n;
     int err = 0;
+    DirectWrite direct;
     {
       std::shared_lock io(inode.io_lock);
       {
@@ -202,16 +238,20 @@ Result<size_t> FileSystem::WriteFrom(FileHandle* fh, WriteSource source, off_t o
         // sees the generation move whichever side of its start the write began.
         inode.write_gen.fetch_add(1);
         const off_t at = offset + static_cast<off_t>(done);
-        n = source.pipe_fd >= 0
-                ? volumes_->io().SpliceIn(source.pipe_fd, inode.Fd(), size - done, at)
-                : volumes_->io().Pwrite(inode.Fd(), source.bytes + (done - bytes_base),
-                                        size - done, at);
+        const char* from = source.bytes + (done - bytes_base);
+        if (source.pipe_fd >= 0) {
+          n = volumes_->io().SpliceIn(source.pipe_fd, inode.Fd(), size - done, at);
+        } else if (direct = DirectWriteFor(inode, from, size - done, at); direct.fd >= 0) {
+          n = volumes_->io().Pwrite(direct.fd, from, direct.count, at);
+        } else {
+          n = volumes_->io().Pwrite(inode.Fd(), from, size - done, at);
+        }
         err = errno;
         inode.write_gen.fetch_add(1);
       }
       if (n > 0) {
         io_.RecordWrite(inode.ino, static_cast<uint64_t>(n));
-        metrics_.RecordWrite(volume, static_cast<uint64_t>(n));
+        metrics_.RecordWrite(volume, static_cast<uint64_t>(n), direct.fd >= 0);
         done += static_cast<size_t>(n);
         const int64_t now = clock().NowNanos();
         std::lock_guard lock(inode.mu);
@@ -228,6 +268,13 @@ Result<size_t> FileSystem::WriteFrom(FileHandle* fh, WriteSource source, off_t o
     }
     if (done == size || n == 0) break;
     if (n > 0) continue;  // a short write: the rest may fail, or move on
+    if (err == EINVAL && direct.fd >= 0) {
+      // The object's file system refused this O_DIRECT write: through the page
+      // cache from now on (the fd stays open: another write may be using it).
+      std::lock_guard lock(inode.mu);
+      inode.direct_refused = true;
+      continue;
+    }
     if (err == EINVAL && source.pipe_fd >= 0) {
       // The object's file system takes no splice: the rest from memory.
       TIERFS_RETURN_IF_ERROR(DrainPipe(source.pipe_fd, size - done, &drained));

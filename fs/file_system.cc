@@ -119,8 +119,7 @@ FileSystem::~FileSystem() {
   }
   for (const InodeRef& inode : inodes_.Snapshot()) {
     std::lock_guard lock(inode->mu);
-    if (inode->fd >= 0) volumes_->io().Close(inode->fd);
-    inode->fd = -1;
+    CloseObjectLocked(*inode, volumes_->io());
   }
   if (Status reclaimed = ReclaimUnlinkedAtStop(); !reclaimed.ok()) {
     LogError("reclaiming unlinked inodes: {}", reclaimed.ToString());
@@ -327,8 +326,7 @@ void FileSystem::ReleaseHold(const InodeRef& inode, Hold how) {
     {
       std::lock_guard lock(inode->mu);
       if (--inode->nopen > 0) return;
-      if (inode->fd >= 0) volumes_->io().Close(inode->fd);
-      inode->fd = -1;
+      CloseObjectLocked(*inode, volumes_->io());
     }
     reclaim = inodes_.MaybeErase(inode);
   }

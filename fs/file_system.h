@@ -117,7 +117,16 @@ struct FileSystemOptions {
   // at such an open (a warm re-read then goes through FUSE once).
   // docs/design.md, "Access times".
   bool exact_atime = false;
+  // Writes of at least kDirectWriteMinBytes of whole pages from a page-aligned
+  // buffer go to the object with O_DIRECT (FileSystem::WriteFrom).
+  bool direct_writes = true;
 };
+
+// The smallest write sent to a volume with O_DIRECT, bytes. Such a write skips
+// the daemon's copy into the volume's page cache (the kernel's page cache of the
+// tierfs file already holds the bytes) but waits for the device; a page of
+// writeback (random 4 KiB writes) is cheaper to copy than to wait for.
+inline constexpr size_t kDirectWriteMinBytes = size_t{128} << 10;
 
 // A create needs this much room above a volume's reserve: a new file's size is
 // not known, and a volume with only a few blocks left would send its first write
@@ -407,6 +416,16 @@ class FileSystem {
                                InodeRef* opened);
   // Opens the inode's shared backing fd if it is not open yet (inode->mu held).
   Status EnsureFdLocked(InodeState& inode);
+  // How WriteFrom sends `count` bytes from `bytes` at `offset` to `inode`'s object
+  // with O_DIRECT (FileSystemOptions::direct_writes): the object's O_DIRECT fd
+  // (opened on first use) and the whole pages of the write to send through it;
+  // fd -1 to send the write through the page cache (too small, not on a page,
+  // or refused). The io_lock held (shared).
+  struct DirectWrite {
+    int fd = -1;
+    size_t count = 0;
+  };
+  DirectWrite DirectWriteFor(InodeState& inode, const char* bytes, size_t count, off_t offset);
   // Opens the inode's object (inode->mu held) and trims it to the recorded size:
   // bytes past it were never acknowledged (a crash after unsynced writes, or a
   // write whose size never reached the database) and must not reappear when the

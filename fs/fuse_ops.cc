@@ -14,6 +14,7 @@
 
 #include "fs/file_system.h"
 #include "fs/kernel_order.h"
+#include "fs/receive_buffer.h"
 #include "fs/serving_request.h"
 #include "fs/uring_transport.h"
 
@@ -127,11 +128,13 @@ void OpInit(void* userdata, fuse_conn_info* conn) {
   if (conn->capable & FUSE_CAP_READDIRPLUS) conn->want |= FUSE_CAP_READDIRPLUS;
   if (conn->capable & FUSE_CAP_ASYNC_READ) conn->want |= FUSE_CAP_ASYNC_READ;
   FuseContext* ctx = static_cast<FuseContext*>(userdata);
+  // Every request then fits a worker's ReceiveBuffer (libfuse 3.14's default too).
+  conn->max_write = std::min<unsigned>(conn->max_write, kMaxWriteBytes);
   if (ctx->splice_writes && (conn->capable & FUSE_CAP_SPLICE_READ)) {
     conn->want |= FUSE_CAP_SPLICE_READ;
     // libfuse splices a request into a pipe of max_write + one header page; a
     // pipe grows to 1 MiB (pipe-max-size) without CAP_SYS_RESOURCE.
-    conn->max_write = std::min<unsigned>(conn->max_write, (1u << 20) - 4096);
+    conn->max_write = std::min<unsigned>(conn->max_write, kMaxWriteBytes - kPageBytes);
   } else {
     conn->want &= ~FUSE_CAP_SPLICE_READ;  // libfuse's default once write_buf is set
   }

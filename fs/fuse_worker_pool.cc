@@ -16,10 +16,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <list>
+#include <memory>
 #include <mutex>
 
 #include "common/blocking_section.h"
 #include "common/log.h"
+#include "fs/receive_buffer.h"
 
 namespace tierfs {
 namespace {
@@ -29,7 +31,8 @@ class Pool final : public BlockingHooks {
   Pool(fuse_session* se, const FuseWorkerPoolOptions& options)
       : se_(se),
         max_threads_(std::max(1, options.max_threads)),
-        runners_(std::clamp(options.runners, 1, max_threads_)) {
+        runners_(std::clamp(options.runners, 1, max_threads_)),
+        page_aligned_writes_(options.page_aligned_writes) {
     sem_init(&finish_, 0, 0);
     for (std::atomic<int64_t>& typical : typical_ns_) typical.store(kHandOffNs * 10);
   }
@@ -74,7 +77,10 @@ class Pool final : public BlockingHooks {
   struct Worker {
     Pool* pool = nullptr;
     pthread_t thread{};
-    fuse_buf buf{};          // the request buffer, reused; freed after the join
+    // The request buffer, reused: `aligned`'s memory, or else libfuse's (freed
+    // after the join).
+    fuse_buf buf{};
+    std::unique_ptr<ReceiveBuffer> aligned;
     bool receiving = false;  // in fuse_session_receive_buf, cancellable (mu_)
   };
 
@@ -98,6 +104,7 @@ class Pool final : public BlockingHooks {
   fuse_session* const se_;
   const int max_threads_;
   const int runners_;
+  const bool page_aligned_writes_;
   std::mutex mu_;  // guards everything below but blocked_ and typical_ns_
   std::condition_variable parked_cv_;
   std::list<Worker> workers_;  // a list: a Worker's address stays put
@@ -146,6 +153,11 @@ void Pool::StopLocked(int error) {
 void Pool::Work(Worker* w) {
   t_blocking_hooks = this;
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, nullptr);
+  if (page_aligned_writes_) {
+    w->aligned = std::make_unique<ReceiveBuffer>();
+    w->buf.mem = w->aligned->data();
+    SetThreadReceiveCapacity(ReceiveBuffer::kCapacity);
+  }
   std::unique_lock lock(mu_);
   while (true) {
     // More workers run than there are CPUs for them: wait until one blocks.
@@ -222,7 +234,7 @@ FuseServeEnd Pool::Serve() {
   }
   for (Worker& w : done) {
     pthread_join(w.thread, nullptr);
-    free(w.buf.mem);
+    if (w.aligned == nullptr) free(w.buf.mem);
   }
   return end;
 }

@@ -32,6 +32,10 @@ namespace tierfs {
 struct FuseWorkerPoolOptions {
   int max_threads = 16;  // >= 1: threads serving at most, parked ones included
   int runners = 2;       // threads reading and serving at once, not blocked (1..max_threads)
+  // Read requests into ReceiveBuffers (fs/receive_buffer.h), so that a WRITE's
+  // bytes start on a page. Only with the session's custom I/O installed
+  // (fs/uring_transport.h), whose read hook keeps to the buffer's size.
+  bool page_aligned_writes = false;
 };
 
 // How serving a session ended: `error` is 0 when the file system was

@@ -8,6 +8,18 @@
 
 namespace tierfs {
 
+void CloseObjectLocked(InodeState& inode, VolumeIo& io) {
+  ForgetDirectFdLocked(inode, io);
+  if (inode.fd >= 0) io.Close(inode.fd);
+  inode.fd = -1;
+}
+
+void ForgetDirectFdLocked(InodeState& inode, VolumeIo& io) {
+  if (inode.direct_fd >= 0) io.Close(inode.direct_fd);
+  inode.direct_fd = -1;
+  inode.direct_refused = false;
+}
+
 void ApplyRow(InodeState& inode, const meta::Inode& row) {
   meta::Inode& a = inode.attr;
   if (row.row_epoch < a.row_epoch) return;  // older than what the entry shows

@@ -51,6 +51,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fs/volume_io.h"
 #include "meta/records.h"
 
 namespace tierfs {
@@ -109,6 +110,15 @@ struct InodeState {
   OpenHandle* handles = nullptr;
   uint32_t pins = 0;          // internal users (relocation) keeping the entry alive
   int fd = -1;                // backing object fd shared by all open handles; -1 when closed
+  // The same object opened write-only with O_DIRECT, for writes of whole pages
+  // (FileSystem::WriteFrom); -1 until the first such write opens it. Closed and
+  // reset with `fd` (CloseObjectLocked) and by every relocation
+  // (ForgetDirectFdLocked: the relocator's dup2 switches `fd` alone), never
+  // while a write may use it.
+  int direct_fd = -1;
+  // Opening it failed, or a write to it met EINVAL (a file system without
+  // O_DIRECT): this object's writes go through the page cache. Reset with it.
+  bool direct_refused = false;
   // The shared backing fd, read under mu. Callers doing I/O hold io_lock shared,
   // so the fd stays valid (dup2 by the relocator keeps its number).
   int Fd() {
@@ -144,6 +154,14 @@ inline void MarkTimesLazilyDirty(InodeState& inode) {
   inode.dirty = true;
   inode.change_seq++;
 }
+
+// Closes the entry's object (`fd` and `direct_fd`, through `io`); `inode.mu` held,
+// and no I/O on them in flight (no handle open, or the io_lock held).
+void CloseObjectLocked(InodeState& inode, VolumeIo& io);
+
+// Closes `direct_fd` and lets the next write of whole pages open it again: the
+// object under `fd` changed. `inode.mu` and the io_lock (exclusive) held.
+void ForgetDirectFdLocked(InodeState& inode, VolumeIo& io);
 
 // Copies `row` (a row of the database: read, or returned by a change) into
 // `inode` (its mu held): everything, except size/atime/mtime while the entry is

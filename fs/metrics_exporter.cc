@@ -139,6 +139,10 @@ void MetricsCollector::CollectVolumes(std::vector<MetricFamily>* out) const {
               MetricType::Counter, mount);
   Family written("tierfs_volume_written_bytes_total", "Bytes written to the volume's objects.",
                  MetricType::Counter, mount);
+  Family direct_written("tierfs_volume_direct_written_bytes_total",
+                        "Bytes of those written with O_DIRECT (whole pages of large writes), "
+                        "past the volume's page cache.",
+                        MetricType::Counter, mount);
   Family class_read("tierfs_class_read_bytes_total",
                     "Bytes read from the volumes of each placement class (current classes).",
                     MetricType::Counter, mount);
@@ -176,6 +180,7 @@ void MetricsCollector::CollectVolumes(std::vector<MetricFamily>* out) const {
     const double w = static_cast<double>(fs_.metrics().WrittenBytes(v.id));
     read.AddValue(labels, r);
     written.AddValue(labels, w);
+    direct_written.AddValue(labels, static_cast<double>(fs_.metrics().DirectWrittenBytes(v.id)));
     per_class[v.placement_class].first += r;
     per_class[v.placement_class].second += w;
   }
@@ -184,7 +189,7 @@ void MetricsCollector::CollectVolumes(std::vector<MetricFamily>* out) const {
     class_written.AddValue({{"class", name}}, rw.second);
   }
   for (Family* f : {&capacity, &used, &free_bytes, &files, &file_bytes, &state, &read, &written,
-                    &class_read, &class_written}) {
+                    &direct_written, &class_read, &class_written}) {
     out->push_back(std::move(f->f));
   }
 }

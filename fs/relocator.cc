@@ -229,6 +229,7 @@ RelocationOutcome Relocator::CommitLocked(InodeState& inode, uint32_t from_volum
     // Cannot happen with valid fds; the database already points at the copy.
     std::abort();
   }
+  ForgetDirectFdLocked(inode, fs_.volumes().io());  // it still points at the old object
   // The row the commit returned, with its epoch: a refresh that read the row
   // before the commit and applies it after leaves the entry on the new volume.
   ApplyRow(inode, *row);

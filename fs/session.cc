@@ -276,6 +276,7 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   fs_options.precreate_objects = static_cast<size_t>(options.precreate_objects);
   fs_options.cached_inodes = static_cast<size_t>(options.cached_inodes);
   fs_options.exact_atime = options.exact_atime;
+  fs_options.direct_writes = options.direct_writes;
   // Test seam: TIERFS_FAULTS fails chosen volume I/O calls (fs/fault_injecting_volume_io.h).
   std::unique_ptr<FaultInjectingVolumeIo> faults;
   if (const char* spec = std::getenv("TIERFS_FAULTS"); spec != nullptr && *spec != '\0') {
@@ -383,6 +384,7 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
     pool.max_threads = options.max_threads;
     pool.runners = options.running_threads > 0 ? options.running_threads
                                                : DefaultFuseRunners(options.max_threads);
+    pool.page_aligned_writes = uring != nullptr;  // its read hook keeps to their size
     end = ServeFuseSession(se, pool);
   }
   (*control)->Stop();

@@ -29,6 +29,7 @@ struct SessionOptions {
   int running_threads = 0;           // FuseWorkerPoolOptions::runners (0 = DefaultFuseRunners)
   int64_t commit_window_us = 5000;   // group commit window (0 = commit every change)
   bool exact_atime = false;          // FileSystemOptions::exact_atime
+  bool direct_writes = true;         // FileSystemOptions::direct_writes
   bool writeback_cache = false;      // FUSE_CAP_WRITEBACK_CACHE (fs/fuse_ops.cc OpInit)
   bool splice_writes = false;        // FUSE_CAP_SPLICE_READ (fs/fuse_ops.h)
   bool io_uring = false;             // requests over io_uring when offered (fs/uring_transport.h)

@@ -21,6 +21,7 @@
 #include <fuse_lowlevel.h>
 
 #include "common/log.h"
+#include "fs/receive_buffer.h"
 #include "fs/serving_request.h"
 
 namespace tierfs {
@@ -52,14 +53,16 @@ struct RingCmd {        // struct fuse_uring_cmd_req, in the 128-byte SQE's comm
 };
 static_assert(sizeof(RingEntInOut) == 32 && sizeof(RingHeader) == 288 && sizeof(RingCmd) == 24);
 
-// Room in front of the payload for the rebuilt fuse_in_header and first argument.
-constexpr size_t kFront = sizeof(fuse_in_header) + sizeof(RingHeader::op_in);
+// Room in front of the payload for the rebuilt fuse_in_header and first argument:
+// a page, so that the payload (a WRITE's bytes) starts on one (fs/receive_buffer.h).
+constexpr size_t kFront = kPageBytes;
+static_assert(sizeof(fuse_in_header) + sizeof(RingHeader::op_in) <= kFront);
 
 struct Ring;
 
 struct Entry {
   RingHeader header;
-  std::unique_ptr<char[]> buffer;  // kFront + payload; left uninitialized (touched on use)
+  AlignedBytes buffer;  // kFront + payload; left uninitialized (touched on use)
   iovec iov[2];
   Ring* ring = nullptr;
   uint64_t unique = 0;  // of the request being served
@@ -112,6 +115,10 @@ namespace {
 UringTransport::State* g_state = nullptr;  // the custom I/O callbacks' context
 
 ssize_t ReadHook(int fd, void* buf, size_t len, void*) {
+  // A worker's own buffer (fs/receive_buffer.h) may be smaller than libfuse's idea.
+  if (const size_t capacity = ThreadReceiveCapacity(); capacity != 0) {
+    len = std::min(len, capacity);
+  }
   const ssize_t n = read(fd, buf, len);
   // The worker that read it serves it, in this thread.
   SetServingRequest(n > 0 ? buf : nullptr, n > 0 ? static_cast<size_t>(n) : 0);
@@ -200,7 +207,7 @@ bool UringTransport::State::MakeRings(size_t payload) {
       }
       for (int e = 0; e < kEntriesPerThread; ++e) {
         auto entry = std::make_unique<Entry>();
-        entry->buffer.reset(new char[kFront + payload]);
+        entry->buffer = AllocatePageAligned(kFront + payload);
         entry->iov[0] = {&entry->header, sizeof entry->header};
         entry->iov[1] = {entry->buffer.get() + kFront, payload};
         entry->ring = ring.get();

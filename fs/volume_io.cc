@@ -15,6 +15,13 @@ int VolumeIo::Open(const std::string& path, int flags, mode_t mode) {
   return open(path.c_str(), flags, mode);
 }
 
+int VolumeIo::ReopenDirect(int fd) {
+  BlockingSection blocking(BlockingKind::kNamespace);
+  char path[40];
+  std::snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  return open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+}
+
 ssize_t VolumeIo::Pread(int fd, void* buf, size_t count, off_t offset) {
   BlockingSection blocking(BlockingKind::kRead);
   return pread(fd, buf, count, offset);

@@ -23,6 +23,10 @@ class VolumeIo {
   virtual ~VolumeIo() = default;
 
   virtual int Open(const std::string& path, int flags, mode_t mode);
+  // Opens the file `fd` refers to once more, write-only with O_DIRECT (through
+  // /proc/self/fd): a new fd, or -1 with errno (EINVAL when the file system takes
+  // no O_DIRECT). Fault rules name it "open", with `fd`'s path.
+  virtual int ReopenDirect(int fd);
   virtual ssize_t Pread(int fd, void* buf, size_t count, off_t offset);
   virtual ssize_t Pwrite(int fd, const void* buf, size_t count, off_t offset);
   // splice(2) of up to `count` bytes from the pipe `pipe_fd` into `fd` at

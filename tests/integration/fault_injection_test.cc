@@ -107,6 +107,18 @@ TEST_F(FaultInjectionTest, AVolumeRefusingSpliceGetsTheBytesFromMemory) {
   EXPECT_TRUE(ReadFile(Path("f")) == data) << "contents differ";
 }
 
+// A volume whose file system refuses an O_DIRECT write (EINVAL): the write and
+// the file's later ones go through the page cache, none lost or repeated.
+TEST_F(FaultInjectionTest, AVolumeRefusingODirectGetsWritesThroughThePageCache) {
+  // The first write call is the file's first WRITE: a MiB of whole pages, direct.
+  MountWithFaults("write@1=EINVAL", kSpliceOff);
+  const std::string data = RandomBytes(3 * kMiB + 4321, 7);
+  WriteFile(Path("f"), data);
+  EXPECT_TRUE(ReadFile(Path("f")) == data) << "contents differ";
+  Remount();
+  EXPECT_TRUE(ReadFile(Path("f")) == data) << "contents differ";
+}
+
 TEST_F(FaultInjectionTest, FsyncErrorReachesTheApplication) {
   MountWithFaults("fsync:/.tierfs/objects/@1=EIO");
   int fd = open(Path("f").c_str(), O_WRONLY | O_CREAT, 0644);
