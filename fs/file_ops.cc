@@ -238,13 +238,13 @@ Result<size_t> FileSystem::WriteFrom(FileHandle* fh, WriteSource source, off_t o
         // sees the generation move whichever side of its start the write began.
         inode.write_gen.fetch_add(1);
         const off_t at = offset + static_cast<off_t>(done);
-        const char* from = source.bytes + (done - bytes_base);
         if (source.pipe_fd >= 0) {
           n = volumes_->io().SpliceIn(source.pipe_fd, inode.Fd(), size - done, at);
-        } else if (direct = DirectWriteFor(inode, from, size - done, at); direct.fd >= 0) {
-          n = volumes_->io().Pwrite(direct.fd, from, direct.count, at);
         } else {
-          n = volumes_->io().Pwrite(inode.Fd(), from, size - done, at);
+          const char* from = source.bytes + (done - bytes_base);
+          direct = DirectWriteFor(inode, from, size - done, at);
+          n = direct.fd >= 0 ? volumes_->io().Pwrite(direct.fd, from, direct.count, at)
+                             : volumes_->io().Pwrite(inode.Fd(), from, size - done, at);
         }
         err = errno;
         inode.write_gen.fetch_add(1);
