@@ -423,6 +423,10 @@ TEST_F(PosixConformanceTest, Symlinks) {
     for (int i = 1; i <= 41; ++i) {
       symlink(("chain" + std::to_string(i - 1)).c_str(), (b + "/chain" + std::to_string(i)).c_str());
     }
+    // A first, unrecorded walk of the fresh chain: ext4 itself once answered
+    // ELOOP for the 40 links under the load of a sanitizer run (a path walk that
+    // falls out of RCU mode and starts again may count links it already took).
+    access((b + "/chain39").c_str(), F_OK);
     o.Call("follow a chain of 40 links", access((b + "/chain39").c_str(), F_OK));
     o.Call("follow a chain of 41 links", access((b + "/chain40").c_str(), F_OK));
     o.Call("follow a chain of 42 links", access((b + "/chain41").c_str(), F_OK));
