@@ -15,9 +15,11 @@ namespace tierfs {
 
 // What a section waits for. The pool learns how long each kind takes on this
 // machine's devices: a write into the page cache returns sooner than another
-// thread could be woken to serve meanwhile, a read from a disk does not.
-enum class BlockingKind { kRead, kWrite, kSync, kNamespace };
-inline constexpr int kBlockingKinds = 4;
+// thread could be woken to serve meanwhile, a read from a disk does not, and
+// neither does an O_DIRECT write (kDirectWrite), which always waits for the
+// device: learnt apart, so that it never makes page-cache writes hand over.
+enum class BlockingKind { kRead, kWrite, kDirectWrite, kSync, kNamespace };
+inline constexpr int kBlockingKinds = 5;
 
 class BlockingHooks {
  public:

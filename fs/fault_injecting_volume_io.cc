@@ -200,6 +200,12 @@ ssize_t FaultInjectingVolumeIo::Pwrite(int fd, const void* buf, size_t count, of
   return base_.Pwrite(fd, buf, verdict.shorten ? Half(count) : count, offset);
 }
 
+ssize_t FaultInjectingVolumeIo::PwriteDirect(int fd, const void* buf, size_t count,
+                                             off_t offset) {
+  TIERFS_FAULT_OR_PASS("write", PathOf(fd));
+  return base_.PwriteDirect(fd, buf, verdict.shorten ? Half(count) : count, offset);
+}
+
 ssize_t FaultInjectingVolumeIo::SpliceIn(int pipe_fd, int fd, size_t count, off_t offset) {
   TIERFS_FAULT_OR_PASS("write", PathOf(fd));
   return base_.SpliceIn(pipe_fd, fd, verdict.shorten ? Half(count) : count, offset);

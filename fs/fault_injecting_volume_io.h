@@ -53,6 +53,7 @@ class FaultInjectingVolumeIo : public VolumeIo {
   int ReopenDirect(int fd) override;  // op "open"; the new fd keeps `fd`'s path
   ssize_t Pread(int fd, void* buf, size_t count, off_t offset) override;
   ssize_t Pwrite(int fd, const void* buf, size_t count, off_t offset) override;
+  ssize_t PwriteDirect(int fd, const void* buf, size_t count, off_t offset) override;  // "write"
   ssize_t SpliceIn(int pipe_fd, int fd, size_t count, off_t offset) override;  // op "write"
   int Fsync(int fd, bool datasync) override;
   int Ftruncate(int fd, off_t length) override;

@@ -243,7 +243,7 @@ Result<size_t> FileSystem::WriteFrom(FileHandle* fh, WriteSource source, off_t o
         } else {
           const char* from = source.bytes + (done - bytes_base);
           direct = DirectWriteFor(inode, from, size - done, at);
-          n = direct.fd >= 0 ? volumes_->io().Pwrite(direct.fd, from, direct.count, at)
+          n = direct.fd >= 0 ? volumes_->io().PwriteDirect(direct.fd, from, direct.count, at)
                              : volumes_->io().Pwrite(inode.Fd(), from, size - done, at);
         }
         err = errno;

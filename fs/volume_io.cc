@@ -32,6 +32,11 @@ ssize_t VolumeIo::Pwrite(int fd, const void* buf, size_t count, off_t offset) {
   return pwrite(fd, buf, count, offset);
 }
 
+ssize_t VolumeIo::PwriteDirect(int fd, const void* buf, size_t count, off_t offset) {
+  BlockingSection blocking(BlockingKind::kDirectWrite);
+  return pwrite(fd, buf, count, offset);
+}
+
 ssize_t VolumeIo::SpliceIn(int pipe_fd, int fd, size_t count, off_t offset) {
   BlockingSection blocking(BlockingKind::kWrite);
   loff_t at = offset;

@@ -29,6 +29,10 @@ class VolumeIo {
   virtual int ReopenDirect(int fd);
   virtual ssize_t Pread(int fd, void* buf, size_t count, off_t offset);
   virtual ssize_t Pwrite(int fd, const void* buf, size_t count, off_t offset);
+  // pwrite(2) to an fd from ReopenDirect: the same contract, for a call that
+  // waits for the device (BlockingKind::kDirectWrite). Fault rules name it
+  // "write", as Pwrite.
+  virtual ssize_t PwriteDirect(int fd, const void* buf, size_t count, off_t offset);
   // splice(2) of up to `count` bytes from the pipe `pipe_fd` into `fd` at
   // `offset` (fd's file offset untouched). The bytes moved leave the pipe; the
   // rest stay in it. EINVAL when `fd`'s file system cannot take a splice.
