@@ -426,6 +426,17 @@ Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
   return Status::Ok();
 }
 
+bool FileSystem::BlocksChangedSinceFsync(FileHandle* fh) {
+  InodeState& inode = *fh->inode;
+  std::shared_lock io(inode.io_lock);
+  std::lock_guard lock(inode.mu);
+  struct stat st;
+  if (inode.fd < 0 || fstat(inode.fd, &st) != 0) return false;
+  if (inode.blocks_at_invalidation == static_cast<int64_t>(st.st_blocks)) return false;
+  inode.blocks_at_invalidation = static_cast<int64_t>(st.st_blocks);
+  return true;
+}
+
 Status FileSystem::Release(FileHandle* fh) {
   InodeRef inode = fh->inode;
   {

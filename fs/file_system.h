@@ -220,6 +220,16 @@ class FileSystem {
   };
   Result<size_t> WriteFrom(FileHandle* fh, WriteSource source, off_t offset,
                            bool* setgid_check = nullptr);
+  // After a successful fsync of `fh`'s file under the writeback cache, whose
+  // kernel keeps the file's attributes and refreshes nothing after writeback:
+  // whether the object's allocation (st_blocks) changed since an fsync last
+  // returned true here (always true the first time, and after a truncate,
+  // fallocate or relocation). The caller then marks the kernel's attributes
+  // stale, so stat shows st_blocks as ext4 would; an overwrite in place (a
+  // database's log) needs no GETATTR afterwards, nor the GETXATTR of
+  // security.capability that follows each attribute refresh (the kernel clears
+  // S_NOSEC then). False when the object cannot be stat'ed.
+  bool BlocksChangedSinceFsync(FileHandle* fh);
   // With the FUSE writeback cache (set once, at FUSE init) the kernel keeps mtime
   // and ctime of the files it caches, stamps them at write(2) and sends them after
   // the pages as a setattr, which may overtake a WRITE of background writeback:

@@ -417,9 +417,10 @@ void OpFsync(fuse_req_t req, fuse_ino_t ino, int datasync, fuse_file_info* fi) {
   Status st = Fs(req).Fsync(Handle(fi), datasync != 0);
   // With the writeback cache the kernel trusts its own size and times and drops
   // nothing after writeback, so its st_blocks stays what it was before the data
-  // arrived: mark the attributes stale (offset < 0: never the cached pages; no
-  // inode lock is taken, so this is safe while the kernel waits for this reply).
-  if (st.ok() && Ctx(req).writeback_cache) {
+  // arrived: mark the attributes stale when the allocation changed (offset < 0:
+  // never the cached pages; no inode lock is taken, so this is safe while the
+  // kernel waits for this reply).
+  if (st.ok() && Ctx(req).writeback_cache && Fs(req).BlocksChangedSinceFsync(Handle(fi))) {
     if (fuse_session* se = Ctx(req).session) fuse_lowlevel_notify_inval_inode(se, ino, -1, 0);
   }
   ReplyStatus(req, st);

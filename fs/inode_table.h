@@ -93,11 +93,18 @@ struct InodeState {
   // Bumped by every truncate, fallocate and relocation, so an fsync racing one
   // does not record as durable a size it saw before it.
   uint64_t layout_epoch = 0;
+  // The object's st_blocks when an fsync last told the kernel to drop the file's
+  // cached attributes; -1: never, or a truncate, fallocate or relocation since.
+  // An fsync that finds the allocation unchanged (an overwrite: a database's
+  // log) leaves the kernel's attributes alone (FileSystem::BlocksChangedSinceFsync).
+  int64_t blocks_at_invalidation = -1;
   // A truncate, fallocate or relocation changed what reading the data needs:
-  // the next fdatasync commits. `mu` held.
+  // the next fdatasync commits, and the next fsync refreshes the kernel's
+  // attributes. `mu` held.
   void ForgetDurableLayout() {
     durable_size = kUnknownSize;
     ++layout_epoch;
+    blocks_at_invalidation = -1;
   }
   // Guarded by InodeTable::mu_, not by `mu`: an idle entry the table keeps
   // (InodeTable's kept idle entries), and whether it was used since it was

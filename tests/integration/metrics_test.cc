@@ -213,6 +213,33 @@ TEST_F(MetricsTest, RewritesOfAFileAskForItsCapabilityAtMostOnce) {
   }
 }
 
+// A database's log: overwrites in place, each made durable with fdatasync. The
+// allocation does not change, so no fsync after the first makes the kernel
+// refresh the file's attributes (a GETATTR at the next write, and the GETXATTR
+// of security.capability that each refresh brings back).
+TEST_F(MetricsTest, FsyncsOfOverwritesRefreshNoAttributes) {
+  WriteFileSynced(Path("log"), RandomBytes(kMiB, 4));
+  auto requests = [&](const char* op) {
+    return std::max(0.0, Value(Scrape(), "tierfs_fuse_requests_total",
+                               std::string("op=\"") + op + "\""));
+  };
+  const double getattrs = requests("getattr"), getxattrs = requests("getxattr");
+  const double fsyncs = requests("fsync");
+  constexpr int kCommits = 40;
+  const std::string record(8192, 'r');
+  int fd = open(Path("log").c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0);
+  for (int i = 0; i < kCommits; ++i) {
+    ASSERT_EQ(pwrite(fd, record.data(), record.size(), off_t(i) * 8192),
+              ssize_t(record.size()));
+    ASSERT_EQ(fdatasync(fd), 0);
+  }
+  close(fd);
+  EXPECT_GE(requests("fsync") - fsyncs, kCommits);
+  EXPECT_LE(requests("getattr") - getattrs, 2) << "GETATTRs for " << kCommits << " commits";
+  EXPECT_LE(requests("getxattr") - getxattrs, 2) << "GETXATTRs for " << kCommits << " commits";
+}
+
 TEST_F(MetricsTest, TextfileHoldsTheSameMetricsAfterUnmount) {
   WriteFile(Path("f"), "data");
   Unmount();  // the exporter writes the file a last time

@@ -321,6 +321,20 @@ TEST_F(WritebackCacheTest, BlocksAreTheObjectsAfterFsync) {
   ASSERT_EQ(stat(object.c_str(), &ost), 0) << object;
   EXPECT_EQ(st.st_blocks, ost.st_blocks);
   EXPECT_GE(st.st_blocks, 128);
+  // An overwrite allocates nothing: the fsync leaves the kernel's attributes,
+  // which still hold the object's allocation.
+  ASSERT_EQ(pwrite(fd, data.data(), 4096, 8192), 4096);
+  ASSERT_EQ(fsync(fd), 0);
+  ASSERT_EQ(fstat(fd, &st), 0);
+  EXPECT_EQ(st.st_blocks, ost.st_blocks);
+  // A write that allocates: the next fsync refreshes them again.
+  ASSERT_EQ(pwrite(fd, data.data(), data.size(), off_t(data.size())),
+            static_cast<ssize_t>(data.size()));
+  ASSERT_EQ(fsync(fd), 0);
+  ASSERT_EQ(fstat(fd, &st), 0);
+  ASSERT_EQ(stat(object.c_str(), &ost), 0) << object;
+  EXPECT_EQ(st.st_blocks, ost.st_blocks);
+  EXPECT_GE(st.st_blocks, 256);
   close(fd);
   // Closed: the commit of the kernel's times recorded the allocation too.
   Remount();
