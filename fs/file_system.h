@@ -228,7 +228,7 @@ class FileSystem {
   // stale, so stat shows st_blocks as ext4 would; an overwrite in place (a
   // database's log) needs no GETATTR afterwards, nor the GETXATTR of
   // security.capability that follows each attribute refresh (the kernel clears
-  // S_NOSEC then). False when the object cannot be stat'ed.
+  // S_NOSEC then). True when the object cannot be stat'ed.
   bool BlocksChangedSinceFsync(FileHandle* fh);
   // With the FUSE writeback cache (set once, at FUSE init) the kernel keeps mtime
   // and ctime of the files it caches, stamps them at write(2) and sends them after
