@@ -18,6 +18,7 @@
 #include <random>
 #include <string>
 
+#include "tests/integration/random_file_ops.h"
 #include "tests/integration/test_policies.h"
 #include "tests/integration/tierfs_fixture.h"
 
@@ -56,23 +57,15 @@ class DirectWritesTest : public TierfsFixture {
     EXPECT_TRUE(in.good()) << "no metrics textfile at " << textfile_;
     double sum = 0;
     for (std::string line; std::getline(in, line);) {
-      if (line.starts_with(metric + "{")) sum += std::strtod(line.c_str() + line.rfind(' '), nullptr);
+      if (line.starts_with(metric + "{")) {
+        sum += std::strtod(line.c_str() + line.rfind(' '), nullptr);
+      }
     }
     return sum;
   }
 
   std::string textfile_;
 };
-
-// pwrite of all of `size` bytes at `from` to `offset`; fails the test on error.
-void PwriteAll(int fd, const char* from, size_t size, off_t offset) {
-  size_t done = 0;
-  while (done < size) {
-    ssize_t n = pwrite(fd, from + done, size - done, offset + static_cast<off_t>(done));
-    ASSERT_GT(n, 0) << "pwrite: " << strerror(errno);
-    done += static_cast<size_t>(n);
-  }
-}
 
 // A page-aligned copy of `data`, for writes through an O_DIRECT descriptor.
 struct AlignedCopy {
@@ -90,7 +83,6 @@ TEST_F(DirectWritesTest, RandomWritesReadBackAsWrittenAndLargeOnesGoDirect) {
   AssignPolicy(kPinHotPolicy);  // created on hdd, moved to ssd by the first enforce
   const std::string path = Path("f.hot");
   std::string model;
-  std::mt19937 rng(23);
   // From one byte to more than one WRITE request (max_write is 1 MiB).
   const size_t sizes[] = {1, 100, 4096, 8192, 65536, 128 * 1024, 300000, kMiB, 3 * kMiB / 2};
   int a = open(path.c_str(), O_RDWR | O_CREAT, 0644);
@@ -99,41 +91,28 @@ TEST_F(DirectWritesTest, RandomWritesReadBackAsWrittenAndLargeOnesGoDirect) {
   ASSERT_GE(a, 0);
   ASSERT_GE(b, 0);
   ASSERT_GE(direct, 0) << strerror(errno);
-  int enforces = 0;
-  for (int op = 0; op < 300; ++op) {
-    SCOPED_TRACE("operation " + std::to_string(op));
-    const unsigned kind = rng() % 20;
-    if (kind < 16) {
-      size_t size = sizes[rng() % std::size(sizes)];
-      size_t offset = rng() % (6 * kMiB);
-      const bool through_direct = kind % 4 == 0;
-      if (through_direct || kind % 4 == 1) {  // whole pages: may go direct
-        size = std::max(kPage, size / kPage * kPage);
-        offset = offset / kPage * kPage;
-      }
-      const std::string data = RandomBytes(size, static_cast<uint32_t>(op));
-      if (through_direct) {
-        AlignedCopy aligned(data);
-        ASSERT_NO_FATAL_FAILURE(PwriteAll(direct, aligned.p, size, static_cast<off_t>(offset)));
-      } else {
-        ASSERT_NO_FATAL_FAILURE(
-            PwriteAll(kind % 2 ? a : b, data.data(), size, static_cast<off_t>(offset)));
-      }
-      if (model.size() < offset + size) model.resize(offset + size, '\0');
-      std::copy(data.begin(), data.end(), model.begin() + static_cast<long>(offset));
-    } else if (kind < 17) {
-      const size_t size = rng() % (4 * kMiB);
-      ASSERT_EQ(ftruncate(a, static_cast<off_t>(size)), 0);
-      model.resize(size, '\0');
-    } else if (kind < 19) {
-      ASSERT_EQ(fsync(kind % 2 ? a : b), 0);
-    } else {  // every page the kernel holds goes to the daemon, then it moves
-      ASSERT_EQ(fsync(a), 0);
-      CommandResult r = Tool("fsppadm", {"enforce", mnt_});
-      EXPECT_EQ(r.exit_code, 0) << r.output;
-      ++enforces;
+  // A quarter through the O_DIRECT descriptor, a quarter of whole pages through
+  // `b`, the rest of any shape through `a` or `b`.
+  auto write = [&](int op, unsigned kind, std::mt19937& rng) {
+    RandomWrite w;
+    size_t size = sizes[rng() % std::size(sizes)];
+    w.offset = rng() % (6 * kMiB);
+    const bool through_direct = kind % 4 == 0;
+    if (through_direct || kind % 4 == 1) {
+      size = std::max(kPage, size / kPage * kPage);
+      w.offset = w.offset / kPage * kPage;
     }
-  }
+    w.data = RandomBytes(size, static_cast<uint32_t>(op));
+    if (through_direct) {
+      AlignedCopy aligned(w.data);
+      PwriteAll(direct, aligned.p, size, static_cast<off_t>(w.offset));
+    } else {
+      PwriteAll(kind % 2 ? a : b, w.data.data(), size, static_cast<off_t>(w.offset));
+    }
+    return w;
+  };
+  int enforces = 0;
+  ASSERT_NO_FATAL_FAILURE(RunRandomFileOps(mnt_, a, b, 300, 23, write, &model, &enforces));
   EXPECT_GT(enforces, 0) << "no enforce ran: change the seed";
   EXPECT_EQ(ClassOf("f.hot"), "ssd");
   close(a);
@@ -143,7 +122,8 @@ TEST_F(DirectWritesTest, RandomWritesReadBackAsWrittenAndLargeOnesGoDirect) {
   ASSERT_EQ(got.size(), model.size());
   EXPECT_TRUE(got == model) << "contents differ";
   Unmount();
-  EXPECT_GE(Sum("tierfs_volume_direct_written_bytes_total"), 4.0 * kMiB) << "large writes of whole pages did not go direct";
+  EXPECT_GE(Sum("tierfs_volume_direct_written_bytes_total"), 4.0 * kMiB)
+      << "large writes of whole pages did not go direct";
   Mount(mount_args_);
   EXPECT_TRUE(ReadFile(path) == model) << "contents differ after a remount";
 }
