@@ -193,19 +193,30 @@ FileSystem::DirectWrite FileSystem::DirectWriteFor(InodeState& inode, const char
   // Opened outside `mu` (a system call); the io_lock keeps `fd` on this object.
   const int opened = volumes_->io().ReopenDirect(fd);
   const int error = errno;
-  std::lock_guard lock(inode.mu);
-  if (inode.direct_fd < 0 && !inode.direct_refused) {
-    inode.direct_fd = opened;
-    inode.direct_refused = opened < 0;
-    if (opened < 0) {
-      LogInfo("inode {}: its object takes no O_DIRECT write ({}); large writes go through "
-              "the page cache", inode.ino, std::strerror(error));
+  uint32_t volume;
+  {
+    std::lock_guard lock(inode.mu);
+    volume = inode.attr.volume_id;
+    if (inode.direct_fd < 0 && !inode.direct_refused) {
+      inode.direct_fd = opened;
+      inode.direct_refused = opened < 0;
+    } else if (opened >= 0) {
+      volumes_->io().Close(opened);  // another write opened one first
     }
-  } else if (opened >= 0) {
-    volumes_->io().Close(opened);  // another write opened one first
+    if (inode.direct_fd >= 0) return {inode.direct_fd, count / kPageBytes * kPageBytes};
   }
-  if (inode.direct_fd < 0) return {};
-  return {inode.direct_fd, count / kPageBytes * kPageBytes};
+  if (opened < 0) {
+    // Once per volume: every file of a volume without O_DIRECT would say the same.
+    std::lock_guard lock(direct_refusals_mu_);
+    if (std::find(direct_refusals_logged_.begin(), direct_refusals_logged_.end(), volume) ==
+        direct_refusals_logged_.end()) {
+      direct_refusals_logged_.push_back(volume);
+      LogInfo("volume {}: an object refused O_DIRECT ({}, inode {}); its large writes go "
+              "through the page cache", volumes_->NameOf(volume), std::strerror(error),
+              inode.ino);
+    }
+  }
+  return {};
 }
 
 Result<size_t> FileSystem::WriteFrom(FileHandle* fh, WriteSource source, off_t offset,

@@ -350,6 +350,9 @@ class FileSystem {
 
  private:
   std::atomic<bool> kernel_keeps_write_times_{false};  // see SetKernelKeepsWriteTimes
+  // Volumes whose refusal of O_DIRECT was logged (once each: DirectWriteFor).
+  std::mutex direct_refusals_mu_;
+  std::vector<uint32_t> direct_refusals_logged_;
   FileSystem(std::unique_ptr<meta::SpaceReserve> reserve, std::unique_ptr<meta::Metadata> meta,
              std::unique_ptr<VolumeSet> volumes, meta::FsInfo info,
              const FileSystemOptions& options);
