@@ -379,6 +379,22 @@ clk_tck=$(getconf CLK_TCK)
 daemon_ticks() {  # PID: CPU ticks (user + system) it has used; 0 without a daemon
   if [ -n "$1" ]; then awk '{ print $14 + $15 }' "/proc/$1/stat"; else echo 0; fi
 }
+# PID: waits (at most 60 s) until the daemon's CPU time stops moving for a
+# second, so that work it defers (the reclaim of objects that a metadata run
+# unlinked: thousands of unlink(2)s for seconds afterwards) does not fall into
+# the next measurement and its daemon CPU per operation.
+settle() {
+  [ -n "$1" ] || return 0
+  local before after i
+  after=$(daemon_ticks "$1")
+  for ((i = 0; i < 60; i++)); do
+    before=$after
+    sleep 1
+    after=$(daemon_ticks "$1")
+    [ "$after" = "$before" ] && return 0
+  done
+  log "daemon $1 still busy after 60 s; measuring anyway"
+}
 now() { date +%s.%N; }
 elapsed() { awk -v s="$1" -v e="$(now)" 'BEGIN { printf "%.4f", e - s }'; }
 bytes() { numfmt --from=iec "$1"; }
@@ -393,6 +409,7 @@ meta_run() {
   [ $root = 1 ] && args+=(--drop_caches)
   mkdir "$dir/meta"
   sync  # let earlier deletes (and the discards of this VM's disk) settle first
+  settle "$pid"
   bounded "$mb" "${args[@]}" | sed -E "s/^(metadata|daemon_cpu|memory)\t/\1_$tag\t/" | record "$cfg"
   rmdir "$dir/meta"
   sync
@@ -423,6 +440,7 @@ fio_job() {
 
 fio_all() {  # CONFIG
   local cfg=$1 dir=${dir_of[$1]} rio rwio
+  settle "${pid_of[$cfg]}"
   rio=$(bytes "$RAND_IO")
   rwio=$(bytes "$RANDW_IO")
   fio_job "$cfg" seqwrite --rw=write --bs=1M --size="$DATA_SIZE" --end_fsync=1
@@ -466,6 +484,7 @@ real_all() {  # CONFIG: untar, warm grep -r, git status, make, rm -rf
   local cfg=$1 dir=${dir_of[$1]}/real tree dirty
   tree=$dir/tree
   mkdir "$dir"
+  settle "${pid_of[$cfg]}"
   drop_caches
   timed "$cfg" untar sh -c 'tar -xf "$1" -C "$2" && sync' sh "$real_tar" "$dir"
   # Into a pipe, not /dev/null: GNU grep stops reading a file at its first
@@ -506,6 +525,7 @@ pg_all() {
     start > /dev/null)
   bounded "$pgbin/pgbench" -h "$sock" -p "$PG_PORT" -U postgres -i -q -s "$PG_SCALE" postgres \
     > "$out/pglog/init-$cfg-r$round.log" 2>&1
+  settle "$pid"
   t0=$(daemon_ticks "$pid")
   bounded "$pgbin/pgbench" -h "$sock" -p "$PG_PORT" -U postgres -c "$PG_CLIENTS" -j 2 \
     -T "$PG_SECONDS" postgres > "$log" 2>&1
