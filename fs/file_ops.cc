@@ -183,11 +183,12 @@ FileSystem::DirectWrite FileSystem::DirectWriteFor(InodeState& inode, const char
       static_cast<uint64_t>(offset) % kPageBytes != 0) {
     return {};
   }
+  const size_t whole_pages = count / kPageBytes * kPageBytes;
   int fd;
   {
     std::lock_guard lock(inode.mu);
     if (inode.direct_refused || inode.fd < 0) return {};
-    if (inode.direct_fd >= 0) return {inode.direct_fd, count / kPageBytes * kPageBytes};
+    if (inode.direct_fd >= 0) return {inode.direct_fd, whole_pages};
     fd = inode.fd;
   }
   // Opened outside `mu` (a system call); the io_lock keeps `fd` on this object.
@@ -203,7 +204,7 @@ FileSystem::DirectWrite FileSystem::DirectWriteFor(InodeState& inode, const char
     } else if (opened >= 0) {
       volumes_->io().Close(opened);  // another write opened one first
     }
-    if (inode.direct_fd >= 0) return {inode.direct_fd, count / kPageBytes * kPageBytes};
+    if (inode.direct_fd >= 0) return {inode.direct_fd, whole_pages};
   }
   if (opened < 0) {
     // Once per volume: every file of a volume without O_DIRECT would say the same.
