@@ -70,6 +70,14 @@ DEFINE_bool(exact_atime, false,
             "move atime (relatime rules) only when a read reaches the daemon, which makes "
             "the kernel drop a file's cached pages at an open that would move it; off: an "
             "O_RDONLY open moves it and cached reads stay in the kernel");
+DEFINE_bool(no_open, true,
+            "FUSE no-open: the kernel sends no OPEN or RELEASE for regular files and keeps "
+            "their cached pages across opens, so a read of a cached file costs no request; "
+            "atime then moves (relatime rules) at reads that reach the daemon, not at an "
+            "open (on by default; off with --exact_atime, which needs the opens)");
+DEFINE_int32(cached_opens, 4096,
+             "with --no_open, files whose object stays open between requests (1..1000000; "
+             "up to two fds each, within the daemon's open-file limit)");
 DEFINE_double(fcl_keep_hours, 14 * 24,
               "File Change Log retention: drop records older than this many hours "
               "(0 = keep; at most 876000)");
@@ -118,6 +126,9 @@ static bool ValidatePrecreate(const char* flag, int32_t value) {
 static bool ValidateCachedInodes(const char* flag, int32_t value) {
   return InRange(flag, value, 0, 10'000'000);
 }
+static bool ValidateCachedOpens(const char* flag, int32_t value) {
+  return InRange(flag, value, 1, 1'000'000);
+}
 static bool ValidateFclHours(const char* flag, double value) {
   return InRange(flag, value, 0, 876'000);  // 100 years
 }
@@ -151,6 +162,7 @@ DEFINE_validator(threads, &ValidateThreads);
 DEFINE_validator(running_threads, &ValidateRunningThreads);
 DEFINE_validator(precreate_objects, &ValidatePrecreate);
 DEFINE_validator(cached_inodes, &ValidateCachedInodes);
+DEFINE_validator(cached_opens, &ValidateCachedOpens);
 DEFINE_validator(commit_ms, &ValidateCommitMs);
 DEFINE_validator(fcl_keep_hours, &ValidateFclHours);
 DEFINE_validator(fcl_max_records, &ValidateRecords);
@@ -193,6 +205,7 @@ std::string ValueName(const gflags::CommandLineFlagInfo& flag) {
       {"running_threads", "N"},
       {"precreate_objects", "N"},
       {"cached_inodes", "N"},
+      {"cached_opens", "N"},
       {"commit_ms", "MILLISECONDS"},
       {"fcl_keep_hours", "HOURS"},
       {"fcl_max_records", "N"},
@@ -383,6 +396,8 @@ int main(int argc, char** argv) {
   options.io_uring = FLAGS_io_uring;
   options.precreate_objects = FLAGS_precreate_objects;
   options.cached_inodes = FLAGS_cached_inodes;
+  options.no_open = FLAGS_no_open && !FLAGS_exact_atime;
+  options.cached_opens = FLAGS_cached_opens;
   options.fcl_keep_seconds = static_cast<int64_t>(FLAGS_fcl_keep_hours * 3600);
   options.fcl_max_records = FLAGS_fcl_max_records;
   options.iostat_keep_seconds = static_cast<int64_t>(FLAGS_iostat_keep_days * 86400);

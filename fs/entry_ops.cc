@@ -104,6 +104,7 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
   bool deferred = false;  // the kernel's times of written data: memory only (see below)
   Status st;
   std::string event = truncate ? "truncate" : "setattr";
+  bool log_write = false;  // a "write" record goes first (see below)
   {
     std::lock_guard lock(inode->mu);
     meta::Inode& a = inode->attr;
@@ -228,11 +229,18 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
         event = "write";
         inode->data_written = false;
       }
+      // Any other change of a file with data written since its last writeback
+      // (a chmod or utimes right after the writes, as tar and cp -p make)
+      // carries the written size too, and logs the "write" before its own.
+      if (inode->dirty && inode->data_written) {
+        log_write = true;
+        inode->data_written = false;
+      }
     }
   }
   if (st.ok() && !deferred) {
-    auto row = meta_->UpdateAttributes(values, fields, event);
-    if (!row.ok() && event == "write") {
+    auto row = meta_->UpdateAttributes(values, fields, event, log_write);
+    if (!row.ok() && (event == "write" || log_write)) {
       std::lock_guard lock(inode->mu);
       inode->data_written = true;  // logged by the next writeback instead
     }

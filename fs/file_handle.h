@@ -45,6 +45,10 @@ struct FileHandle : OpenHandle {
   FileHandle() : OpenHandle(false) {}
   int flags = 0;                      // open(2) flags as the kernel passed them
   std::atomic<bool> wrote{false};     // a write went through this handle
+  // Stands for the kernel's unreported opens (no-open mode,
+  // fs/kernel_open_cache.h): no release follows a close, so writes through it
+  // are written back shortly after (fs/write_behind.h). Set before it is shared.
+  bool kernel_open = false;
   // Whether the kernel may keep the file's page cache at this open. False when a
   // read would update atime (relatime) and the open does not stand for its reads
   // (--exact_atime, or not O_RDONLY): the reads must then reach the daemon, as

@@ -31,6 +31,8 @@
 namespace tierfs {
 namespace {
 constexpr int64_t kRelatimeNanos = 24 * kSecondsPerHour * kNanosPerSecond;
+// How far the kernel's coarse clock (one tick: 1 to 10 ms) may lag the daemon's.
+constexpr int64_t kKernelClockSlackNanos = 10'000'000;
 }  // namespace
 
 Result<int> FileSystem::OpenObjectTrimmedLocked(const meta::Inode& attr) {
@@ -124,10 +126,24 @@ Result<FileHandle*> FileSystem::OpenHeld(const InodeRef& inode, int flags, bool 
   return fh;
 }
 
+Result<std::shared_ptr<FileHandle>> FileSystem::KernelOpen(uint64_t ino) {
+  return kernel_opens_->Get(ino);
+}
+
+void FileSystem::AdoptKernelOpen(FileHandle* fh) {
+  fh->kernel_open = true;
+  kernel_opens_->Adopt(fh->inode->ino, fh);
+}
+
 bool FileSystem::AtimeIsStale(const meta::Inode& a) const {
   // relatime (the default mount option of ext4): update when atime is not after
-  // mtime or ctime, or is more than a day old.
-  return a.atime_ns <= a.mtime_ns || a.atime_ns <= a.ctime_ns ||
+  // mtime or ctime, or is more than a day old. Under the writeback cache the
+  // kernel stamps the mtime and ctime of written data from its coarse clock,
+  // up to a tick behind the daemon's: a write right after a create (or after
+  // a read that moved atime) can carry an mtime just before that atime, and
+  // must still count as after it.
+  return a.atime_ns <= a.mtime_ns + kKernelClockSlackNanos ||
+         a.atime_ns <= a.ctime_ns + kKernelClockSlackNanos ||
          clock().NowNanos() - a.atime_ns > kRelatimeNanos;
 }
 
@@ -138,7 +154,8 @@ void FileSystem::UpdateAtimeOnRead(InodeState& inode) {
   }
 }
 
-Result<size_t> FileSystem::Read(FileHandle* fh, char* buf, size_t size, off_t offset) {
+Result<size_t> FileSystem::Read(FileHandle* fh, char* buf, size_t size, off_t offset,
+                                bool noatime) {
   InodeState& inode = *fh->inode;
   std::shared_lock io(inode.io_lock);
   int fd;
@@ -152,7 +169,7 @@ Result<size_t> FileSystem::Read(FileHandle* fh, char* buf, size_t size, off_t of
   if (n < 0) return Status::FromErrno("read");
   io_.RecordRead(inode.ino, static_cast<uint64_t>(n));
   metrics_.RecordRead(volume, static_cast<uint64_t>(n));
-  if (fh->flags & O_NOATIME) return static_cast<size_t>(n);
+  if (noatime || (fh->flags & O_NOATIME) != 0) return static_cast<size_t>(n);
   std::lock_guard lock(inode.mu);
   UpdateAtimeOnRead(inode);
   return static_cast<size_t>(n);
@@ -276,6 +293,7 @@ Result<size_t> FileSystem::WriteFrom(FileHandle* fh, WriteSource source, off_t o
         }
         MarkDirty(inode);
         inode.data_written = true;
+        QueueWriteBehindLocked(*fh);
       }
     }
     if (done == size || n == 0) break;
@@ -481,6 +499,7 @@ Status FileSystem::Fallocate(FileHandle* fh, int mode, off_t offset, off_t lengt
   inode.attr.ctime_ns = now;
   MarkDirty(inode);
   inode.data_written = true;
+  QueueWriteBehindLocked(*fh);
   return Status::Ok();
 }
 
@@ -511,7 +530,8 @@ Result<size_t> FileSystem::CopyByHand(int src_fd, off_t in_offset, int dst_fd, o
 }
 
 Result<size_t> FileSystem::CopyFileRange(FileHandle* in, off_t in_offset, FileHandle* out,
-                                         off_t out_offset, size_t length, unsigned int flags) {
+                                         off_t out_offset, size_t length, unsigned int flags,
+                                         bool noatime) {
   InodeState& src = *in->inode;
   InodeState& dst = *out->inode;
   // Shared locks only (reader-preferring), so the order of the two cannot deadlock.
@@ -540,7 +560,7 @@ Result<size_t> FileSystem::CopyFileRange(FileHandle* in, off_t in_offset, FileHa
   }
   io_.RecordRead(src.ino, n);
   io_.RecordWrite(dst.ino, n);
-  if ((in->flags & O_NOATIME) == 0) {
+  if (!noatime && (in->flags & O_NOATIME) == 0) {
     // The source was read, as by splice on ext4: relatime applies to it.
     std::lock_guard lock(src.mu);
     UpdateAtimeOnRead(src);
@@ -554,6 +574,7 @@ Result<size_t> FileSystem::CopyFileRange(FileHandle* in, off_t in_offset, FileHa
   dst.attr.ctime_ns = now;
   MarkDirty(dst);
   dst.data_written = true;
+  QueueWriteBehindLocked(*out);
   return n;
 }
 

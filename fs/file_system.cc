@@ -103,10 +103,51 @@ FileSystem::FileSystem(std::unique_ptr<meta::SpaceReserve> reserve,
       info_(std::move(info)),
       options_(options),
       inodes_(options.cached_inodes),
-      io_(*options.clock, info_.iostat_bucket_seconds) {}
+      io_(*options.clock, info_.iostat_bucket_seconds) {
+  kernel_opens_ = std::make_unique<KernelOpenCache>(
+      options.cached_opens,
+      [this](uint64_t ino) -> Result<FileHandle*> {
+        auto fh = Open(ino, O_RDWR);
+        if (fh.ok()) (*fh)->kernel_open = true;
+        return fh;
+      },
+      [this](FileHandle* fh) {
+        if (Status st = Release(fh); !st.ok()) {
+          LogError("writeback of a file the kernel no longer uses: {}", st.ToString());
+        }
+      });
+  write_behind_ = std::make_unique<WriteBehind>(
+      kWriteBehindDelay, [this](const std::vector<InodeRef>& inodes) { WriteBackBehind(inodes); });
+}
+
+void FileSystem::QueueWriteBehindLocked(const FileHandle& fh) {
+  if (fh.kernel_open) write_behind_->EnqueueLocked(fh.inode);
+}
+
+void FileSystem::WriteBackBehind(const std::vector<InodeRef>& inodes) {
+  meta::Metadata::BatchScope batch(*meta_);  // one commit group for all of them
+  for (const InodeRef& inode : inodes) {
+    {
+      std::lock_guard lock(inode->mu);
+      inode->write_behind_queued = false;  // a write from now on queues it again
+    }
+    if (Status st = Writeback(inode, {}); !st.ok()) {
+      // Still dirty: the periodic writeback tries again.
+      LogWarning("writeback of inode {} after its writes: {}", inode->ino, st.ToString());
+      continue;
+    }
+    // An entry that nothing else keeps active (its handle evicted, the kernel
+    // done with it) goes idle now, as after a release.
+    if (inodes_.MaybeErase(inode)) Reclaim(inode->attr);
+  }
+}
 
 FileSystem::~FileSystem() {
   precreator_.reset();  // before the pools are emptied below
+  // Released as RELEASEs would be, before the handles of opens the kernel never
+  // released (which would otherwise count them) and the final writeback.
+  write_behind_.reset();
+  kernel_opens_->DropAll();
   if (size_t released = ReleaseUnreleasedHandles(); released > 0) {
     LogInfo("released {} handles whose RELEASE the kernel never sent", released);
   }
@@ -350,7 +391,11 @@ void FileSystem::AfterNameRemoved(const meta::Inode& after) {
 }
 
 void FileSystem::Forget(uint64_t ino, uint64_t n) {
-  if (std::optional<meta::Inode> gone = inodes_.Forget(ino, n)) Reclaim(*gone);
+  bool forgotten = false;
+  if (std::optional<meta::Inode> gone = inodes_.Forget(ino, n, &forgotten)) Reclaim(*gone);
+  // No file of the kernel's is open on an inode it forgot: its kernel-open handle
+  // goes (its release reclaims an unlinked file).
+  if (forgotten) kernel_opens_->Drop(ino);
 }
 
 void FileSystem::Reclaim(const meta::Inode& attr) {

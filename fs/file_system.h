@@ -17,6 +17,7 @@
 #include <sys/statvfs.h>
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -31,9 +32,11 @@
 #include "fs/file_handle.h"
 #include "fs/inode_table.h"
 #include "fs/io_accounting.h"
+#include "fs/kernel_open_cache.h"
 #include "fs/object_precreator.h"
 #include "fs/volume_io.h"
 #include "fs/volume_set.h"
+#include "fs/write_behind.h"
 #include "meta/metadata.h"
 #include "meta/space_reserve.h"
 #include "policy/create_placement.h"
@@ -120,6 +123,9 @@ struct FileSystemOptions {
   // Writes of at least kDirectWriteMinBytes of whole pages from a page-aligned
   // buffer go to the object with O_DIRECT (FileSystem::WriteFrom).
   bool direct_writes = true;
+  // No-open mode: at most this many files keep their object open between
+  // requests (KernelOpen; up to two fds each, the second for O_DIRECT writes).
+  size_t cached_opens = 4096;
 };
 
 // The smallest write sent to a volume with O_DIRECT, bytes. Such a write skips
@@ -127,6 +133,11 @@ struct FileSystemOptions {
 // tierfs file already holds the bytes) but waits for the device; a page of
 // writeback (random 4 KiB writes) is cheaper to copy than to wait for.
 inline constexpr size_t kDirectWriteMinBytes = size_t{128} << 10;
+
+// How soon after a write through a kernel-open handle (no-open mode) the file's
+// size and times are written back (fs/write_behind.h): the release that wrote
+// them back after the last close(2) never comes in that mode.
+inline constexpr std::chrono::milliseconds kWriteBehindDelay{50};
 
 // A create needs this much room above a volume's reserve: a new file's size is
 // not known, and a volume with only a few blocks left would send its first write
@@ -195,7 +206,10 @@ class FileSystem {
   // directory, ENXIO for a special file, EIO when its volume is offline.
   Result<FileHandle*> Open(uint64_t ino, int flags);
   // Reads up to `size` bytes at `offset` into `buf`; returns bytes read (0 at EOF).
-  Result<size_t> Read(FileHandle* fh, char* buf, size_t size, off_t offset);
+  // Moves atime by the relatime rule unless `noatime` or the handle was opened
+  // with O_NOATIME.
+  Result<size_t> Read(FileHandle* fh, char* buf, size_t size, off_t offset,
+                      bool noatime = false);
   // Writes `size` bytes at `offset`; returns bytes written (short only when a
   // later part failed; the next call reports the error). A write that meets
   // ENOSPC (or EDQUOT) on the file's volume moves the file, open descriptors and
@@ -254,8 +268,24 @@ class FileSystem {
   // copy_file_range(2) between two open files of this file system, done by the
   // backing file systems (reflink or in-kernel copy) when both objects allow it.
   // Returns bytes copied; counted as a read of `in` and a write of `out`.
+  // `noatime`: the source's open file has O_NOATIME now (as for Read).
   Result<size_t> CopyFileRange(FileHandle* in, off_t in_offset, FileHandle* out,
-                               off_t out_offset, size_t length, unsigned int flags);
+                               off_t out_offset, size_t length, unsigned int flags,
+                               bool noatime = false);
+
+  // ---- No-open mode (fs/kernel_open_cache.h)
+  // The handle standing for the kernel's unreported opens of regular file `ino`
+  // (requests with file handle 0), opened as an O_RDWR open(2) would be at the
+  // first request that needs it; the caller keeps it for the request's length.
+  // Errors: Open's (ENOENT, EIO when its volume is offline).
+  Result<std::shared_ptr<FileHandle>> KernelOpen(uint64_t ino);
+  // Takes the handle a Create returned as its inode's kernel-open handle.
+  void AdoptKernelOpen(FileHandle* fh);
+  // Inodes with a kernel-open handle now (at most FileSystemOptions::cached_opens).
+  size_t KernelOpenCount() const { return kernel_opens_->size(); }
+  // Writes back now the files written through kernel-open handles whose
+  // writeback is still due (kWriteBehindDelay): before a tool reads the database.
+  void DrainWriteBehind() { write_behind_->Drain(); }
 
   // ---- Directories
   Result<DirHandle*> OpenDir(uint64_t ino);
@@ -350,6 +380,15 @@ class FileSystem {
 
  private:
   std::atomic<bool> kernel_keeps_write_times_{false};  // see SetKernelKeepsWriteTimes
+  // No-open mode's handles (KernelOpen); emptied first at the stop.
+  std::unique_ptr<KernelOpenCache> kernel_opens_;
+  // Writebacks of files written through them (QueueWriteBehind).
+  std::unique_ptr<WriteBehind> write_behind_;
+  // A write through `fh` changed its inode: with a kernel-open handle, queue
+  // its writeback (WriteBehind). `inode.mu` held.
+  void QueueWriteBehindLocked(const FileHandle& fh);
+  // WriteBehind's write function: one database batch for all of `inodes`.
+  void WriteBackBehind(const std::vector<InodeRef>& inodes);
   // Volumes whose refusal of O_DIRECT was logged (once each: DirectWriteFor).
   std::mutex direct_refusals_mu_;
   std::vector<uint32_t> direct_refusals_logged_;

@@ -1,6 +1,7 @@
 // libfuse3 low-level handlers: one shim per operation (see fuse_ops.h).
 #include "fs/fuse_ops.h"
 
+#include <fcntl.h>
 #include <linux/fuse.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
@@ -79,6 +80,41 @@ HandleUse<FileHandle> Handle(fuse_file_info* fi) {
 HandleUse<DirHandle> Dir(fuse_file_info* fi) {
   return HandleUse<DirHandle>(reinterpret_cast<DirHandle*>(fi->fh));
 }
+// The file handle a request on an open regular file names, for the whole
+// handler (the reply included): the one its OPEN or CREATE returned, or, in
+// no-open mode (fi->fh 0: FuseContext::no_open), the inode's handle from
+// FileSystem::KernelOpen, kept from release while the request uses it. A
+// request that cannot have it (the inode is gone, its volume offline) answers
+// with status().
+class FileOf {
+ public:
+  FileOf(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi)
+      : given_(reinterpret_cast<FileHandle*>(fi->fh)) {
+    if (given_ != nullptr) {
+      AcquireHandle(given_);
+      return;
+    }
+    auto kept = Fs(req).KernelOpen(ino);
+    if (kept.ok()) {
+      kept_ = std::move(*kept);
+    } else {
+      status_ = kept.status();
+    }
+  }
+  ~FileOf() {
+    if (given_ != nullptr) ReleaseHandle(given_);
+  }
+  FileOf(const FileOf&) = delete;
+  FileOf& operator=(const FileOf&) = delete;
+  const Status& status() const { return status_; }
+  operator FileHandle*() const { return given_ != nullptr ? given_ : kept_.get(); }  // NOLINT
+
+ private:
+  FileHandle* const given_;
+  std::shared_ptr<FileHandle> kept_;
+  Status status_;
+};
+
 template <typename T>
 T* Released(fuse_file_info* fi) {
   T* handle = reinterpret_cast<T*>(fi->fh);
@@ -166,6 +202,9 @@ void OpInit(void* userdata, fuse_conn_info* conn) {
   // tierfs is the only writer of its files and relocation never changes bytes, so
   // a new mtime (our own write) is no reason to drop the page cache.
   conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
+  // No-open (kernel 4.19 and later): nothing to ask for, the first OPEN's ENOSYS
+  // turns it on. An older kernel would fail that open instead.
+  if ((conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) == 0) ctx->no_open = false;
 }
 
 void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
@@ -276,6 +315,11 @@ void OpLink(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char* ne
 }
 
 void SetOpenFlags(fuse_file_info* fi, FileHandle* fh) {
+  if (fh == nullptr) {  // no-open mode: the kernel's opens are the daemon's to track
+    fi->fh = 0;
+    fi->keep_cache = 1;
+    return;
+  }
   fi->fh = reinterpret_cast<uint64_t>(fh);
   // Relocation never changes a file's bytes, so the page cache stays valid across
   // opens; a read served from it costs no device time and earns no heat. Off only
@@ -293,18 +337,29 @@ void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
   if (!r.ok()) return ReplyStatus(req, r.status());
   fuse_entry_param e;
   FillEntry(req, r->first, &e);
-  SetOpenFlags(fi, r->second);
   FileSystem& fs = Fs(req);  // req is gone once replied
+  // In no-open mode the new handle joins the kernel-open cache and the kernel gets
+  // none: whether it would send RELEASE for it differs between kernels (6.1
+  // never does once OPEN has met ENOSYS).
+  FileHandle* given = r->second;
+  if (Ctx(req).no_open) {
+    fs.AdoptKernelOpen(r->second);
+    given = nullptr;
+  }
+  SetOpenFlags(fi, given);
   if (fuse_reply_create(req, &e, fi) != 0) {
     // Interrupted: the kernel never saw the entry nor the open, so it will neither
     // forget nor release them. Undo both (the file itself stays, as after a crash).
-    fs.Release(r->second);
+    if (given != nullptr) fs.Release(given);
     fs.Forget(r->first.ino, 1);
   }
 }
 
 void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   RequestTimer timer(req, FuseOp::kOpen);
+  // No-open mode: this open succeeds without a handle, and the kernel sends no
+  // more OPEN (nor RELEASE) for regular files on this connection.
+  if (Ctx(req).no_open) return (void)fuse_reply_err(req, ENOSYS);
   auto r = Fs(req).Open(ino, fi->flags);
   if (!r.ok()) return ReplyStatus(req, r.status());
   const bool moved_atime = (*r)->moved_atime;
@@ -341,12 +396,15 @@ char* ReadBuffer(size_t size) {
   return buf.get();
 }
 
-void OpRead(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
+void OpRead(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
   RequestTimer timer(req, FuseOp::kRead);
   // Over io_uring, straight into the ring entry the kernel copies the reply from.
   char* buf = UringReplyBuffer(size);
   if (buf == nullptr) buf = ReadBuffer(size);
-  auto r = Fs(req).Read(Handle(fi), buf, size, off);
+  FileOf file(req, ino, fi);
+  if (!file.status().ok()) return ReplyStatus(req, file.status());
+  // The open file's flags as they are now (fcntl may have set O_NOATIME since).
+  auto r = Fs(req).Read(file, buf, size, off, (fi->flags & O_NOATIME) != 0);
   if (!r.ok()) return ReplyStatus(req, r.status());
   fuse_reply_buf(req, buf, *r);
 }
@@ -357,11 +415,13 @@ void OpRead(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* 
 void OpWriteBuf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t off,
                 fuse_file_info* fi) {
   RequestTimer timer(req, FuseOp::kWrite);
+  FileOf file(req, ino, fi);
+  if (!file.status().ok()) return ReplyStatus(req, file.status());
   // FUSE_HANDLE_KILLPRIV_V2: a write by a caller without CAP_FSETID clears
   // setuid/setgid first, as the VFS does before it writes. The kernel keeps the
   // mode it has cached (only size and times are refreshed after a write).
   if (ServingRequestKillsSuidgid(FUSE_WRITE, ino)) {
-    auto killed = Fs(req).KillSuidSgid(ino, Handle(fi));
+    auto killed = Fs(req).KillSuidSgid(ino, file);
     if (!killed.ok()) return ReplyStatus(req, killed.status());
     if (*killed) {
       if (fuse_session* se = Ctx(req).session) fuse_lowlevel_notify_inval_inode(se, ino, -1, 0);
@@ -384,14 +444,14 @@ void OpWriteBuf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t off,
     source.size = static_cast<size_t>(copied);
   }
   bool setgid_check = false;
-  auto r = Fs(req).WriteFrom(Handle(fi), source, off, &setgid_check);
+  auto r = Fs(req).WriteFrom(file, source, off, &setgid_check);
   if (!r.ok()) return ReplyStatus(req, r.status());
   // All of it consumed: libfuse keeps the pipe (else it empties it).
   if (source.pipe_fd >= 0 && *r == source.size) in->idx = in->count;
   // With the writeback cache the kernel clears setuid/setgid at write(2) with the
   // writer's credentials, and writes reach the daemon later without a caller.
   if (setgid_check && !Ctx(req).writeback_cache && fuse_req_ctx(req)->uid != 0) {
-    Fs(req).DropSetgidAfterWrite(Handle(fi), CallerWithGroups(req));
+    Fs(req).DropSetgidAfterWrite(file, CallerWithGroups(req));
   }
   fuse_reply_write(req, *r);
 }
@@ -409,31 +469,38 @@ void OpFlush(fuse_req_t req, fuse_ino_t, fuse_file_info*) {
 
 void OpRelease(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
   RequestTimer timer(req, FuseOp::kRelease);
+  // Handle 0: a create's open in no-open mode, whose handle the kernel-open
+  // cache keeps (OpCreate).
+  if (fi->fh == 0) return ReplyStatus(req, Status::Ok());
   ReplyStatus(req, Fs(req).Release(Released<FileHandle>(fi)));
 }
 
 void OpFsync(fuse_req_t req, fuse_ino_t ino, int datasync, fuse_file_info* fi) {
   RequestTimer timer(req, FuseOp::kFsync);
-  Status st = Fs(req).Fsync(Handle(fi), datasync != 0);
+  FileOf file(req, ino, fi);
+  if (!file.status().ok()) return ReplyStatus(req, file.status());
+  Status st = Fs(req).Fsync(file, datasync != 0);
   // With the writeback cache the kernel trusts its own size and times and drops
   // nothing after writeback, so its st_blocks stays what it was before the data
   // arrived: mark the attributes stale when the allocation changed (offset < 0:
   // never the cached pages; no inode lock is taken, so this is safe while the
   // kernel waits for this reply).
-  if (st.ok() && Ctx(req).writeback_cache && Fs(req).BlocksChangedSinceFsync(Handle(fi))) {
+  if (st.ok() && Ctx(req).writeback_cache && Fs(req).BlocksChangedSinceFsync(file)) {
     if (fuse_session* se = Ctx(req).session) fuse_lowlevel_notify_inval_inode(se, ino, -1, 0);
   }
   ReplyStatus(req, st);
 }
 
-void OpFallocate(fuse_req_t req, fuse_ino_t, int mode, off_t offset, off_t length,
+void OpFallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset, off_t length,
                  fuse_file_info* fi) {
   RequestTimer timer(req, FuseOp::kFallocate);
-  Status st = Fs(req).Fallocate(Handle(fi), mode, offset, length);
+  FileOf file(req, ino, fi);
+  if (!file.status().ok()) return ReplyStatus(req, file.status());
+  Status st = Fs(req).Fallocate(file, mode, offset, length);
   ReplyStatus(req, st);
 }
 
-void OpLseek(fuse_req_t req, fuse_ino_t, off_t off, int whence, fuse_file_info* fi) {
+void OpLseek(fuse_req_t req, fuse_ino_t ino, off_t off, int whence, fuse_file_info* fi) {
   RequestTimer timer(req, FuseOp::kLseek);
   // The kernel asks only for SEEK_DATA and SEEK_HOLE. With the writeback cache it
   // does not write dirty pages back first, so the object may still lack data the
@@ -441,16 +508,23 @@ void OpLseek(fuse_req_t req, fuse_ino_t, off_t off, int whence, fuse_file_info* 
   // ENOSYS makes the kernel answer from its own size for the whole connection
   // (everything before the end is data), never wrong, only less sparse.
   if (Ctx(req).writeback_cache) return (void)fuse_reply_err(req, ENOSYS);
-  auto r = Fs(req).Lseek(Handle(fi), off, whence);
+  FileOf file(req, ino, fi);
+  if (!file.status().ok()) return ReplyStatus(req, file.status());
+  auto r = Fs(req).Lseek(file, off, whence);
   if (!r.ok()) return ReplyStatus(req, r.status());
   fuse_reply_lseek(req, *r);
 }
 
 void OpCopyFileRange(fuse_req_t req, fuse_ino_t ino_in, off_t off_in, fuse_file_info* fi_in,
-                     fuse_ino_t, off_t off_out, fuse_file_info* fi_out, size_t len, int flags) {
+                     fuse_ino_t ino_out, off_t off_out, fuse_file_info* fi_out, size_t len,
+                     int flags) {
   RequestTimer timer(req, FuseOp::kCopyFileRange);
-  auto r = Fs(req).CopyFileRange(Handle(fi_in), off_in, Handle(fi_out), off_out, len,
-                                 static_cast<unsigned int>(flags));
+  FileOf in(req, ino_in, fi_in);
+  if (!in.status().ok()) return ReplyStatus(req, in.status());
+  FileOf out(req, ino_out, fi_out);
+  if (!out.status().ok()) return ReplyStatus(req, out.status());
+  auto r = Fs(req).CopyFileRange(in, off_in, out, off_out, len, static_cast<unsigned int>(flags),
+                                 (fi_in->flags & O_NOATIME) != 0);
   if (!r.ok()) return ReplyStatus(req, r.status());
   // The kernel refreshes the destination's attributes itself but not the source's,
   // whose atime the copy may have moved (relatime): tell it, before the caller can

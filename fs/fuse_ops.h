@@ -25,6 +25,11 @@ struct FuseContext {
   // a pipe, and the bytes of a large WRITE go from there into the object
   // (OpWriteBuf) without a copy through the daemon's memory.
   bool splice_writes = false;
+  // Answer OPEN with ENOSYS when the kernel offers FUSE_CAP_NO_OPEN_SUPPORT
+  // (OpInit clears it otherwise): the kernel then sends no OPEN or RELEASE for
+  // regular files, keeps their page cache across opens, and requests on them
+  // carry file handle 0 (FileSystem::KernelOpen, fs/kernel_open_cache.h).
+  bool no_open = false;
 };
 
 // The operation table; static storage, filled once.

@@ -281,7 +281,7 @@ std::optional<meta::Inode> InodeTable::NameRemoved(const meta::Inode& row) {
   return entry->attr;
 }
 
-std::optional<meta::Inode> InodeTable::Forget(uint64_t ino, uint64_t n) {
+std::optional<meta::Inode> InodeTable::Forget(uint64_t ino, uint64_t n, bool* forgotten) {
   std::lock_guard lock(mu_);
   auto slot = known_.find(ino);
   if (slot == known_.end()) return std::nullopt;
@@ -292,6 +292,7 @@ std::optional<meta::Inode> InodeTable::Forget(uint64_t ino, uint64_t n) {
   }
   slot->second.nlookup -= n;
   if (slot->second.nlookup > 0) return std::nullopt;
+  if (forgotten != nullptr) *forgotten = true;
   // Its changes now count among those of unknown inodes, for a HoldRow whose
   // ticket is older.
   unknown_changed_ = std::max(unknown_changed_, slot->second.changed);

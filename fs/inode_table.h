@@ -112,6 +112,8 @@ struct InodeState {
   bool kept_idle = false;
   bool referenced = false;
   uint32_t nopen = 0;         // open file handles
+  // Queued for a writeback shortly after its last write (fs/write_behind.h).
+  bool write_behind_queued = false;
   // Every file and directory handle of this inode, for the daemon's stop to
   // release those whose RELEASE never came (fs/file_handle.h).
   OpenHandle* handles = nullptr;
@@ -259,8 +261,9 @@ class InodeTable {
   // last Forget reclaims it.
   std::optional<meta::Inode> NameRemoved(const meta::Inode& row);
   // Drops `n` kernel lookups (FORGET). Returns the inode to reclaim (nlink 0 and
-  // nothing holds it any more), else nullopt.
-  std::optional<meta::Inode> Forget(uint64_t ino, uint64_t n);
+  // nothing holds it any more), else nullopt. Sets `*forgotten` (when given) to
+  // whether the kernel's lookup count reached 0.
+  std::optional<meta::Inode> Forget(uint64_t ino, uint64_t n, bool* forgotten = nullptr);
 
   // Every active entry, for the periodic writeback of dirty attributes.
   std::vector<InodeRef> Snapshot() const;

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <limits.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -237,6 +238,27 @@ class DaemonLock {
   std::string path_;
 };
 
+// Raises the daemon's soft limit of open files to its hard limit, and returns
+// `wanted` cached opens (FileSystemOptions::cached_opens), fewer when two fds
+// each would not fit in that limit beside kFdsForTheRest (the database,
+// volumes, /dev/fuse, pipes, sockets).
+size_t CachedOpensWithinFdLimit(int wanted) {
+  constexpr rlim_t kFdsForTheRest = 512;
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return static_cast<size_t>(wanted);
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  const rlim_t room =
+      limit.rlim_cur > 2 * kFdsForTheRest ? (limit.rlim_cur - kFdsForTheRest) / 2 : 256;
+  if (static_cast<rlim_t>(wanted) <= room) return static_cast<size_t>(wanted);
+  LogWarning("--cached_opens {} lowered to {}: the open-file limit is {}", wanted, room,
+             limit.rlim_cur);
+  return static_cast<size_t>(room);
+}
+
 // Mounts and serves; reports the mount result through `startup`.
 int Serve(const SessionOptions& options, StartupPipe* startup) {
   auto fail = [&](const std::string& message) {
@@ -277,6 +299,7 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   fs_options.cached_inodes = static_cast<size_t>(options.cached_inodes);
   fs_options.exact_atime = options.exact_atime;
   fs_options.direct_writes = options.direct_writes;
+  fs_options.cached_opens = CachedOpensWithinFdLimit(options.cached_opens);
   // Test seam: TIERFS_FAULTS fails chosen volume I/O calls (fs/fault_injecting_volume_io.h).
   std::unique_ptr<FaultInjectingVolumeIo> faults;
   if (const char* spec = std::getenv("TIERFS_FAULTS"); spec != nullptr && *spec != '\0') {
@@ -326,6 +349,7 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   context.attr_timeout = options.attr_timeout;
   context.writeback_cache = options.writeback_cache;
   context.splice_writes = options.splice_writes;
+  context.no_open = options.no_open;
   const fuse_lowlevel_ops& ops = TierfsOperations();
   fuse_session* se = fuse_session_new(&args, &ops, sizeof ops, &context);
   if (se == nullptr) return fail("tierfs: bad mount options: " + mount_opts);

@@ -35,6 +35,8 @@ struct SessionOptions {
   bool io_uring = false;             // requests over io_uring when offered (fs/uring_transport.h)
   int precreate_objects = 0;         // FileSystemOptions::precreate_objects
   int cached_inodes = 16384;         // FileSystemOptions::cached_inodes
+  bool no_open = false;              // FuseContext::no_open (fs/fuse_ops.h)
+  int cached_opens = 4096;           // FileSystemOptions::cached_opens
   int64_t fcl_keep_seconds = 14 * 24 * 3600;  // FCL retention by age (0 = keep all)
   uint64_t fcl_max_records = 1'000'000;       // FCL retention by size (0 = no limit)
   int64_t iostat_keep_seconds = 31 * 24 * 3600;

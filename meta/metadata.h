@@ -227,9 +227,12 @@ class Metadata {
   // change made by a concurrent namespace operation (a directory's mtime, a file's
   // nlink) is never overwritten with a stale copy. ctime never moves backwards:
   // kAttrCtime stores max(stored, values.ctime_ns). Mode takes the permission bits
-  // only. If `fcl_event` is not empty it is logged. ENOENT; EINVAL for no fields.
+  // only. If `fcl_event` is not empty it is logged; with `log_write` a "write"
+  // record comes first (the change also carries the size of data written since
+  // the file's last writeback: a chmod right after writes). ENOENT; EINVAL for
+  // no fields.
   Result<Inode> UpdateAttributes(const Inode& values, uint32_t fields,
-                                 std::string_view fcl_event = {});
+                                 std::string_view fcl_event = {}, bool log_write = false);
 
   // ---- Group commit (meta/group_committer.h; docs/design.md, "Group commit") ------
   // From now on changes gather in commit groups that are committed `window` after

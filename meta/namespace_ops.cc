@@ -286,7 +286,7 @@ Status Metadata::WriteInode(const Inode& inode, std::string_view fcl_event) {
 }
 
 Result<Inode> Metadata::UpdateAttributes(const Inode& values, uint32_t fields,
-                                         std::string_view fcl_event) {
+                                         std::string_view fcl_event, bool log_write) {
   constexpr uint32_t kKnown = kAttrMode | kAttrUid | kAttrGid | kAttrSize | kAttrAtime |
                               kAttrMtime | kAttrCtime | kAttrBlocks;
   if (fields == 0 || (fields & ~kKnown) != 0) {
@@ -316,6 +316,7 @@ Result<Inode> Metadata::UpdateAttributes(const Inode& values, uint32_t fields,
                values.atime_ns, values.mtime_ns, values.ctime_ns, S_IFMT, values.blocks);
     META_ASSIGN_OR_RETURN(after, RunInodeUpdate(db, st, values.ino));
   }
+  if (log_write) TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "write", values.ino, 0, {}));
   if (!fcl_event.empty()) {
     TIERFS_RETURN_IF_ERROR(LogFcl(db, now, fcl_event, values.ino, 0, {}));
   }

@@ -1,9 +1,12 @@
 // Access times and the kernel's page cache (issue 11: a warm read of a cached
-// file costs no FUSE request). By default an open for reading moves atime under
-// the relatime rule and the kernel keeps the file's cached pages, so a re-read
-// after a write never reaches the daemon (no read counted in its heat). With
-// --exact_atime the kernel drops the pages at such an open instead, and the
-// first read reaches the daemon and moves atime there.
+// file costs no FUSE request). By default (FUSE no-open, --no_open) the kernel
+// sends no OPEN and keeps every file's cached pages: atime moves (relatime) at
+// the reads that reach the daemon, and a re-read of cached pages moves nothing.
+// With --no_open=false an open for reading moves atime under the relatime rule
+// and the kernel still keeps the pages. With --exact_atime (which turns no-open
+// off) the kernel drops the pages at such an open instead, and the first read
+// reaches the daemon and moves atime there. In every mode a warm re-read after a
+// write never reaches the daemon (no read counted in its heat).
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
@@ -65,10 +68,31 @@ class AtimeCacheTest : public TierfsFixture {
 };
 
 TEST_F(AtimeCacheTest, WarmReadStaysInTheKernelAndTheOpenMovesAtime) {
+  Unmount();
+  Mount({"--no_open=false"});
   int64_t moved = 0, counted = 0;
   WriteThenReadBack(&moved, &counted);
   EXPECT_GT(moved, 0) << "relatime: the first read after a write moves atime";
   EXPECT_EQ(counted, 0) << "the re-read was served from the kernel's page cache";
+}
+
+TEST_F(AtimeCacheTest, NoOpenMovesAtimeAtTheReadsThatReachTheDaemon) {
+  int64_t moved = 0, counted = 0;
+  WriteThenReadBack(&moved, &counted);
+  EXPECT_EQ(moved, 0) << "a read of cached pages never reaches the daemon";
+  EXPECT_EQ(counted, 0) << "the re-read was served from the kernel's page cache";
+  // After a remount nothing is cached: the first read reaches the daemon and
+  // moves atime by relatime (it is not after the write's mtime), the second not.
+  Mount();
+  const std::string f = Path("f");
+  const int64_t before = AtimeNs(f);
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(ReadFile(f), std::string(8192, 'x'));
+  const int64_t after_first = AtimeNs(f);
+  EXPECT_GT(after_first, before) << "the first read reached the daemon";
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(ReadFile(f), std::string(8192, 'x'));
+  EXPECT_EQ(AtimeNs(f), after_first) << "relatime: atime is after mtime now";
 }
 
 TEST_F(AtimeCacheTest, ExactAtimeSendsTheFirstReadToTheDaemon) {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "tests/integration/test_policies.h"
 #include "tests/integration/tierfs_fixture.h"
@@ -163,8 +165,10 @@ TEST_F(MetricsTest, ClosedFilesKeepNoEntryInTheDaemonButTheMostRecentlyUsed) {
   constexpr int kCached = 50;
   Unmount();
   port_ = FreePort();
+  // No-open mode keeps a handle, and the entry with it, for the most recently
+  // used files: as few as possible here.
   Mount({"--metrics_listen", "127.0.0.1:" + std::to_string(port_), "--cached_inodes",
-         std::to_string(kCached)});
+         std::to_string(kCached), "--cached_opens", "1"});
   for (int i = 0; i < kFiles; ++i) WriteFile(Path("f" + std::to_string(i)), "some bytes");
   std::vector<int> open_fds;
   for (int i = 0; i < 5; ++i) {
@@ -238,6 +242,73 @@ TEST_F(MetricsTest, FsyncsOfOverwritesRefreshNoAttributes) {
   EXPECT_GE(requests("fsync") - fsyncs, kCommits);
   EXPECT_LE(requests("getattr") - getattrs, 2) << "GETATTRs for " << kCommits << " commits";
   EXPECT_LE(requests("getxattr") - getxattrs, 2) << "GETXATTRs for " << kCommits << " commits";
+}
+
+// FUSE no-open (the default): after the first OPEN, answered ENOSYS, opening,
+// reading and closing files costs no OPEN and no RELEASE, warm reads no request
+// at all; with --no_open=false every open(2) is an OPEN.
+TEST_F(MetricsTest, NoOpenSendsNoOpenAfterTheFirst) {
+  constexpr int kFiles = 20;
+  constexpr int kRounds = 3;
+  auto requests = [&](const char* op) {
+    return std::max(0.0, Value(Scrape(), "tierfs_fuse_requests_total",
+                               std::string("op=\"") + op + "\""));
+  };
+  auto open_read_close = [&] {
+    for (int round = 0; round < kRounds; ++round) {
+      for (int i = 0; i < kFiles; ++i) {
+        EXPECT_EQ(ReadFile(Path("f" + std::to_string(i))), "bytes " + std::to_string(i));
+      }
+    }
+  };
+  for (int i = 0; i < kFiles; ++i) {
+    WriteFile(Path("f" + std::to_string(i)), "bytes " + std::to_string(i));
+  }
+  double opens = requests("open"), releases = requests("release"), reads = requests("read");
+  open_read_close();
+  EXPECT_LE(requests("open") - opens, 1);
+  EXPECT_EQ(requests("release") - releases, 0);
+  EXPECT_EQ(requests("read") - reads, 0) << "every page was cached by its write";
+
+  Unmount();
+  Mount({"--metrics_listen", "127.0.0.1:" + std::to_string(port_), "--no_open=false"});
+  opens = requests("open");
+  releases = requests("release");
+  open_read_close();
+  EXPECT_GE(requests("open") - opens, kFiles * kRounds);
+}
+
+// In no-open mode the daemon learns of no close: an unlinked file stays
+// readable while open, and its object goes once the kernel forgets the inode
+// (right after the last close of an unlinked file).
+TEST_F(MetricsTest, NoOpenReclaimsAnUnlinkedFileAfterItsLastClose) {
+  const std::string data = RandomBytes(64 * 1024, 3);
+  WriteFileSynced(Path("doomed"), data);
+  auto objects = [&] {  // object files on both volumes
+    size_t n = 0;
+    for (const std::string& vol : {ssd_, hdd_}) {
+      const std::string dir = vol + "/.tierfs/objects";
+      if (!std::filesystem::exists(dir)) continue;
+      for (auto& e : std::filesystem::recursive_directory_iterator(dir)) n += e.is_regular_file();
+    }
+    return n;
+  };
+  const size_t with_it = objects();
+  ASSERT_GE(with_it, 1u);
+  int fd = open(Path("doomed").c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(unlink(Path("doomed").c_str()), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(objects(), with_it) << "the object of an open file stays";
+  std::string back(data.size(), '\0');
+  EXPECT_EQ(pread(fd, back.data(), back.size(), 0), ssize_t(data.size()));
+  EXPECT_EQ(back, data);
+  close(fd);
+  size_t now = with_it;
+  for (int i = 0; i < 100 && (now = objects()) >= with_it; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(now, with_it - 1) << "the unlinked file's object was reclaimed";
 }
 
 TEST_F(MetricsTest, TextfileHoldsTheSameMetricsAfterUnmount) {
