@@ -104,11 +104,18 @@ std::vector<MetricFamily> MetricsCollector::Collect() const {
   looked_up.AddValue({}, static_cast<double>(inodes.known));
   out.push_back(std::move(looked_up.f));
   Family active("tierfs_inodes_active",
-                "Inodes with attributes cached in the daemon: open, pinned, dirty, unlinked, "
+                "Inodes with attributes cached in the daemon: open (also for the kernel's opens "
+                "under --no_open), pinned, dirty, unlinked, "
                 "or among the --cached_inodes most recently used.",
                 MetricType::Gauge, mount);
   active.AddValue({}, static_cast<double>(inodes.active));
   out.push_back(std::move(active.f));
+  Family kernel_opens("tierfs_kernel_open_files",
+                      "Files whose object stays open for the kernel's opens (--no_open; at "
+                      "most --cached_opens).",
+                      MetricType::Gauge, mount);
+  kernel_opens.AddValue({}, static_cast<double>(fs_.KernelOpenCount()));
+  out.push_back(std::move(kernel_opens.f));
   if (auto fcl = fs_.metadata().FclRecordCount(); fcl.ok()) {
     Family records("tierfs_fcl_records", "Records in the File Change Log.", MetricType::Gauge,
                    mount);

@@ -181,6 +181,7 @@ TEST_F(MetricsTest, ClosedFilesKeepNoEntryInTheDaemonButTheMostRecentlyUsed) {
   const double active = Value(samples, "tierfs_inodes_active", "");
   EXPECT_GE(active, kCached);
   EXPECT_LE(active, kCached + 10);  // the open files and the directories being used
+  EXPECT_LE(Value(samples, "tierfs_kernel_open_files", ""), 1);
   for (int i = 0; i < kFiles; ++i) {
     EXPECT_EQ(ReadFile(Path("f" + std::to_string(i))), "some bytes") << i;
   }
@@ -269,6 +270,8 @@ TEST_F(MetricsTest, NoOpenSendsNoOpenAfterTheFirst) {
   EXPECT_LE(requests("open") - opens, 1);
   EXPECT_EQ(requests("release") - releases, 0);
   EXPECT_EQ(requests("read") - reads, 0) << "every page was cached by its write";
+  EXPECT_EQ(Value(Scrape(), "tierfs_kernel_open_files", ""), kFiles)
+      << "each created file keeps its handle for the next requests";
 
   Unmount();
   Mount({"--metrics_listen", "127.0.0.1:" + std::to_string(port_), "--no_open=false"});
