@@ -77,9 +77,6 @@ Caller CallerWithGroups(fuse_req_t req) {
 HandleUse<FileHandle> Handle(fuse_file_info* fi) {
   return HandleUse<FileHandle>(reinterpret_cast<FileHandle*>(fi->fh));
 }
-HandleUse<DirHandle> Dir(fuse_file_info* fi) {
-  return HandleUse<DirHandle>(reinterpret_cast<DirHandle*>(fi->fh));
-}
 // The file handle a request on an open regular file names, for the whole
 // handler (the reply included): the one its OPEN or CREATE returned, or, in
 // no-open mode (fi->fh 0: FuseContext::no_open), the inode's handle from
@@ -204,7 +201,11 @@ void OpInit(void* userdata, fuse_conn_info* conn) {
   conn->want &= ~FUSE_CAP_AUTO_INVAL_DATA;
   // No-open (kernel 4.19 and later): nothing to ask for, the first OPEN's ENOSYS
   // turns it on. An older kernel would fail that open instead.
-  if ((conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) == 0) ctx->no_open = false;
+  // The same for directories (Linux 5.1 and later): both or neither.
+  if ((conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) == 0 ||
+      (conn->capable & FUSE_CAP_NO_OPENDIR_SUPPORT) == 0) {
+    ctx->no_open = false;
+  }
 }
 
 void OpLookup(fuse_req_t req, fuse_ino_t parent, const char* name) {
@@ -535,6 +536,10 @@ void OpCopyFileRange(fuse_req_t req, fuse_ino_t ino_in, off_t off_in, fuse_file_
 
 void OpOpendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   RequestTimer timer(req, FuseOp::kOpendir);
+  // No-opendir (with no-open): this opendir succeeds without a handle, and the
+  // kernel sends no more OPENDIR or RELEASEDIR, and keeps listings it read
+  // (FOPEN_CACHE_DIR) until the directory changes.
+  if (Ctx(req).no_open) return (void)fuse_reply_err(req, ENOSYS);
   auto r = Fs(req).OpenDir(ino);
   if (!r.ok()) return ReplyStatus(req, r.status());
   fi->fh = reinterpret_cast<uint64_t>(*r);
@@ -544,16 +549,53 @@ void OpOpendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   if (fuse_reply_open(req, fi) != 0) fs.ReleaseDir(*r);
 }
 
-void ReadDirCommon(fuse_req_t req, size_t size, off_t off, fuse_file_info* fi, bool plus) {
+// The directory handle a READDIR(PLUS) names, for the whole handler: the one its
+// OPENDIR returned, or, in no-opendir mode (fi->fh 0), one made for this request
+// and released after it.
+class DirOf {
+ public:
+  DirOf(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi)
+      : fs_(Fs(req)), given_(reinterpret_cast<DirHandle*>(fi->fh)) {
+    if (given_ != nullptr) {
+      AcquireHandle(given_);
+      return;
+    }
+    auto made = fs_.OpenDir(ino);
+    if (made.ok()) {
+      made_ = *made;
+    } else {
+      status_ = made.status();
+    }
+  }
+  ~DirOf() {
+    if (given_ != nullptr) ReleaseHandle(given_);
+    if (made_ != nullptr) fs_.ReleaseDir(made_);
+  }
+  DirOf(const DirOf&) = delete;
+  DirOf& operator=(const DirOf&) = delete;
+  const Status& status() const { return status_; }
+  operator DirHandle*() const { return given_ != nullptr ? given_ : made_; }  // NOLINT
+
+ private:
+  FileSystem& fs_;
+  DirHandle* const given_;
+  DirHandle* made_ = nullptr;
+  Status status_;
+};
+
+void ReadDirCommon(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi,
+                   bool plus) {
   std::vector<char> buf(size);
   size_t used = 0;
   std::vector<uint64_t> looked_up;  // readdirplus entries counted as kernel lookups
   FileSystem& fs = Fs(req);
+  DirOf dir(req, ino, fi);
+  if (!dir.status().ok()) return ReplyStatus(req, dir.status());
   // The most entries `size` bytes can hold: a dirent is 24 bytes and a
   // direntplus 152 (fuse_entry_out first) before the name, padded to 8 bytes.
   const size_t room = size / (plus ? 160 : 32) + 1;
   Status st = fs.ReadDir(
-      Dir(fi), off, plus, room, [&](const std::string& name, const meta::Inode& a, off_t next) {
+      dir, off, plus, room, [&](const std::string& name, const meta::Inode& a, off_t next) {
         size_t n;
         if (plus) {
           fuse_entry_param e;
@@ -578,19 +620,19 @@ void ReadDirCommon(fuse_req_t req, size_t size, off_t off, fuse_file_info* fi, b
   }
 }
 
-void OpReaddir(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
+void OpReaddir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
   RequestTimer timer(req, FuseOp::kReaddir);
-  ReadDirCommon(req, size, off, fi, false);
+  ReadDirCommon(req, ino, size, off, fi, false);
 }
 
-void OpReaddirplus(fuse_req_t req, fuse_ino_t, size_t size, off_t off, fuse_file_info* fi) {
+void OpReaddirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi) {
   RequestTimer timer(req, FuseOp::kReaddirplus);
-  ReadDirCommon(req, size, off, fi, true);
+  ReadDirCommon(req, ino, size, off, fi, true);
 }
 
 void OpReleasedir(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
   RequestTimer timer(req, FuseOp::kReleasedir);
-  Fs(req).ReleaseDir(Released<DirHandle>(fi));
+  if (fi->fh != 0) Fs(req).ReleaseDir(Released<DirHandle>(fi));
   fuse_reply_err(req, 0);
 }
 

@@ -365,9 +365,12 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
                 mountpoint + " not already mounted?)");
   }
 
-  // Names the daemon removes itself (policy DELETEs) must leave the kernel's cache.
+  // Names the daemon removes itself (policy DELETEs) must leave the kernel's cache,
+  // and so must the parent's cached listing (no-opendir mode caches listings): the
+  // kernel drops it at a notify_delete only while it still caches the name.
   (*fs)->SetEntryRemovedHook([se](uint64_t parent, uint64_t ino, std::string_view name) {
     fuse_lowlevel_notify_delete(se, parent, ino, name.data(), name.size());
+    fuse_lowlevel_notify_inval_inode(se, parent, 0, 0);
   });
   ControlHandlers handlers(**fs);
   auto control = ControlServer::Start(
