@@ -674,6 +674,16 @@ TEST_F(FsppadmTest, DeleteStatementsDeleteThroughEnforceOnly) {
   EXPECT_EQ(rows["/a.tmp"]["statement"], "DELETE 1");
   EXPECT_EQ(rows["/a.tmp"]["outcome"], "planned");
   EXPECT_TRUE(Exists(Path("a.tmp")));
+  // Listed before the enforce: the kernel keeps the listing (no-opendir mode),
+  // and a policy DELETE must drop it.
+  auto listing = [&](const std::string& dir) {
+    std::set<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(Path(dir))) {
+      names.insert(e.path().filename().string());
+    }
+    return names;
+  };
+  EXPECT_EQ(listing("sub"), (std::set<std::string>{"b.tmp"}));
 
   json e = RunJson({"enforce", "--json", mnt_});
   rows = RowsByPath(e);
@@ -686,6 +696,8 @@ TEST_F(FsppadmTest, DeleteStatementsDeleteThroughEnforceOnly) {
   EXPECT_TRUE(Exists(Path("keep.txt")));
   EXPECT_TRUE(Exists(Path("keep.fast")));
   EXPECT_TRUE(Exists(Path("sub")));
+  EXPECT_TRUE(listing("sub").empty()) << "a deleted name stayed in the cached listing";
+  EXPECT_EQ(listing("").count("a.tmp"), 0u);
 
   // The text report says what happened.
   MakeFiles({"c.tmp"});
