@@ -382,7 +382,7 @@ class FileSystem {
   std::atomic<bool> kernel_keeps_write_times_{false};  // see SetKernelKeepsWriteTimes
   // No-open mode's handles (KernelOpen); emptied first at the stop.
   std::unique_ptr<KernelOpenCache> kernel_opens_;
-  // Writebacks of files written through them (QueueWriteBehind).
+  // Writebacks of files written through them (QueueWriteBehindLocked).
   std::unique_ptr<WriteBehind> write_behind_;
   // A write through `fh` changed its inode: with a kernel-open handle, queue
   // its writeback (WriteBehind). `inode.mu` held.
