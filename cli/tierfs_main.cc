@@ -71,8 +71,9 @@ DEFINE_bool(exact_atime, false,
             "the kernel drop a file's cached pages at an open that would move it; off: an "
             "O_RDONLY open moves it and cached reads stay in the kernel");
 DEFINE_bool(no_open, true,
-            "FUSE no-open: the kernel sends no OPEN or RELEASE for regular files and keeps "
-            "their cached pages across opens, so a read of a cached file costs no request; "
+            "FUSE no-open: the kernel sends no OPEN or RELEASE for regular files (nor OPENDIR, "
+            "nor CREATE: new files come by MKNOD) and keeps their cached pages across "
+            "opens, so a read of a cached file costs no request; "
             "atime then moves (relatime rules) at reads that reach the daemon, not at an "
             "open (on by default; off with --exact_atime, which needs the opens)");
 DEFINE_int32(cached_opens, 4096,

@@ -130,11 +130,6 @@ Result<std::shared_ptr<FileHandle>> FileSystem::KernelOpen(uint64_t ino) {
   return kernel_opens_->Get(ino);
 }
 
-void FileSystem::AdoptKernelOpen(FileHandle* fh) {
-  fh->kernel_open = true;
-  kernel_opens_->Adopt(fh->inode->ino, fh);
-}
-
 bool FileSystem::AtimeIsStale(const meta::Inode& a) const {
   // relatime (the default mount option of ext4): update when atime is not after
   // mtime or ctime, or is more than a day old. Under the writeback cache the

@@ -279,8 +279,6 @@ class FileSystem {
   // first request that needs it; the caller keeps it for the request's length.
   // Errors: Open's (ENOENT, EIO when its volume is offline).
   Result<std::shared_ptr<FileHandle>> KernelOpen(uint64_t ino);
-  // Takes the handle a Create returned as its inode's kernel-open handle.
-  void AdoptKernelOpen(FileHandle* fh);
   // Inodes with a kernel-open handle now (at most FileSystemOptions::cached_opens).
   size_t KernelOpenCount() const { return kernel_opens_->size(); }
   // Writes back now the files written through kernel-open handles whose

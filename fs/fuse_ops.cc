@@ -316,11 +316,6 @@ void OpLink(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char* ne
 }
 
 void SetOpenFlags(fuse_file_info* fi, FileHandle* fh) {
-  if (fh == nullptr) {  // no-open mode: the kernel's opens are the daemon's to track
-    fi->fh = 0;
-    fi->keep_cache = 1;
-    return;
-  }
   fi->fh = reinterpret_cast<uint64_t>(fh);
   // Relocation never changes a file's bytes, so the page cache stays valid across
   // opens; a read served from it costs no device time and earns no heat. Off only
@@ -334,24 +329,21 @@ void SetOpenFlags(fuse_file_info* fi, FileHandle* fh) {
 void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
               fuse_file_info* fi) {
   RequestTimer timer(req, FuseOp::kCreate);
+  // No-open mode: the kernel falls back to MKNOD for this and every later
+  // create, and opens the new file without asking, so a create is one request
+  // instead of a CREATE and a RELEASE (which kernels after 6.1 still send for
+  // a created file). Its object is made at the first request that needs it.
+  if (Ctx(req).no_open) return (void)fuse_reply_err(req, ENOSYS);
   auto r = Fs(req).Create(CallerOf(req), parent, name, mode, fi->flags);
   if (!r.ok()) return ReplyStatus(req, r.status());
   fuse_entry_param e;
   FillEntry(req, r->first, &e);
+  SetOpenFlags(fi, r->second);
   FileSystem& fs = Fs(req);  // req is gone once replied
-  // In no-open mode the new handle joins the kernel-open cache and the kernel gets
-  // none: whether it would send RELEASE for it differs between kernels (6.1
-  // never does once OPEN has met ENOSYS).
-  FileHandle* given = r->second;
-  if (Ctx(req).no_open) {
-    fs.AdoptKernelOpen(r->second);
-    given = nullptr;
-  }
-  SetOpenFlags(fi, given);
   if (fuse_reply_create(req, &e, fi) != 0) {
     // Interrupted: the kernel never saw the entry nor the open, so it will neither
     // forget nor release them. Undo both (the file itself stays, as after a crash).
-    if (given != nullptr) fs.Release(given);
+    fs.Release(r->second);
     fs.Forget(r->first.ino, 1);
   }
 }
@@ -470,8 +462,8 @@ void OpFlush(fuse_req_t req, fuse_ino_t, fuse_file_info*) {
 
 void OpRelease(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
   RequestTimer timer(req, FuseOp::kRelease);
-  // Handle 0: a create's open in no-open mode, whose handle the kernel-open
-  // cache keeps (OpCreate).
+  // Handle 0: an open the daemon never saw (no-open mode sends no RELEASE for
+  // those, but a RELEASE of handle 0 must never reach Release).
   if (fi->fh == 0) return ReplyStatus(req, Status::Ok());
   ReplyStatus(req, Fs(req).Release(Released<FileHandle>(fi)));
 }

@@ -25,12 +25,13 @@ struct FuseContext {
   // a pipe, and the bytes of a large WRITE go from there into the object
   // (OpWriteBuf) without a copy through the daemon's memory.
   bool splice_writes = false;
-  // Answer OPEN and OPENDIR with ENOSYS when the kernel offers
+  // Answer OPEN, OPENDIR and CREATE with ENOSYS when the kernel offers
   // FUSE_CAP_NO_OPEN_SUPPORT and FUSE_CAP_NO_OPENDIR_SUPPORT (OpInit clears it
   // otherwise): the kernel then sends no OPEN, RELEASE, OPENDIR or RELEASEDIR,
-  // keeps files' pages and directories' listings across opens, and requests on
-  // them carry handle 0 (FileSystem::KernelOpen, fs/kernel_open_cache.h; a
-  // listing gets a DirHandle of its own).
+  // makes new regular files with MKNOD, keeps files' pages and directories'
+  // listings across opens, and requests on them carry handle 0
+  // (FileSystem::KernelOpen, fs/kernel_open_cache.h; a listing gets a
+  // DirHandle of its own).
   bool no_open = false;
 };
 

@@ -38,14 +38,6 @@ Result<KernelOpenCache::Handle> KernelOpenCache::Get(uint64_t ino) {
   return handle;  // `released` goes here, after the lock
 }
 
-void KernelOpenCache::Adopt(uint64_t ino, FileHandle* fh) {
-  Handle made = Wrap(fh);
-  std::deque<Handle> released;
-  std::lock_guard lock(mu_);
-  InsertLocked(ino, std::move(made), &released);
-  // `released` is destroyed after `lock` (declared before it).
-}
-
 KernelOpenCache::Handle KernelOpenCache::InsertLocked(uint64_t ino, Handle made,
                                                       std::deque<Handle>* released) {
   auto [it, inserted] = entries_.try_emplace(ino);

@@ -40,7 +40,7 @@ class KernelOpenCache {
   // error a request on the file must answer with (ENOENT, EIO for an offline
   // volume). Called without the cache's lock.
   using OpenFn = std::function<Result<FileHandle*>(uint64_t ino)>;
-  // Releases a handle OpenFn made (or Adopt took): as a RELEASE would.
+  // Releases a handle OpenFn made: as a RELEASE would.
   using ReleaseFn = std::function<void(FileHandle*)>;
 
   // `capacity`: at most this many inodes keep a handle (>= 1).
@@ -52,9 +52,6 @@ class KernelOpenCache {
 
   // The handle of `ino`, made with OpenFn on a miss; errors are OpenFn's.
   Result<Handle> Get(uint64_t ino);
-  // Takes `fh` (a handle just made for `ino` by a create) as its inode's handle;
-  // when the inode has one already, `fh` is released.
-  void Adopt(uint64_t ino, FileHandle* fh);
   // Takes `ino`'s handle out of the cache (the kernel forgot the inode); it is
   // released once no request uses it. No-op when the cache has none.
   void Drop(uint64_t ino);
