@@ -279,16 +279,16 @@ Result<size_t> FileSystem::WriteFrom(FileHandle* fh, WriteSource source, off_t o
         done += static_cast<size_t>(n);
         const int64_t now = clock().NowNanos();
         std::lock_guard lock(inode.mu);
+        const uint64_t size_before = inode.attr.size;
         // Before any move below: the relocator copies the recorded size.
-        inode.attr.size =
-            std::max<uint64_t>(inode.attr.size, static_cast<uint64_t>(offset) + done);
+        inode.attr.size = std::max<uint64_t>(size_before, static_cast<uint64_t>(offset) + done);
         if (!kernel_keeps_write_times_.load(std::memory_order_relaxed)) {
           inode.attr.mtime_ns = now;  // the kernel's, with the writeback cache
           inode.attr.ctime_ns = now;
         }
         MarkDirty(inode);
         inode.data_written = true;
-        QueueWriteBehindLocked(*fh);
+        QueueWriteBehindLocked(*fh, size_before);
       }
     }
     if (done == size || n == 0) break;
@@ -486,6 +486,7 @@ Status FileSystem::Fallocate(FileHandle* fh, int mode, off_t offset, off_t lengt
   if (fstat(fd, &st) != 0) return Status::FromErrno("fstat");
   const int64_t now = clock().NowNanos();
   std::lock_guard lock(inode.mu);
+  const uint64_t size_before = inode.attr.size;
   inode.attr.size = static_cast<uint64_t>(st.st_size);
   inode.ForgetDurableLayout();  // blocks allocated or freed: commit at fsync
   // ext4 stamps mtime and ctime on every fallocate, even a preallocation that
@@ -494,7 +495,7 @@ Status FileSystem::Fallocate(FileHandle* fh, int mode, off_t offset, off_t lengt
   inode.attr.ctime_ns = now;
   MarkDirty(inode);
   inode.data_written = true;
-  QueueWriteBehindLocked(*fh);
+  QueueWriteBehindLocked(*fh, size_before);
   return Status::Ok();
 }
 
@@ -564,12 +565,13 @@ Result<size_t> FileSystem::CopyFileRange(FileHandle* in, off_t in_offset, FileHa
   out->wrote = true;
   const int64_t now = clock().NowNanos();
   std::lock_guard lock(dst.mu);
-  dst.attr.size = std::max<uint64_t>(dst.attr.size, static_cast<uint64_t>(out_offset) + n);
+  const uint64_t size_before = dst.attr.size;
+  dst.attr.size = std::max<uint64_t>(size_before, static_cast<uint64_t>(out_offset) + n);
   dst.attr.mtime_ns = now;
   dst.attr.ctime_ns = now;
   MarkDirty(dst);
   dst.data_written = true;
-  QueueWriteBehindLocked(*out);
+  QueueWriteBehindLocked(*out, size_before);
   return n;
 }
 

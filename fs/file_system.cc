@@ -120,8 +120,10 @@ FileSystem::FileSystem(std::unique_ptr<meta::SpaceReserve> reserve,
       kWriteBehindDelay, [this](const std::vector<InodeRef>& inodes) { WriteBackBehind(inodes); });
 }
 
-void FileSystem::QueueWriteBehindLocked(const FileHandle& fh) {
-  if (fh.kernel_open) write_behind_->EnqueueLocked(fh.inode);
+void FileSystem::QueueWriteBehindLocked(const FileHandle& fh, uint64_t size_before) {
+  if (fh.kernel_open && fh.inode->attr.size != size_before) {
+    write_behind_->EnqueueLocked(fh.inode);
+  }
 }
 
 void FileSystem::WriteBackBehind(const std::vector<InodeRef>& inodes) {
@@ -131,15 +133,17 @@ void FileSystem::WriteBackBehind(const std::vector<InodeRef>& inodes) {
       std::lock_guard lock(inode->mu);
       inode->write_behind_queued = false;  // a write from now on queues it again
     }
-    if (Status st = Writeback(inode, {}); !st.ok()) {
+    if (Status st = WritebackAndSettle(inode); !st.ok()) {
       // Still dirty: the periodic writeback tries again.
       LogWarning("writeback of inode {} after its writes: {}", inode->ino, st.ToString());
-      continue;
     }
-    // An entry that nothing else keeps active (its handle evicted, the kernel
-    // done with it) goes idle now, as after a release.
-    if (inodes_.MaybeErase(inode)) Reclaim(inode->attr);
   }
+}
+
+Status FileSystem::WritebackAndSettle(const InodeRef& inode) {
+  TIERFS_RETURN_IF_ERROR(Writeback(inode, {}));
+  if (inodes_.MaybeErase(inode)) Reclaim(inode->attr);
+  return Status::Ok();
 }
 
 FileSystem::~FileSystem() {
@@ -549,10 +553,8 @@ Status FileSystem::FlushAll() {
   // One commit for the whole flush (below), not one per group commit window.
   std::optional<meta::Metadata::BatchScope> batch(std::in_place, *meta_);
   for (const InodeRef& inode : inodes_.Snapshot()) {
-    Status st = Writeback(inode, {});
+    Status st = WritebackAndSettle(inode);
     if (!st.ok() && first.ok()) first = st;
-    // Entries the kernel forgot while they were dirty (EraseIfUnusedLocked) go now.
-    if (st.ok() && inodes_.MaybeErase(inode)) Reclaim(inode->attr);
   }
   std::vector<meta::IoDelta> deltas;
   Status st;

@@ -382,9 +382,12 @@ class FileSystem {
   std::unique_ptr<KernelOpenCache> kernel_opens_;
   // Writebacks of files written through them (QueueWriteBehindLocked).
   std::unique_ptr<WriteBehind> write_behind_;
-  // A write through `fh` changed its inode: with a kernel-open handle, queue
-  // its writeback (WriteBehind). `inode.mu` held.
-  void QueueWriteBehindLocked(const FileHandle& fh);
+  // A write through `fh` changed its inode, whose size was `size_before`: with
+  // a kernel-open handle and a new size, queue its writeback (WriteBehind). An
+  // overwrite in place (a database's pages) changes only times, which wait for
+  // the periodic writeback, so it adds no database write every 50 ms.
+  // `inode.mu` held.
+  void QueueWriteBehindLocked(const FileHandle& fh, uint64_t size_before);
   // WriteBehind's write function: one database batch for all of `inodes`.
   void WriteBackBehind(const std::vector<InodeRef>& inodes);
   // Volumes whose refusal of O_DIRECT was logged (once each: DirectWriteFor).
@@ -449,6 +452,10 @@ class FileSystem {
   Status WritebackOnClose(const InodeRef& inode);
   // Writes back one inode's attributes if dirty.
   Status Writeback(const InodeRef& inode, std::string_view event);
+  // Writeback, then lets an entry that nothing keeps active any more go idle
+  // (the kernel forgot it while it was dirty, its kernel-open handle went), or
+  // reclaims it when it is unlinked. Errors: Writeback's (the entry stays).
+  Status WritebackAndSettle(const InodeRef& inode);
   // relatime for a directory being listed: updates its atime (synchronously, a
   // directory is never dirty) when ext4 would.
   void TouchDirAtime(const InodeRef& dir);

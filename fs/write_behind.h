@@ -5,11 +5,13 @@
 // With OPEN and RELEASE the daemon wrote a file's inode back at its release,
 // right after the last close(2), so a file written and closed was in the
 // database (and survived a crash of the daemon) a commit window later. In
-// no-open mode nothing marks a close. Instead, every written inode is queued
-// once and written back `delay` after it was queued, all inodes due in one
-// database batch; what a crash of the daemon may lose of a closed file is the
-// last `delay` plus a commit window (docs/reliability.md). A file written
-// without pause is written back once per `delay`, not once per write.
+// no-open mode nothing marks a close. Instead, every inode whose size a write
+// changed is queued once and written back `delay` after it was queued, all
+// inodes due in one database batch; what a crash of the daemon may lose of a
+// closed file is the last `delay` plus a commit window (docs/reliability.md).
+// A file growing without pause is written back once per `delay`, not once per
+// write; an overwrite in place, whose times alone changed, waits for the
+// periodic writeback (FileSystem::QueueWriteBehindLocked).
 #pragma once
 
 #include <chrono>
