@@ -286,9 +286,7 @@ Result<size_t> FileSystem::WriteFrom(FileHandle* fh, WriteSource source, off_t o
           inode.attr.mtime_ns = now;  // the kernel's, with the writeback cache
           inode.attr.ctime_ns = now;
         }
-        MarkDirty(inode);
-        inode.data_written = true;
-        QueueWriteBehindLocked(*fh, size_before);
+        DataWrittenLocked(*fh, size_before);
       }
     }
     if (done == size || n == 0) break;
@@ -493,9 +491,7 @@ Status FileSystem::Fallocate(FileHandle* fh, int mode, off_t offset, off_t lengt
   // leaves size and contents as they were.
   inode.attr.mtime_ns = now;
   inode.attr.ctime_ns = now;
-  MarkDirty(inode);
-  inode.data_written = true;
-  QueueWriteBehindLocked(*fh, size_before);
+  DataWrittenLocked(*fh, size_before);
   return Status::Ok();
 }
 
@@ -569,9 +565,7 @@ Result<size_t> FileSystem::CopyFileRange(FileHandle* in, off_t in_offset, FileHa
   dst.attr.size = std::max<uint64_t>(size_before, static_cast<uint64_t>(out_offset) + n);
   dst.attr.mtime_ns = now;
   dst.attr.ctime_ns = now;
-  MarkDirty(dst);
-  dst.data_written = true;
-  QueueWriteBehindLocked(*out, size_before);
+  DataWrittenLocked(*out, size_before);
   return n;
 }
 

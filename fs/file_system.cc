@@ -120,7 +120,9 @@ FileSystem::FileSystem(std::unique_ptr<meta::SpaceReserve> reserve,
       kWriteBehindDelay, [this](const std::vector<InodeRef>& inodes) { WriteBackBehind(inodes); });
 }
 
-void FileSystem::QueueWriteBehindLocked(const FileHandle& fh, uint64_t size_before) {
+void FileSystem::DataWrittenLocked(const FileHandle& fh, uint64_t size_before) {
+  MarkDirty(*fh.inode);
+  fh.inode->data_written = true;
   if (fh.kernel_open && fh.inode->attr.size != size_before) {
     write_behind_->EnqueueLocked(fh.inode);
   }

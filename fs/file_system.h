@@ -380,14 +380,16 @@ class FileSystem {
   std::atomic<bool> kernel_keeps_write_times_{false};  // see SetKernelKeepsWriteTimes
   // No-open mode's handles (KernelOpen); emptied first at the stop.
   std::unique_ptr<KernelOpenCache> kernel_opens_;
-  // Writebacks of files written through them (QueueWriteBehindLocked).
+  // Writebacks of files written through them (DataWrittenLocked).
   std::unique_ptr<WriteBehind> write_behind_;
-  // A write through `fh` changed its inode, whose size was `size_before`: with
-  // a kernel-open handle and a new size, queue its writeback (WriteBehind). An
-  // overwrite in place (a database's pages) changes only times, which wait for
-  // the periodic writeback, so it adds no database write every 50 ms.
-  // `inode.mu` held.
-  void QueueWriteBehindLocked(const FileHandle& fh, uint64_t size_before);
+  // Data went through `fh` (a write, fallocate or copy) into its inode, whose
+  // size was `size_before` and whose new size and times are set: marks the
+  // inode dirty with data written (its writeback logs the FCL "write"), and,
+  // with a kernel-open handle and a new size, queues that writeback
+  // (WriteBehind). An overwrite in place (a database's pages) changes only
+  // times, which wait for the periodic writeback, so it adds no database write
+  // every 50 ms. `fh.inode->mu` held.
+  void DataWrittenLocked(const FileHandle& fh, uint64_t size_before);
   // WriteBehind's write function: one database batch for all of `inodes`.
   void WriteBackBehind(const std::vector<InodeRef>& inodes);
   // Volumes whose refusal of O_DIRECT was logged (once each: DirectWriteFor).

@@ -77,39 +77,57 @@ Caller CallerWithGroups(fuse_req_t req) {
 HandleUse<FileHandle> Handle(fuse_file_info* fi) {
   return HandleUse<FileHandle>(reinterpret_cast<FileHandle*>(fi->fh));
 }
-// The file handle a request on an open regular file names, for the whole
-// handler (the reply included): the one its OPEN or CREATE returned, or, in
-// no-open mode (fi->fh 0: FuseContext::no_open), the inode's handle from
-// FileSystem::KernelOpen, kept from release while the request uses it. A
-// request that cannot have it (the inode is gone, its volume offline) answers
-// with status().
-class FileOf {
+// The handle a request on an open file or directory names, for the whole
+// handler (the reply included): the one its OPEN, CREATE or OPENDIR returned
+// (fi->fh), in use for the request (HandleUse), or, in no-open mode (fi->fh 0:
+// FuseContext::no_open), the one `fallback` returns, released when its last
+// user lets go. A request that cannot have one (the inode is gone, its volume
+// offline) answers with status().
+template <typename T>
+class RequestHandle {
  public:
-  FileOf(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi)
-      : given_(reinterpret_cast<FileHandle*>(fi->fh)) {
-    if (given_ != nullptr) {
-      AcquireHandle(given_);
+  template <typename Fallback>  // () -> Result<std::shared_ptr<T>>
+  RequestHandle(fuse_file_info* fi, Fallback&& fallback) {
+    if (fi->fh != 0) {
+      given_.emplace(reinterpret_cast<T*>(fi->fh));
       return;
     }
-    auto kept = Fs(req).KernelOpen(ino);
-    if (kept.ok()) {
-      kept_ = std::move(*kept);
+    Result<std::shared_ptr<T>> made = fallback();
+    if (made.ok()) {
+      made_ = std::move(*made);
     } else {
-      status_ = kept.status();
+      status_ = made.status();
     }
   }
-  ~FileOf() {
-    if (given_ != nullptr) ReleaseHandle(given_);
-  }
-  FileOf(const FileOf&) = delete;
-  FileOf& operator=(const FileOf&) = delete;
+  RequestHandle(const RequestHandle&) = delete;
+  RequestHandle& operator=(const RequestHandle&) = delete;
   const Status& status() const { return status_; }
-  operator FileHandle*() const { return given_ != nullptr ? given_ : kept_.get(); }  // NOLINT
+  operator T*() const { return given_ ? static_cast<T*>(*given_) : made_.get(); }  // NOLINT
 
  private:
-  FileHandle* const given_;
-  std::shared_ptr<FileHandle> kept_;
+  std::optional<HandleUse<T>> given_;
+  std::shared_ptr<T> made_;
   Status status_;
+};
+
+// A regular file's: in no-open mode the inode's handle from FileSystem::KernelOpen.
+class FileOf : public RequestHandle<FileHandle> {
+ public:
+  FileOf(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi)
+      : RequestHandle(fi, [&] { return Fs(req).KernelOpen(ino); }) {}
+};
+
+// A directory's (READDIR, READDIRPLUS): in no-opendir mode one made for this
+// request alone.
+class DirOf : public RequestHandle<DirHandle> {
+ public:
+  DirOf(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi)
+      : RequestHandle(fi, [&]() -> Result<std::shared_ptr<DirHandle>> {
+          FileSystem* fs = &Fs(req);
+          auto made = fs->OpenDir(ino);
+          if (!made.ok()) return made.status();
+          return std::shared_ptr<DirHandle>(*made, [fs](DirHandle* dh) { fs->ReleaseDir(dh); });
+        }) {}
 };
 
 template <typename T>
@@ -540,40 +558,6 @@ void OpOpendir(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   FileSystem& fs = Fs(req);
   if (fuse_reply_open(req, fi) != 0) fs.ReleaseDir(*r);
 }
-
-// The directory handle a READDIR(PLUS) names, for the whole handler: the one its
-// OPENDIR returned, or, in no-opendir mode (fi->fh 0), one made for this request
-// and released after it.
-class DirOf {
- public:
-  DirOf(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi)
-      : fs_(Fs(req)), given_(reinterpret_cast<DirHandle*>(fi->fh)) {
-    if (given_ != nullptr) {
-      AcquireHandle(given_);
-      return;
-    }
-    auto made = fs_.OpenDir(ino);
-    if (made.ok()) {
-      made_ = *made;
-    } else {
-      status_ = made.status();
-    }
-  }
-  ~DirOf() {
-    if (given_ != nullptr) ReleaseHandle(given_);
-    if (made_ != nullptr) fs_.ReleaseDir(made_);
-  }
-  DirOf(const DirOf&) = delete;
-  DirOf& operator=(const DirOf&) = delete;
-  const Status& status() const { return status_; }
-  operator DirHandle*() const { return given_ != nullptr ? given_ : made_; }  // NOLINT
-
- private:
-  FileSystem& fs_;
-  DirHandle* const given_;
-  DirHandle* made_ = nullptr;
-  Status status_;
-};
 
 void ReadDirCommon(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_info* fi,
                    bool plus) {

@@ -11,7 +11,7 @@
 // closed file is the last `delay` plus a commit window (docs/reliability.md).
 // A file growing without pause is written back once per `delay`, not once per
 // write; an overwrite in place, whose times alone changed, waits for the
-// periodic writeback (FileSystem::QueueWriteBehindLocked).
+// periodic writeback (FileSystem::DataWrittenLocked).
 #pragma once
 
 #include <chrono>
