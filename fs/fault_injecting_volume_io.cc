@@ -1,5 +1,6 @@
 #include "fs/fault_injecting_volume_io.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,9 +17,13 @@
 namespace tierfs {
 namespace {
 
-constexpr std::array<const char*, 14> kOps = {
-    "open",  "read",  "write", "fsync", "truncate", "fallocate", "copy",
-    "rename", "unlink", "mkdir", "dup2", "close", "precreate", "any"};
+constexpr std::array<const char*, 15> kOps = {
+    "open",  "read",  "write", "fsync", "truncate", "fallocate", "copy",  "rename",
+    "unlink", "mkdir", "dup2", "close", "precreate", "point", "any"};
+
+// How long a `hold` waits for its release before it lets the call go on.
+constexpr auto kHoldLimit = std::chrono::seconds(120);
+constexpr auto kHoldPoll = std::chrono::milliseconds(5);
 
 struct NamedErrno {
   const char* name;
@@ -49,8 +54,9 @@ bool MovesBytes(const std::string& op) { return op == "read" || op == "write" ||
 }  // namespace
 
 Result<std::unique_ptr<FaultInjectingVolumeIo>> FaultInjectingVolumeIo::Create(
-    const std::string& spec, VolumeIo& base) {
+    const std::string& spec, VolumeIo& base, const std::string& hold_dir) {
   std::unique_ptr<FaultInjectingVolumeIo> io(new FaultInjectingVolumeIo(base));
+  io->hold_dir_ = hold_dir;
   std::stringstream in(spec);
   std::string token;
   while (std::getline(in, token, ',')) {
@@ -80,8 +86,15 @@ Result<std::unique_ptr<FaultInjectingVolumeIo>> FaultInjectingVolumeIo::Create(
       return bad("N must be a whole number from 1");
     }
     const std::string action = token.substr(eq + 1);
+    if (rule.op == "point" && action != "stop" && action != "hold" &&
+        action.rfind("delay", 0) != 0) {
+      return bad("a point takes only stop, delayMS or hold");
+    }
     if (action == "stop") {
       rule.action = Action::kStop;
+    } else if (action == "hold") {
+      if (hold_dir.empty()) return bad("'hold' needs TIERFS_FAULTS_HOLD_DIR");
+      rule.action = Action::kHold;
     } else if (action.rfind("delay", 0) == 0) {
       const std::string ms = action.substr(5);
       auto [end, ec] = std::from_chars(ms.data(), ms.data() + ms.size(), rule.delay_ms);
@@ -121,6 +134,9 @@ FaultInjectingVolumeIo::Verdict FaultInjectingVolumeIo::Check(const char* op,
       case Action::kDelay:
         verdict.delay_ms = std::max(verdict.delay_ms, rule.delay_ms);
         break;
+      case Action::kHold:
+        verdict.hold = true;
+        break;
       case Action::kStop:
         _exit(70);
       case Action::kShort:
@@ -158,12 +174,26 @@ BlockingKind KindOf(std::string_view op) {
 
 }  // namespace
 
-#define TIERFS_FAULT_OR_PASS(op, path)                                            \
-  Verdict verdict = Check(op, path);                                              \
-  if (verdict.delay_ms > 0) { /* a slow device: the wait blocks as its I/O would */ \
-    BlockingSection blocking(KindOf(op));                                         \
-    std::this_thread::sleep_for(std::chrono::milliseconds(verdict.delay_ms));     \
-  }                                                                               \
+void FaultInjectingVolumeIo::Wait(const char* op, const Verdict& verdict) {
+  if (verdict.delay_ms == 0 && !verdict.hold) return;
+  BlockingSection blocking(KindOf(op));  // a slow device: the wait blocks as its I/O would
+  if (verdict.delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(verdict.delay_ms));
+  if (!verdict.hold) return;
+  const std::string marker = hold_dir_ + "/" + op + ".held";
+  const int fd = open(marker.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return;  // nowhere to say so: the call goes on rather than hang
+  close(fd);
+  const auto deadline = std::chrono::steady_clock::now() + kHoldLimit;
+  while (access(marker.c_str(), F_OK) == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(kHoldPoll);
+  }
+}
+
+void FaultInjectingVolumeIo::ReachPoint(const char* name) { Wait("point", Check("point", name)); }
+
+#define TIERFS_FAULT_OR_PASS(op, path)   \
+  Verdict verdict = Check(op, path);     \
+  Wait(op, verdict);                     \
   if (verdict.fail) {                    \
     errno = verdict.error;               \
     return -1;                           \

@@ -5,7 +5,8 @@
 //     OP[:PATH]@N[+]=ACTION
 //
 //   OP      open read write fsync truncate fallocate copy rename unlink mkdir dup2
-//           close precreate (an empty object made ahead of a create), or `any`;
+//           close precreate (an empty object made ahead of a create), point (a
+//           named step, VolumeIo::ReachPoint, with its name as PATH), or `any`;
 //           `open` also names the O_DIRECT reopen of an object (ReopenDirect)
 //   PATH    only calls on paths containing this text (for fd calls: the path the
 //           fd was opened with, followed through dup2), e.g. `/ssd/` or `.tierfs/tmp`
@@ -18,7 +19,11 @@
 //           least one byte); `stop`: the process dies at once (_exit(70), as in a
 //           crash: the page cache survives, nothing is cleaned up); `delayMS`
 //           (e.g. `delay2000`): the call waits MS milliseconds (1..600000), then
-//           runs normally: a slow device, or a relocation that takes its time
+//           runs normally: a slow device, or a relocation that takes its time;
+//           `hold`: the call creates the file HOLD_DIR/OP.held (HOLD_DIR from the
+//           environment variable TIERFS_FAULTS_HOLD_DIR, required by this action)
+//           and waits until a test removes it (at most 120 s), then runs
+//           normally: a test that sees the file knows the daemon is exactly there
 //
 // Example: `write:/ssd/@1+=ENOSPC` makes the ssd volume full for data writes;
 // `rename@2=stop` kills the daemon at the second rename. The daemon reads a spec
@@ -44,10 +49,13 @@ namespace tierfs {
 
 class FaultInjectingVolumeIo : public VolumeIo {
  public:
-  // Parses `spec` (grammar above) over `base`, which must outlive this object.
-  // EINVAL naming the bad rule when the spec does not parse.
+  // Parses `spec` (grammar above) over `base`, which must outlive this object;
+  // `hold_dir` is where `hold` rules leave their files ("" when none is given).
+  // EINVAL naming the bad rule when the spec does not parse, or when a `hold`
+  // rule has no `hold_dir`.
   static Result<std::unique_ptr<FaultInjectingVolumeIo>> Create(const std::string& spec,
-                                                                VolumeIo& base);
+                                                                VolumeIo& base,
+                                                                const std::string& hold_dir = "");
 
   int Open(const std::string& path, int flags, mode_t mode) override;
   int ReopenDirect(int fd) override;  // op "open"; the new fd keeps `fd`'s path
@@ -67,12 +75,13 @@ class FaultInjectingVolumeIo : public VolumeIo {
   int Mkdir(const std::string& path, mode_t mode) override;
   int Dup2(int old_fd, int new_fd) override;
   int Close(int fd) override;
+  void ReachPoint(const char* name) override;  // op "point"; `stop`, `delay` and `hold` only
 
   // How many calls some rule has failed so far.
   uint64_t faults_injected() const;
 
  private:
-  enum class Action { kErrno, kShort, kStop, kDelay };
+  enum class Action { kErrno, kShort, kStop, kDelay, kHold };
   struct Rule {
     std::string op;    // "write", ..., or "any"
     std::string path;  // substring filter, "" = every path
@@ -89,15 +98,19 @@ class FaultInjectingVolumeIo : public VolumeIo {
     int error = 0;
     bool shorten = false;
     uint32_t delay_ms = 0;  // wait this long first (outside the lock)
+    bool hold = false;      // wait for the test's release first (outside the lock)
   };
 
   explicit FaultInjectingVolumeIo(VolumeIo& base) : base_(base) {}
   // Counts the call against every rule; dies on `stop`.
   Verdict Check(const char* op, const std::string& path);
+  // Runs a verdict's delay and hold for a call of `op` (outside mu_).
+  void Wait(const char* op, const Verdict& verdict);
   std::string PathOf(int fd);
   static size_t Half(size_t count) { return count > 1 ? count / 2 : count; }
 
   VolumeIo& base_;
+  std::string hold_dir_;  // TIERFS_FAULTS_HOLD_DIR, for `hold`
   mutable std::mutex mu_;  // guards rules_, fd_paths_, injected_
   std::vector<Rule> rules_;
   std::unordered_map<int, std::string> fd_paths_;

@@ -262,12 +262,24 @@ Status FileSystem::TrimObjectsAfterCrash() {
   auto files = meta_->FilesOnVolumes(ids);
   if (!files.ok()) return files.status();
   VolumeIo& io = volumes_->io();
-  uint64_t trimmed = 0, bytes = 0;
+  uint64_t trimmed = 0, bytes = 0, short_objects = 0;
   for (const meta::Inode& f : *files) {
     const std::string path = volumes_->ObjectPath(f.volume_id, f.ino, f.generation);
     struct stat st;
     // A missing object is for `tierfs check` to report (an empty file may have none).
-    if (stat(path.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_size) <= f.size) continue;
+    if (stat(path.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_size) == f.size) continue;
+    if (static_cast<uint64_t>(st.st_size) < f.size) {
+      // Acknowledged bytes that are not there: damage, never passed in silence. The
+      // file keeps its size (its tail reads zeros) until `tierfs check --repair`
+      // restores the range from another object or says it cannot.
+      Result<std::string> name = meta_->PathOf(f.ino);
+      LogError("{} (inode {}): its object {} has {} bytes, the file {}: {} acknowledged bytes "
+               "are missing (run `tierfs check --repair`)",
+               name.ok() ? *name : "(no name)", f.ino, path, st.st_size, f.size,
+               f.size - static_cast<uint64_t>(st.st_size));
+      short_objects++;
+      continue;
+    }
     const int fd = io.Open(path, O_WRONLY | O_CLOEXEC, 0);
     if (fd < 0) return Status::FromErrno("crash recovery: open " + path);
     const int rc = io.Ftruncate(fd, static_cast<off_t>(f.size));
@@ -278,8 +290,8 @@ Status FileSystem::TrimObjectsAfterCrash() {
     bytes += static_cast<uint64_t>(st.st_size) - f.size;
   }
   LogWarning("the last mount did not end cleanly: checked {} objects, trimmed {} to their "
-             "recorded sizes ({} bytes never acknowledged)",
-             files->size(), trimmed, bytes);
+             "recorded sizes ({} bytes never acknowledged), {} shorter than their files",
+             files->size(), trimmed, bytes, short_objects);
   return Status::Ok();
 }
 
@@ -290,20 +302,28 @@ Status FileSystem::RemovePendingObjects() {
     auto inode = meta_->GetInode(p.ino);
     const bool is_location = inode.ok() && inode->volume_id == p.volume_id &&
                              inode->generation == p.generation;
-    // Never remove what may be a file's only copy: if the location's object is
-    // missing (it should not be: it was renamed into place and its directory
-    // synced before the commit), keep the pending one for `tierfs check`, which
-    // reports the file as misplaced and points it there.
-    struct stat st;
-    const bool location_missing =
-        inode.ok() && S_ISREG(inode->mode) && inode->size > 0 && !is_location &&
-        stat(volumes_->ObjectPath(inode->volume_id, inode->ino, inode->generation).c_str(), &st) !=
-            0;
-    if (location_missing) {
-      LogError("inode {}: its object on {} is missing; keeping the one on {} (run `tierfs "
-               "check --repair`)",
-               p.ino, volumes_->NameOf(inode->volume_id), volumes_->NameOf(p.volume_id));
-      continue;
+    // Never remove what may hold a file's only copy of some bytes: if the
+    // location's object is missing or shorter than the file (it should not be: it
+    // was renamed into place and its directory synced before the commit), keep the
+    // pending one for `tierfs check --repair`, which points the file there or
+    // restores the missing range from it.
+    if (inode.ok() && S_ISREG(inode->mode) && inode->size > 0 && !is_location &&
+        inode->generation == p.generation) {
+      struct stat location, other;
+      const bool missing =
+          stat(volumes_->ObjectPath(inode->volume_id, inode->ino, inode->generation).c_str(),
+               &location) != 0;
+      const bool short_location =
+          !missing && static_cast<uint64_t>(location.st_size) < inode->size &&
+          stat(volumes_->ObjectPath(p.volume_id, p.ino, p.generation).c_str(), &other) == 0 &&
+          other.st_size > location.st_size;
+      if (missing || short_location) {
+        LogError("inode {}: its object on {} is {}; keeping the one on {} (run `tierfs check "
+                 "--repair`)",
+                 p.ino, volumes_->NameOf(inode->volume_id),
+                 missing ? "missing" : "shorter than the file", volumes_->NameOf(p.volume_id));
+        continue;
+      }
     }
     if (!is_location) {
       Status st = volumes_->RemoveObject(p.volume_id, p.ino, p.generation);

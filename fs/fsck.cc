@@ -24,9 +24,11 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "fs/volume_label.h"
 
@@ -149,8 +151,10 @@ class Checker {
     Progress("objects", volumes_.size(), volumes_.size());
     if (Status st = CheckInodeSequence(); !st.ok()) return Stopped(st);
     CheckMisplaced();
-    if (Status st = CheckSetAside(); !st.ok()) return Stopped(st);
+    // Sizes before the set-aside objects: a short object's repair may restore its
+    // missing range from a relocation's leftover, which goes only after that.
     CheckSizes();
+    if (Status st = CheckSetAside(); !st.ok()) return Stopped(st);
     CheckMissing();
     if (!o_.live) CheckPendingRows();
     Progress("namespace", 0, 1);
@@ -600,15 +604,27 @@ class Checker {
           Repaired(f, Trim(path, size), "object trimmed to " + Bytes(size));
         }
       } else {
+        const uint64_t missing = size - *object_size;
         CheckFinding& f = Add("short", FindingSeverity::kDamage,
                               Describe(ino) + ": object " + path + " has " + Bytes(*object_size) +
-                                  ", the file " + Bytes(size));
+                                  ", the file " + Bytes(size) + " (" + Bytes(missing) +
+                                  " of acknowledged data missing at its end)");
         if (!can_repair_) continue;
+        if (std::optional<std::string> other = OtherCopyCovering(ino, file, size)) {
+          // A relocation's other object (its source, kept by crash recovery because
+          // the location is short): the missing range was never written after the
+          // location took over, or the location would reach past it.
+          Repaired(f, CopyTail(*other, path, *object_size, size),
+                   "restored the missing " + Bytes(missing) + " from " + *other +
+                       " (the relocation's other object)");
+          continue;
+        }
         Status st = SetSize(ino, *object_size, "short object");
         f.data_loss = st.ok();
         Repaired(f, st,
-                 "size set to " + Bytes(*object_size) + ": DATA LOST (" +
-                     Bytes(size - *object_size) + " at the end of the file)");
+                 "cannot restore " + Bytes(missing) + " (no other object of the file holds "
+                 "them); size set to " + Bytes(*object_size) + ": DATA LOST (" + Bytes(missing) +
+                     " at the end of the file)");
       }
     }
   }
@@ -769,6 +785,54 @@ class Checker {
     fix.size = size;
     fix.why = why + ": size ->" + std::to_string(size);
     return meta_.RepairInode(fix);
+  }
+
+  // The path of an object of `file` (same inode and generation) on another good
+  // volume that is at least `size` bytes long, if any.
+  std::optional<std::string> OtherCopyCovering(uint64_t ino, const FileEntry& file,
+                                               uint64_t size) {
+    for (const meta::Volume& v : volumes_) {
+      if (v.id == file.volume_id || !Good(v.id)) continue;
+      const std::string other = ObjectPath(v.id, ino, file.generation);
+      std::optional<uint64_t> other_size = RegularFileSize(other);
+      if (other_size && *other_size >= size) return other;
+    }
+    return std::nullopt;
+  }
+
+  // Copies bytes [from, to) of `source` into `target` at the same offsets, and
+  // fsyncs `target`.
+  Status CopyTail(const std::string& source, const std::string& target, uint64_t from,
+                  uint64_t to) {
+    int in = o_.io->Open(source, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+    if (in < 0) return Status::FromErrno("open " + source);
+    int out = o_.io->Open(target, O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+    if (out < 0) {
+      Status st = Status::FromErrno("open " + target);
+      o_.io->Close(in);
+      return st;
+    }
+    Status st;
+    std::vector<char> buf(1 << 20);
+    for (uint64_t at = from; at < to && st.ok();) {
+      const ssize_t n = o_.io->Pread(in, buf.data(), std::min<uint64_t>(buf.size(), to - at),
+                                     static_cast<off_t>(at));
+      if (n <= 0) {
+        st = n < 0 ? Status::FromErrno("read " + source) : Status::Io(source + " ended early");
+        break;
+      }
+      for (ssize_t done = 0; done < n && st.ok();) {
+        const ssize_t w = o_.io->Pwrite(out, buf.data() + done, static_cast<size_t>(n - done),
+                                        static_cast<off_t>(at) + done);
+        if (w <= 0) st = Status::FromErrno(w < 0 ? errno : ENOSPC, "write " + target);
+        else done += w;
+      }
+      at += static_cast<uint64_t>(n);
+    }
+    if (st.ok() && o_.io->Fsync(out, false) != 0) st = Status::FromErrno("fsync " + target);
+    o_.io->Close(in);
+    o_.io->Close(out);
+    return st;
   }
 
   Status Trim(const std::string& path, uint64_t size) {

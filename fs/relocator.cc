@@ -134,15 +134,6 @@ class LowIoPriority {
   int saved_ = -1;
 };
 
-// Test hook: with TIERFS_CRASH_AT=<name> in the daemon's environment, the daemon
-// dies (as in a power cut, without cleanup) when it reaches the named point.
-// Integration tests use it to prove the crash ordering above; unset, it costs one
-// getenv per relocation.
-void CrashPoint(const char* name) {
-  const char* want = std::getenv("TIERFS_CRASH_AT");
-  if (want != nullptr && std::strcmp(want, name) == 0) _exit(70);
-}
-
 // A descriptor closed through the seam.
 class SeamFd {
  public:
@@ -207,7 +198,7 @@ Result<int> Relocator::CopyAndVerify(const meta::Inode& attr, uint32_t to_volume
     return st_copy;
   }
   FsyncDir(io, DirOf(final_path));
-  CrashPoint("relocate-after-copy");
+  io.ReachPoint("relocate-after-copy");
   *bytes = attr.size;
   return dst.release();
 }
@@ -266,23 +257,32 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
   }
   InodeRef inode = *held;
   const bool hold_writers = mode == Mode::kHoldWriters;
-  std::unique_lock io(inode->io_lock, std::defer_lock);
-  if (hold_writers) {
-    // No write can start until the move is over: read the attributes again now
-    // that none is in flight.
-    io.lock();
+  // The snapshot: the size the copy will hold and the write generation it stands
+  // for, read together while no write is in flight. Every change to an object's
+  // bytes or size holds io_lock (shared) from its first write_gen bump to its size
+  // update, so with io_lock exclusive each change is either wholly in both the
+  // size and the source object, or still to come and bound to move write_gen.
+  // Read apart (the size first, the generation later), a write that completed in
+  // between was in neither: the copy missed its bytes and the commit went ahead
+  // (issue 31, docs/reliability.md "Writes that race a relocation").
+  std::unique_lock io(inode->io_lock);
+  uint64_t gen_before;
+  {
     std::lock_guard lock(inode->mu);
     *attr = inode->attr;
+    gen_before = inode->write_gen.load();
   }
+  // kHoldWriters keeps the lock through the commit: no write can start before.
+  if (!hold_writers) io.unlock();
+  fs_.volumes().io().ReachPoint("relocate-snapshot");
   RelocationOutcome result;
   const uint32_t from_volume = attr->volume_id;
-  // Another writer that met ENOSPC moved the file first: nothing left to do.
+  // Moved meanwhile (by a writer that met ENOSPC): nothing left to do.
   const bool skipped =
-      hold_writers && (from_volume == to_volume || (only_from != 0 && from_volume != only_from));
+      from_volume == to_volume || (only_from != 0 && from_volume != only_from);
   if (skipped) {
     result.outcome = "moved";
   } else {
-    const uint64_t gen_before = inode->write_gen.load();
     LowIoPriority low_priority(!hold_writers);  // a writer waits on this copy
     auto copy = CopyAndVerify(*attr, to_volume, &result.bytes);
     const bool written_meanwhile = inode->write_gen.load() != gen_before;
@@ -304,7 +304,7 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
         result.bytes = bytes;
       }
       io.unlock();
-      if (result.outcome == "moved") CrashPoint("relocate-after-commit");
+      if (result.outcome == "moved") fs_.volumes().io().ReachPoint("relocate-after-commit");
       // The object that is not the file's location: the source after a commit, the
       // copy otherwise. Its pending record goes only once it is really gone.
       const uint32_t stale = result.outcome == "moved" ? from_volume : to_volume;

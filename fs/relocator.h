@@ -3,12 +3,16 @@
 // are open").
 //
 // Invariants, in the order the steps run:
+//  0. with the inode's io_lock held exclusively (no write in flight), read the
+//     file's size and write_gen together: the snapshot the copy stands for
+//     (point "relocate-snapshot"; a write between a separate size read and
+//     generation read was lost before, issue 31);
 //  1. copy the object into <target>/.tierfs/tmp (holes preserved, at low I/O
 //     priority so foreground I/O comes first), fsync it;
 //  2. verify the copy against the source with XXH3-64;
 //  3. rename it into <target>/.tierfs/objects and open it;
 //  4. take the inode's io_lock exclusively; if any write or truncate happened since
-//     step 1 (write_gen moved; a write bumps it before and after its pwrite, so a
+//     step 0 (write_gen moved; a write bumps it before and after its pwrite, so a
 //     write already inside pwrite when the copy began is seen too), give up:
 //     outcome "busy", the copy is removed. A copy whose checksum differs from its
 //     source because a write landed during the copy is "busy" too, not an error;
@@ -21,9 +25,10 @@
 // commit itself), so the next mount removes whatever a crash left behind.
 // Only the file's recorded size is copied: bytes beyond it in the source object
 // (writes a crash left unacknowledged) never reach the new object.
-// TIERFS_CRASH_AT=relocate-after-copy|relocate-after-commit kills the daemon at
-// those points, for the tests; every system call goes through the VolumeIo seam,
-// so tests can fail any step (fs/fault_injecting_volume_io.h).
+// Every system call goes through the VolumeIo seam, and the named points
+// "relocate-snapshot", "relocate-after-copy" and "relocate-after-commit" are
+// VolumeIo::ReachPoint calls, so tests can fail, stop or hold any step
+// (fs/fault_injecting_volume_io.h).
 //
 // Two modes: kBackground (a scan's relocation: the copy runs while the file stays
 // readable and writable, and a write makes the move "busy") and kHoldWriters (a

@@ -303,7 +303,9 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   // Test seam: TIERFS_FAULTS fails chosen volume I/O calls (fs/fault_injecting_volume_io.h).
   std::unique_ptr<FaultInjectingVolumeIo> faults;
   if (const char* spec = std::getenv("TIERFS_FAULTS"); spec != nullptr && *spec != '\0') {
-    auto created = FaultInjectingVolumeIo::Create(spec, VolumeIo::Posix());
+    const char* hold_dir = std::getenv("TIERFS_FAULTS_HOLD_DIR");
+    auto created = FaultInjectingVolumeIo::Create(spec, VolumeIo::Posix(),
+                                                  hold_dir != nullptr ? hold_dir : "");
     if (!created.ok()) return fail("tierfs: TIERFS_FAULTS: " + created.status().message());
     faults = std::move(*created);
     fs_options.volume_io = faults.get();

@@ -56,6 +56,12 @@ class VolumeIo {
   // dup2(2): the relocator points an open object fd at its new object.
   virtual int Dup2(int old_fd, int new_fd);
   virtual int Close(int fd);
+  // A named step of a multi-step operation (the relocator's "relocate-snapshot",
+  // "relocate-after-copy", "relocate-after-commit"): no system call, nothing
+  // happens in production. Fault rules name it "point", with `name` as the
+  // PATH, so a test can stop the daemon there, delay it, or hold it until
+  // released, and so drive one exact interleaving of a race.
+  virtual void ReachPoint(const char* /*name*/) {}
 
   // The plain system calls; a process-wide instance.
   static VolumeIo& Posix();

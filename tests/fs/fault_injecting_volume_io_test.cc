@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <string>
 
@@ -104,10 +106,38 @@ TEST_F(FaultInjectingVolumeIoTest, DelayWaitsThenRunsTheCall) {
   io->Close(fd);
 }
 
+TEST_F(FaultInjectingVolumeIoTest, HoldWaitsAtANamedPointUntilReleased) {
+  auto io = FaultInjectingVolumeIo::Create("point:relocate-snapshot@2=hold", VolumeIo::Posix(),
+                                           dir_);
+  ASSERT_TRUE(io.ok()) << io.status().ToString();
+  const std::string marker = dir_ + "/point.held";
+  (*io)->ReachPoint("relocate-snapshot");  // the 1st: passes
+  (*io)->ReachPoint("relocate-after-copy");  // another point: not counted
+  EXPECT_NE(access(marker.c_str(), F_OK), 0);
+  std::atomic<bool> passed{false};
+  std::thread held([&] {
+    (*io)->ReachPoint("relocate-snapshot");
+    passed = true;
+  });
+  bool seen = false;
+  for (int i = 0; i < 500 && !seen; ++i) {
+    seen = access(marker.c_str(), F_OK) == 0;
+    if (!seen) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(seen) << "the 2nd call never said it was held";
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(passed.load()) << "a held call went on before its release";
+  unlink(marker.c_str());
+  held.join();
+  EXPECT_TRUE(passed.load());
+  EXPECT_EQ((*io)->faults_injected(), 1u);
+}
+
 TEST_F(FaultInjectingVolumeIoTest, BadSpecsAreRefusedNamingTheRule) {
   for (const char* spec : {"", "write", "write@0=EIO", "scribble@1=EIO", "write@1=EWHAT",
                            "fsync@1=short", "write@x=EIO", "write@1=delay", "write@1=delay0",
-                           "write@1=delay600001", "write@1=delay5ms"}) {
+                           "write@1=delay600001", "write@1=delay5ms", "point:x@1=EIO",
+                           "point:x@1=short", "point:x@1=hold"}) {
     auto io = FaultInjectingVolumeIo::Create(spec, VolumeIo::Posix());
     ASSERT_FALSE(io.ok()) << spec;
     EXPECT_EQ(io.status().code(), EINVAL) << spec;

@@ -243,9 +243,9 @@ TEST_F(CheckTest, ARelocationCrashLeavesLeftoversNotDamage) {
   const std::string data = RandomBytes(200000, 9);
   WriteFile(Path("f"), data);
   Unmount();
-  setenv("TIERFS_CRASH_AT", "relocate-after-copy", 1);
+  setenv("TIERFS_FAULTS", "point:relocate-after-copy@1=stop", 1);
   Mount();
-  unsetenv("TIERFS_CRASH_AT");
+  unsetenv("TIERFS_FAULTS");
   CommandResult r = Tool("fsppadm", {"enforce", mnt_});
   EXPECT_NE(r.exit_code, 0) << "the daemon should have died: " << r.output;
   Unmount();  // waits for the dead daemon's lock, detaches the mount
@@ -260,6 +260,76 @@ TEST_F(CheckTest, ARelocationCrashLeavesLeftoversNotDamage) {
   EXPECT_TRUE(Has(r, "clean")) << r.output;
   Mount();
   EXPECT_EQ(ReadFile(Path("f")), data);
+}
+
+// Issue 31: an object shorter than its file is damage, logged by the mount after
+// a crash and reported by the check; repair restores the missing range from a
+// relocation's other object when one holds it.
+TEST_F(CheckTest, AShortObjectIsRestoredFromTheRelocationsOtherObject) {
+  AssignPolicy(R"(<?xml version="1.0"?>
+<PLACEMENT_POLICY Version="5.1" Name="to_ssd">
+  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
+    <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION></ON></CREATE>
+    <RELOCATE><TO><DESTINATION><CLASS>ssd</CLASS></DESTINATION></TO></RELOCATE></RULE>
+</PLACEMENT_POLICY>
+)");
+  const std::string data = RandomBytes(300000, 5);
+  WriteFileSynced(Path("f"), data);
+  const uint64_t ino = InoOf("f");
+  Unmount();
+  // Killed after the commit, before the source goes: both objects stay.
+  setenv("TIERFS_FAULTS", "point:relocate-after-commit@1=stop", 1);
+  Mount();
+  unsetenv("TIERFS_FAULTS");
+  CommandResult r = Tool("fsppadm", {"enforce", mnt_});
+  EXPECT_NE(r.exit_code, 0) << "the daemon should have died: " << r.output;
+  Unmount();
+  char xx[8];
+  std::snprintf(xx, sizeof xx, "%02x", static_cast<unsigned>(ino % 256));
+  const std::string name = std::string("/.tierfs/objects/") + xx + "/" + std::to_string(ino) + ".1";
+  ASSERT_TRUE(fs::exists(hdd_ + name));
+  ASSERT_EQ(truncate((ssd_ + name).c_str(), 200000), 0);  // the location lost its tail
+
+  Mount();  // crash recovery: logs the short object, keeps the other one
+  Unmount();
+  const std::string log = ReadFile(ssd_ + "/.tierfs/tierfs.log");
+  EXPECT_NE(log.find("/f (inode " + std::to_string(ino) + "): its object"), std::string::npos)
+      << log;
+  EXPECT_NE(log.find("100000 acknowledged bytes are missing"), std::string::npos) << log;
+  ASSERT_TRUE(fs::exists(hdd_ + name)) << "crash recovery removed the only full copy";
+
+  r = Check({ssd_});
+  EXPECT_EQ(r.exit_code, kCheckDamage) << r.output;
+  EXPECT_TRUE(Has(r, "damage short: /f")) << r.output;
+  r = Check({"--repair", ssd_});
+  EXPECT_EQ(r.exit_code, kCheckRepaired) << r.output;
+  EXPECT_TRUE(Has(r, "restored the missing 100000 bytes from " + hdd_ + name)) << r.output;
+  EXPECT_FALSE(Has(r, "DATA LOST")) << r.output;
+  r = Check({ssd_});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  Mount();
+  EXPECT_EQ(Difference(ReadFile(Path("f")), data), "");
+}
+
+TEST_F(CheckTest, AShortObjectWithNoOtherCopyIsReportedAsDataLost) {
+  const std::string data = RandomBytes(300000, 6);
+  WriteFileSynced(Path("f"), data);
+  const uint64_t ino = InoOf("f");
+  Unmount();
+  const std::string object = ObjectOf(ino);
+  ASSERT_FALSE(object.empty());
+  ASSERT_EQ(truncate(object.c_str(), 200000), 0);  // made by hand
+
+  CommandResult r = Check({ssd_});
+  EXPECT_EQ(r.exit_code, kCheckDamage) << r.output;
+  EXPECT_TRUE(Has(r, "damage short: /f")) << r.output;
+  EXPECT_TRUE(Has(r, "100000 bytes of acknowledged data missing")) << r.output;
+  r = Check({"--repair", ssd_});
+  EXPECT_EQ(r.exit_code, kCheckRepaired) << r.output;
+  EXPECT_TRUE(Has(r, "cannot restore 100000 bytes")) << r.output;
+  EXPECT_TRUE(Has(r, "DATA LOST")) << r.output;
+  Mount();
+  EXPECT_EQ(Difference(ReadFile(Path("f")), data.substr(0, 200000)), "");
 }
 
 TEST_F(CheckTest, BackupOfAMountedFileSystemIsASoundDatabase) {

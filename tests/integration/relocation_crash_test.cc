@@ -1,7 +1,7 @@
 // A crash in the middle of a relocation loses nothing and leaks nothing: the file
 // is whole at exactly one location, and the next mount removes the other object
 // (fs/relocator.h, "pending objects"). The daemon is killed at the two points that
-// matter with its TIERFS_CRASH_AT test hook.
+// matter with the fault seam's `point:NAME@1=stop` rules (TIERFS_FAULTS).
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -57,9 +57,9 @@ TEST_P(RelocationCrashTest, FileIsWholeAtOneLocationAndNothingLeaks) {
   ASSERT_EQ(ClassOf("f"), "hdd");
 
   Unmount();
-  setenv("TIERFS_CRASH_AT", point.c_str(), 1);
+  setenv("TIERFS_FAULTS", ("point:" + point + "@1=stop").c_str(), 1);
   Mount();
-  unsetenv("TIERFS_CRASH_AT");
+  unsetenv("TIERFS_FAULTS");
   CommandResult r = Tool("fsppadm", {"enforce", mnt_});
   EXPECT_NE(r.exit_code, 0) << "the daemon should have died at " << point << ": " << r.output;
   ASSERT_TRUE(DaemonGone());

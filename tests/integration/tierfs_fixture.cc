@@ -53,6 +53,14 @@ bool WaitForDaemonExit(const std::string& metadata_dir, int timeout_seconds) {
 
 }  // namespace
 
+std::string Difference(const std::string& got, const std::string& want) {
+  if (got == want) return "";
+  size_t i = 0;
+  while (i < got.size() && i < want.size() && got[i] == want[i]) i++;
+  return "size " + std::to_string(got.size()) + " want " + std::to_string(want.size()) +
+         " first-diff " + std::to_string(i);
+}
+
 CommandResult RunCommand(const std::vector<std::string>& argv, int timeout_seconds) {
   CommandResult result;
   int out[2];

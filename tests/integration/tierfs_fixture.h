@@ -45,6 +45,9 @@ void WriteFileSynced(const std::string& path, const std::string& data);
 // returns, and it may reach the daemon after the fsyncdir (POSIX promises a
 // file's data only at an fsync of the file). Fails the test on error.
 void FsyncDir(const std::string& path);
+// "" when `got` equals `want`, else "size G want W first-diff D": a mismatch of
+// large binary contents said in one line.
+std::string Difference(const std::string& got, const std::string& want);
 // Deterministic pseudo-random bytes.
 std::string RandomBytes(size_t n, uint32_t seed);
 
