@@ -35,8 +35,13 @@ set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${TIERFS_PACKAGE_MAINTAINER}")
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # tierfs_<version>_<arch>.deb
-# Debian 12 names (dpkg -S of each library the programs link); fuse3 brings
-# fusermount3 and mount.fuse3, which mount.fuse.tierfs runs.
-set(CPACK_DEBIAN_PACKAGE_DEPENDS
-    "fuse3, libfuse3-3 (>= 3.14), libsqlite3-0, libxml2, libxxhash0, libgflags2.2, libprometheus-cpp-pull1.0, libprometheus-cpp-core1.0, libspdlog1.10, libfmt9, libstdc++6, libc6")
+# Depends: the shared libraries the programs link, computed by dpkg-shlibdeps
+# from the staged binaries (so a library added to the build can never be
+# missing from the package, as liburing2 once was), plus by hand what no library
+# scan can see: fuse3, whose fusermount3 and mount.fuse3 mount.fuse.tierfs runs.
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "fuse3")
+# `fsppadm schedule` writes systemd timers, or a crontab where systemd is not
+# running.
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "cron")
 include(CPack)

@@ -9,6 +9,8 @@ packages=(
   prometheus-cpp-dev python3-prometheus-client   # metrics endpoint; its test's parser
   libspdlog-dev                                  # the daemon's log, to its file and syslog
   attr rsync git procps man-db
+  ccache                                         # rebuilds (tests, package, the earlier release's package)
+  debootstrap                                    # scripts/install-check.sh: a clean Debian 12 root
   chromium python3-venv   # the browser test of `fsppadm report --html` (scripts/test-venv.sh)
 )
 missing=()

@@ -6,11 +6,9 @@
 #
 #   scripts/package.sh            build and check; the .deb is left in ./build-pkg
 #   scripts/package.sh --install-check
-#                                 also, as root, dpkg -i it, run the installed
-#                                 `tierfs --version`, mount a scratch file system
-#                                 with `mount -t fuse.tierfs` (private mount
-#                                 namespace), and dpkg -r it again (refused when
-#                                 a tierfs package is installed already)
+#                                 also, as root, scripts/install-check.sh: install,
+#                                 upgrade, run and remove it in a clean Debian 12
+#                                 root (nothing on this machine is installed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -60,46 +58,30 @@ if grep -v ' \./usr/\| \./$' <<<"$contents" | grep -q .; then
   grep -v ' \./usr/\| \./$' <<<"$contents" >&2
   missing=1
 fi
+# Depends: computed by dpkg-shlibdeps (cmake/packaging.cmake). Checked here
+# against what the programs really load: every library ldd resolves must come
+# from a package that Depends names, and fuse3 (fusermount3) must be there.
 depends=$(dpkg-deb -f "$deb" Depends)
-for dep in fuse3 libfuse3-3 libsqlite3-0 libxml2 libxxhash0 libgflags2.2; do
+staged=$(mktemp -d)
+dpkg-deb -x "$deb" "$staged"
+needed=(fuse3)
+while read -r lib; do
+  owner=$(dpkg -S "$lib" 2>/dev/null || dpkg -S "$(readlink -f "$lib")" 2>/dev/null || true)
+  [[ -n $owner ]] || { echo "package.sh: no package owns $lib" >&2; missing=1; continue; }
+  needed+=("${owner%%:*}")
+done < <(ldd "$staged"/usr/sbin/{tierfs,mkdstfs,fsppadm,fcladm,fsvoladm,fsmap} |
+         awk '$2 == "=>" && $3 ~ /^\// {print $3}' | sort -u)
+for dep in $(printf '%s\n' "${needed[@]}" | sort -u); do
   if ! grep -qE "(^|, )$dep( |,|$)" <<<"$depends"; then
-    echo "package.sh: Depends lacks $dep: $depends" >&2
+    echo "package.sh: Depends lacks $dep, whose library the programs load: $depends" >&2
     missing=1
   fi
 done
+rm -rf "$staged"
 [[ $missing -eq 0 ]] || exit 1
 dpkg-deb -I "$deb" | sed -n 's/^ \(Package\|Version\|Architecture\|Depends\|Installed-Size\):/&/p'
 echo "package.sh: $deb checked"
 
 if [[ $install_check -eq 1 ]]; then
-  [[ $(id -u) -eq 0 ]] || { echo "package.sh: --install-check needs root" >&2; exit 2; }
-  if dpkg-query -W -f='${Status}' tierfs 2>/dev/null | grep -q 'install ok installed'; then
-    echo "package.sh: a tierfs package is installed already; not replacing it" >&2
-    exit 2
-  fi
-  # Remove the package again whatever happens. dpkg -i refuses (naming them)
-  # when Depends are missing; `apt-get install ./$deb` would fetch them.
-  trap 'dpkg -r tierfs >/dev/null 2>&1 || true' EXIT
-  dpkg -i "$deb" >/dev/null
-  installed=$(/usr/sbin/tierfs --version)
-  [[ $installed == "tierfs (tierfs) $version" ]] || {
-    echo "package.sh: installed tierfs --version says: $installed" >&2; exit 1; }
-  # mount(8) runs /sbin/mount.fuse.TYPE: through the merged /usr, the packaged helper.
-  [[ -x /sbin/mount.fuse.tierfs ]] || { echo "package.sh: no /sbin/mount.fuse.tierfs" >&2; exit 1; }
-  # The whole chain mount(8) -> mount.fuse.tierfs -> mount.fuse3 -> tierfs, on a
-  # scratch file system, in a private mount namespace (nothing outside sees the
-  # mount) and with a PATH that has no sbin directory.
-  tmp=$(mktemp -d /tmp/tierfs-package.XXXXXX)
-  trap 'dpkg -r tierfs >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
-  mkdir "$tmp/ssd" "$tmp/hdd" "$tmp/mnt"
-  /usr/sbin/mkdstfs --no-mount "$tmp/mnt" pkgcheck "$tmp/ssd:ssd" "$tmp/hdd:hdd" >/dev/null 2>&1
-  unshare -m --propagation private env -i PATH=/usr/bin:/bin sh -ec "
-    mount -t fuse.tierfs '$tmp/ssd' '$tmp/mnt' -o default_permissions,nofail 2>/dev/null
-    echo mounted >'$tmp/mnt/f'
-    grep -q ' $tmp/mnt fuse.tierfs ' /proc/mounts
-    umount '$tmp/mnt'" || { echo "package.sh: mount -t fuse.tierfs failed" >&2; exit 1; }
-  dpkg -r tierfs >/dev/null
-  trap 'rm -rf "$tmp"' EXIT
-  [[ ! -e /usr/sbin/tierfs ]] || { echo "package.sh: dpkg -r left /usr/sbin/tierfs" >&2; exit 1; }
-  echo "package.sh: installed, ran '$installed', mounted with mount -t fuse.tierfs, removed"
+  exec scripts/install-check.sh
 fi

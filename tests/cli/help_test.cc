@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/version.h"
+#include "meta/schema.h"
 #include "temp_dir.h"
 
 namespace tierfs::cli {
@@ -113,9 +114,34 @@ TEST(HelpTest, VersionEverywhere) {
     SCOPED_TRACE(tool + " " + args);
     RunResult r = RunShell(Tool(tool) + " " + args);
     EXPECT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(r.out, tool + " (tierfs) " + version + "\n");
+    EXPECT_EQ(r.out, tool + " (tierfs) " + version + "\nbuilt from commit " + kBuildCommit + "\n");
     EXPECT_EQ(r.err, "");
   }
+}
+
+// The on-disk format each version writes is in docs/admin.md's "Versions"
+// table; the current version's row must name the current schema, so a schema
+// change without a new version (and row) fails here.
+TEST(HelpTest, TheVersionNamesItsOnDiskFormat) {
+  const std::string doc = ReadFile(std::string(TIERFS_SOURCE_DIR) + "/docs/admin.md");
+  const std::regex row("\\| " + std::regex_replace(std::string(kTierfsVersion),
+                                                     std::regex("\\."), "\\.") +
+                       " \\| ([0-9]+) \\|");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(doc, m, row))
+      << "docs/admin.md has no Versions row for " << kTierfsVersion;
+  EXPECT_EQ(std::stoll(m[1]), meta::kSchemaVersion)
+      << "the schema changed: give the release a new version and a row in docs/admin.md";
+}
+
+// --version names the commit the build was made from (issue 30): the source
+// tree's HEAD, marked when the tree has local changes.
+TEST(HelpTest, VersionNamesTheCommit) {
+  RunResult head = RunShell("git -C '" TIERFS_SOURCE_DIR "' rev-parse HEAD 2>/dev/null");
+  if (head.status != 0) GTEST_SKIP() << "not a git checkout: the commit is 'unknown'";
+  const std::string sha = head.out.substr(0, head.out.find('\n'));
+  ASSERT_EQ(sha.size(), 40u) << head.out;
+  EXPECT_EQ(std::string(kBuildCommit).substr(0, 40), sha);
 }
 
 TEST(HelpTest, TierfsHelpListsItsOwnFlagsOnly) {
@@ -254,7 +280,7 @@ TEST(HelpTest, InstallPutsEverythingInPlace) {
   // The installed tierfs runs and knows its version.
   r = RunShell("'" + root + "/sbin/tierfs' --version");
   EXPECT_EQ(r.status, 0);
-  EXPECT_EQ(r.out, std::string("tierfs (tierfs) ") + kTierfsVersion + "\n");
+  EXPECT_EQ(r.out, VersionText("tierfs"));
 }
 
 }  // namespace

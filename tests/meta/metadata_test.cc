@@ -350,5 +350,70 @@ TEST_F(MetaTest, VersionOneWithAPendingObjectMountsAndMigrates) {
   sqlite3_close(db);
 }
 
+// Every older schema version migrates to the current one with nothing lost
+// (issue 30: an upgrade mounts the file systems an earlier release made). The
+// database is taken back to version V by undoing each later step (the columns
+// it added, v1's pending_objects layout), then opened.
+class MigrationTest : public MetaTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(MigrationTest, FromAnOlderSchemaVersionNothingIsLost) {
+  static_assert(kSchemaVersion == 4, "a new schema version needs its step undone here too");
+  const int from = GetParam();
+  Inode dir = MakeDir(kRootIno, "dir");
+  Inode file = MakeFile(dir.ino, "file", 2);
+  file.size = 12345;
+  ASSERT_TRUE(meta_->WriteInode(file).ok());
+  ASSERT_TRUE(meta_->SetXattr(file.ino, "user.k", "v", 0).ok());
+  ASSERT_TRUE(meta_->AddIoStats({{file.ino, testing::kStartS - 3600, 10, 20, 30, 40}}).ok());
+  ASSERT_TRUE(meta_->SetPolicy({"p", "<xml/>", 5}).ok());
+  ASSERT_TRUE(meta_->AddPendingObject({file.ino, file.generation, 1}).ok());
+  const size_t fcl_records = Fcl().size();
+  ASSERT_GT(fcl_records, 0u);
+  meta_.reset();
+
+  std::string undo;
+  if (from < 4) undo += "ALTER TABLE scans DROP COLUMN failure;";
+  if (from < 3) undo += "ALTER TABLE inodes DROP COLUMN blocks;";
+  if (from < 2) {
+    undo += "CREATE TABLE pending_v1(ino INTEGER NOT NULL, generation INTEGER NOT NULL,"
+            "  volume_id INTEGER NOT NULL, PRIMARY KEY(ino, volume_id)) WITHOUT ROWID;"
+            "INSERT INTO pending_v1 SELECT ino, generation, volume_id FROM pending_objects;"
+            "DROP TABLE pending_objects; ALTER TABLE pending_v1 RENAME TO pending_objects;";
+  }
+  undo += "UPDATE fs_info SET value = " + std::to_string(from) + " WHERE key = 'schema_version'";
+  RawExec(db_path_, undo.c_str());
+
+  auto reopened = Metadata::Open(db_path_, Options(&clock_));
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  meta_ = std::move(*reopened);
+  Inode got = Get(file.ino);
+  EXPECT_EQ(got.size, 12345u);
+  EXPECT_EQ(got.volume_id, 2u);
+  EXPECT_EQ(*meta_->GetXattr(file.ino, "user.k"), "v");
+  EXPECT_EQ((*meta_->GetPolicy())->name, "p");
+  uint64_t read_bytes = 0;
+  ASSERT_TRUE(meta_->ForEachIoBucket(0, [&](const IoBucket& b) { read_bytes += b.rbytes; }).ok());
+  EXPECT_EQ(read_bytes, 10u);
+  auto pending = meta_->ListPendingObjects();
+  ASSERT_TRUE(pending.ok());
+  ASSERT_EQ(pending->size(), 1u);
+  EXPECT_EQ((*pending)[0].volume_id, 1u);
+  EXPECT_EQ(Fcl().size(), fcl_records);
+  EXPECT_EQ(Names(dir.ino), std::vector<std::string>{"file"});
+  meta_.reset();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path_.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT value FROM fs_info WHERE key = 'schema_version'", -1,
+                               &st, nullptr),
+            SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int64(st, 0), kSchemaVersion);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+}
+
+INSTANTIATE_TEST_SUITE_P(EachOlderVersion, MigrationTest, ::testing::Values(1, 2, 3));
+
 }  // namespace
 }  // namespace tierfs::meta
