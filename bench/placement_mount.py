@@ -142,7 +142,7 @@ def main():
             # A period starts on a whole second, as the simulation's periods start
             # on bucket boundaries: the enforce at its end must see the window
             # [start, start + period_seconds), and a window ends at the end of
-            # the second the scan starts in (fs/scan_records.h).
+            # the second the scan starts in (fs/tiering/scan_records.h).
             time.sleep(math.ceil(time.time()) - time.time() + 0.01)
             start = time.time()
             before = class_reads(port)

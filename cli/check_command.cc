@@ -18,10 +18,10 @@
 #include "cli/option_parser.h"
 #include "cli/tool_support.h"
 #include "cli/units.h"
-#include "fs/daemon_lock.h"
-#include "fs/db_backup.h"
-#include "fs/fsck.h"
-#include "fs/volume_label.h"
+#include "fs/volume/daemon_lock.h"
+#include "fs/check/db_backup.h"
+#include "fs/check/fsck.h"
+#include "fs/volume/volume_label.h"
 #include "meta/metadata.h"
 
 namespace tierfs::cli {

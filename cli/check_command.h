@@ -1,15 +1,15 @@
 // `tierfs check` and `tierfs backup`: the tierfs tool's subcommands for the
-// consistency check (fs/fsck.h) and the database backup (fs/db_backup.h).
+// consistency check (fs/check/fsck.h) and the database backup (fs/check/db_backup.h).
 //
 //   tierfs check [--json] MOUNT|METADATA_VOLUME_DIR
 //   tierfs check --repair [--trust-objects] [--json] METADATA_VOLUME_DIR
 //   tierfs backup [--json] [--cron SCHEDULE] MOUNT|METADATA_VOLUME_DIR [DEST]
 //
 // Where the work happens: on an unmounted file system the tool opens the database
-// itself, holding the daemon lock (fs/daemon_lock.h) so no daemon starts under it:
+// itself, holding the daemon lock (fs/volume/daemon_lock.h) so no daemon starts under it:
 // read-only (Metadata::OpenForCheck, nothing on disk changes) for a check,
 // read-write for a repair. On a mounted one the daemon does it on its own
-// connection (fs/check_ops.h explains why); a repair is refused there.
+// connection (fs/control/check_ops.h explains why); a repair is refused there.
 //
 // Not thread-safe (one run per process: getopt and the CliEnv streams).
 #pragma once

@@ -8,7 +8,7 @@
 
 #include "cli/exit_codes.h"
 #include "cli/json_fields.h"
-#include "fs/control_server.h"
+#include "fs/control/control_server.h"
 
 namespace tierfs::cli {
 namespace {

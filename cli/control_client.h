@@ -1,4 +1,4 @@
-// ControlClient: the tools' end of the control channel (fs/control_protocol.md).
+// ControlClient: the tools' end of the control channel (fs/control/control_protocol.md).
 //
 // One client per tierfs mount; each Call() opens a connection to the daemon's
 // socket, writes one request line, passes every {"progress": ...} line to a

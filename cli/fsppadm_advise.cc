@@ -4,7 +4,7 @@
 // policy text of the best (tierfs extension, issue 10; docs/policies.md "Advisor").
 //
 // The daemon only hands over the history (control op io_history,
-// fs/control_protocol.md); the replay runs here, in policy/advisor.h, so a long
+// fs/control/control_protocol.md); the replay runs here, in policy/advisor.h, so a long
 // replay costs the daemon nothing.
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 // buckets, its heat resolution (tierfs extension, issue 10; docs/policies.md
 // "Temperatures"). The daemon refuses a length that a PERIOD of the assigned
 // policy is shorter than; otherwise it restarts the counts with the new length
-// (control op heat_bucket, fs/control_protocol.md).
+// (control op heat_bucket, fs/control/control_protocol.md).
 #include "cli/exit_codes.h"
 #include "cli/fsppadm_commands.h"
 #include "cli/json_fields.h"

@@ -8,7 +8,7 @@
 #include "cli/json_fields.h"
 #include "cli/scan_schedule.h"
 #include "cli/text_table.h"
-#include "fs/volume_label.h"
+#include "fs/volume/volume_label.h"
 
 namespace tierfs::cli::fsppadm {
 namespace {

@@ -1,6 +1,6 @@
 // fsppadm report: bytes and heat per directory and placement class, as text,
 // JSON or an HTML page (docs/admin.md "A picture of the tiers"). The daemon
-// aggregates (control op tier_summary, fs/tier_summary.h); this side formats.
+// aggregates (control op tier_summary, fs/control/tier_summary.h); this side formats.
 #include "cli/exit_codes.h"
 #include "cli/fsppadm_commands.h"
 #include "cli/json_fields.h"

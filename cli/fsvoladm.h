@@ -1,5 +1,5 @@
 // fsvoladm: the volumes of a mounted tierfs file system (dst-spec.md 5.4, after
-// VxFS fsvoladm; fs/volume_admin.h does the work in the daemon):
+// VxFS fsvoladm; fs/tiering/volume_admin.h does the work in the daemon):
 //
 //   fsvoladm list [--json] MOUNT
 //   fsvoladm add [-v] [--json] MOUNT DIR[:CLASS]...

@@ -23,8 +23,8 @@
 #include "cli/version.h"
 #include "cli/volume_add.h"
 #include "cli/volume_table.h"
-#include "fs/media_type.h"
-#include "fs/volume_label.h"
+#include "fs/volume/media_type.h"
+#include "fs/volume/volume_label.h"
 
 namespace tierfs::cli {
 namespace {

@@ -21,7 +21,7 @@
 #include "cli/mkdstfs.h"
 #include "cli/tool_support.h"
 #include "common/clock.h"
-#include "fs/volume_label.h"
+#include "fs/volume/volume_label.h"
 #include "meta/metadata.h"
 #include "policy/loader.h"
 

@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "fs/volume_label.h"
+#include "fs/volume/volume_label.h"
 
 namespace tierfs::cli {
 namespace {

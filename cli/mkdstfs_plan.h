@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "fs/volume_label.h"
+#include "fs/volume/volume_label.h"
 #include "meta/records.h"
 
 namespace tierfs::cli {

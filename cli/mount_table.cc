@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "fs/volume_label.h"
+#include "fs/volume/volume_label.h"
 
 namespace tierfs::cli {
 namespace {

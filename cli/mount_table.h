@@ -3,7 +3,7 @@
 // mount-relative form the control protocol speaks ("/dir/file").
 //
 // A tierfs mount reads, in /proc/self/mountinfo, type "fuse.tierfs" with the
-// metadata volume directory as its source (fs/control_protocol.md).
+// metadata volume directory as its source (fs/control/control_protocol.md).
 // Pure functions apart from ReadMountInfo and ResolvePath; all thread-safe.
 #pragma once
 

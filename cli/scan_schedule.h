@@ -5,7 +5,7 @@
 // /etc/cron.d file otherwise.
 //
 // Scheduled runs pass --no-wait: while another enforce runs, the daemon refuses
-// the run at once (its own lock, fs/scan_service.h) and records the refusal,
+// the run at once (its own lock, fs/tiering/scan_service.h) and records the refusal,
 // with its message, in the history `fsppadm status` shows; runs never pile up.
 //
 // Environment (tests, other layouts): TIERFS_CRON_DIR (cli/cron_entry.h),

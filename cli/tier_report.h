@@ -1,7 +1,7 @@
 // The data of `fsppadm report` (docs/admin.md "A picture of the tiers"): per
 // directory, how many bytes sit on each placement class and how hot they are;
 // per class and per volume, the same with capacity. Read from the daemon's
-// "tier_summary" answer (fs/control_protocol.md) and printed as a text table;
+// "tier_summary" answer (fs/control/control_protocol.md) and printed as a text table;
 // cli/tier_report_html.h draws it.
 //
 // Value types and pure functions; thread-safe. Missing or mistyped members of

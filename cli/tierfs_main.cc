@@ -17,7 +17,11 @@
 
 #include "cli/check_command.h"
 #include "cli/version.h"
-#include "fs/session.h"
+#include "fs/daemon/session.h"
+
+// One set of defaults: every flag that is a SessionOptions member starts from
+// SessionOptions{}'s value, so an embedder or a test gets the daemon a user gets.
+static const tierfs::SessionOptions kDefaults;
 
 DEFINE_bool(f, false, "stay in the foreground (do not detach)");
 DEFINE_bool(d, false, "trace every FUSE request (implies -f)");
@@ -25,68 +29,68 @@ DEFINE_string(o, "",
               "mount options, comma separated: tierfs's own options as name=value or "
               "name/noname (commit_ms=10, writeback_cache, nosync_full...: what fstab "
               "can give), the rest passed to FUSE (allow_other, default_permissions, ro...)");
-DEFINE_bool(sync_full, false, "SQLite synchronous=FULL: every metadata commit reaches the disk");
-DEFINE_double(entry_timeout, 60, "seconds the kernel may cache directory entries (0..31536000)");
-DEFINE_double(attr_timeout, 60, "seconds the kernel may cache attributes (0..31536000)");
-DEFINE_int32(writeback_seconds, 5,
+DEFINE_bool(sync_full, kDefaults.sync_full, "SQLite synchronous=FULL: every metadata commit reaches the disk");
+DEFINE_double(entry_timeout, kDefaults.entry_timeout, "seconds the kernel may cache directory entries (0..31536000)");
+DEFINE_double(attr_timeout, kDefaults.attr_timeout, "seconds the kernel may cache attributes (0..31536000)");
+DEFINE_int32(writeback_seconds, kDefaults.writeback_seconds,
              "period of the I/O counter and inode writeback, seconds (1..3600)");
-DEFINE_int32(threads, 16, "maximum FUSE worker threads (1..1024)");
-DEFINE_int32(running_threads, 0,
+DEFINE_int32(threads, kDefaults.max_threads, "maximum FUSE worker threads (1..1024)");
+DEFINE_int32(running_threads, kDefaults.running_threads,
              "FUSE worker threads that read and serve requests at once over /dev/fuse "
              "(0..1024; 0, the default: the number of CPUs, at least 2); the others wait "
              "and serve only while a running one waits for a disk");
-DEFINE_double(commit_ms, 5,
+DEFINE_double(commit_ms, kDefaults.commit_window_us / 1000.0,
               "group commit window, milliseconds (0..1000): namespace changes gather this "
               "long in one database commit; fsync and fsyncdir commit at once; 0 = every "
               "change commits on its own");
-DEFINE_bool(writeback_cache, true,
+DEFINE_bool(writeback_cache, kDefaults.writeback_cache,
             "let the kernel cache writes and send them to the daemon in large batches "
             "(FUSE writeback cache; on by default, --writeback_cache=false turns it off); "
             "write errors such as ENOSPC then show at fsync or close");
-DEFINE_int32(precreate_objects, 0,
+DEFINE_int32(precreate_objects, kDefaults.precreate_objects,
              "empty objects kept ready on each volume that takes creates, so that a create "
              "renames one into place instead of waiting for the backing file system's "
              "inode allocation: for one writer creating many files (0..4096; 0, the "
              "default, makes none ahead)");
-DEFINE_int32(cached_inodes, 16384,
+DEFINE_int32(cached_inodes, kDefaults.cached_inodes,
              "idle inodes whose attributes the daemon keeps in memory (about 500 bytes "
              "each; 0..10000000), so a file opened or stat'ed again needs no database "
              "read; every other inode the kernel knows costs about 60 bytes");
-DEFINE_bool(splice_writes, false,
+DEFINE_bool(splice_writes, kDefaults.splice_writes,
             "move the bytes of large writes from the kernel into the backing object with "
             "splice(2), without copying them through the daemon: for large sequential "
             "writes; every other request then costs one system call more (off by default)");
-DEFINE_bool(direct_writes, true,
+DEFINE_bool(direct_writes, kDefaults.direct_writes,
             "write whole pages of large writes (128 KiB or more) to the volume with "
             "O_DIRECT, past its page cache: the kernel's page cache of the tierfs file "
             "already holds them (on by default; a volume's file system without O_DIRECT "
             "gets buffered writes either way)");
-DEFINE_bool(io_uring, true,
+DEFINE_bool(io_uring, kDefaults.io_uring,
             "serve FUSE requests over io_uring, on a ring of the CPU that made each one, "
             "when the kernel offers it (Linux 6.14+, with /sys/module/fuse/parameters/"
             "enable_uring set to 1 before the mount); else over /dev/fuse (on by default; "
             "--io_uring=false always serves over /dev/fuse)");
-DEFINE_bool(exact_atime, false,
+DEFINE_bool(exact_atime, kDefaults.exact_atime,
             "move atime (relatime rules) only when a read reaches the daemon, which makes "
             "the kernel drop a file's cached pages at an open that would move it; off: an "
             "O_RDONLY open moves it and cached reads stay in the kernel");
-DEFINE_bool(no_open, true,
+DEFINE_bool(no_open, kDefaults.no_open,
             "FUSE no-open: the kernel sends no OPEN or RELEASE for regular files (nor OPENDIR, "
             "nor CREATE: new files come by MKNOD) and keeps their cached pages across "
             "opens, so a read of a cached file costs no request; "
             "atime then moves (relatime rules) at reads that reach the daemon, not at an "
             "open (on by default; off with --exact_atime, which needs the opens)");
-DEFINE_int32(cached_opens, 4096,
+DEFINE_int32(cached_opens, kDefaults.cached_opens,
              "with --no_open, files whose object stays open between requests (1..1000000; "
              "up to two fds each, within the daemon's open-file limit)");
 DEFINE_double(fcl_keep_hours, 14 * 24,
               "File Change Log retention: drop records older than this many hours "
               "(0 = keep; at most 876000)");
-DEFINE_uint64(fcl_max_records, 1000000,
+DEFINE_uint64(fcl_max_records, kDefaults.fcl_max_records,
               "File Change Log retention: keep at most this many records (0 = no limit)");
 DEFINE_double(iostat_keep_days, 31,
               "keep I/O statistics buckets this many days (0 = keep all; at most 36500)");
-DEFINE_bool(syslog, true,
+DEFINE_bool(syslog, kDefaults.syslog,
             "also send the daemon's log to syslog (the journal), ident tierfs, facility "
             "daemon; --syslog=false (or -o nosyslog) keeps it to the log file");
 DEFINE_string(metrics_listen, "",

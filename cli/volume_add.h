@@ -4,7 +4,7 @@
 // (cli/mkdstfs.h), which checks the directory and detects its media type; this
 // plans the row with PlanVolume (the same class rules as a new file system)
 // and asks the daemon to label the directory and add it (the "volume_add"
-// control request, fs/volume_admin.h). Not thread-safe (one client).
+// control request, fs/tiering/volume_admin.h). Not thread-safe (one client).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 // BlockingSection: marks a system call that may sleep on a device (a read that
 // misses the page cache, an fsync, an inode allocation), so that the thread
 // pool serving the calling thread can let another thread take its place
-// (fs/fuse_worker_pool.h).
+// (fs/fuse/fuse_worker_pool.h).
 //
 // A pool installs its hooks in each of its threads (t_blocking_hooks); in any
 // other thread (the writeback thread, the group committer, io_uring threads,

@@ -1,7 +1,7 @@
 // Which sanitizer this translation unit is built with (scripts/sanitize.sh):
 // TIERFS_ASAN_BUILD (AddressSanitizer) and TIERFS_TSAN_BUILD (ThreadSanitizer),
 // from clang's __has_feature or gcc's __SANITIZE_ADDRESS__ / __SANITIZE_THREAD__.
-// Code that talks to a sanitizer's runtime (fs/kernel_order.h, fs/session.cc)
+// Code that talks to a sanitizer's runtime (fs/fuse/kernel_order.h, fs/daemon/session.cc)
 // compiles it only under these.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Metadata::BackupTo: a consistent copy of the live database with SQLite's online
-// backup API (fs/db_backup.h writes it beside its destination, fsyncs and renames).
+// backup API (fs/check/db_backup.h writes it beside its destination, fsyncs and renames).
 //
 // Why this is consistent while the daemon serves: the backup reads the source
 // through the daemon's own connection, a few pages per hold of the database lock.

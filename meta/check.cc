@@ -1,6 +1,6 @@
 // Metadata: the queries and repairs of the consistency check (`tierfs check`,
-// fs/fsck.h). The check itself (objects against rows, what to repair and in which
-// order) lives in fs/fsck.cc; this file only reads and writes rows.
+// fs/check/fsck.h). The check itself (objects against rows, what to repair and in which
+// order) lives in fs/check/fsck.cc; this file only reads and writes rows.
 //
 // The link-count convention checked here is the one namespace_ops.cc keeps: a
 // non-directory's nlink is the number of entries naming it; a directory's nlink is

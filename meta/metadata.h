@@ -62,7 +62,7 @@ struct MetadataOptions {
   const Clock* clock = &SystemClock::Get();  // must outlive the Metadata
 };
 
-// ---- Consistency check and repair: records (meta/check.cc, fs/fsck.h) ----------------
+// ---- Consistency check and repair: records (meta/check.cc, fs/check/fsck.h) ----------------
 // A directory entry that cannot stand: its inode does not exist, or its parent does
 // not exist or is not a directory.
 struct DirentProblem {
@@ -395,12 +395,12 @@ class Metadata {
   Result<std::vector<ScanRecord>> RecentScans(size_t limit);  // newest first; 0 = all
 
   // ---- Consistency check, repair and backup (meta/check.cc, meta/backup.cc) ----------
-  // Used by fs/fsck.h (`tierfs check`) and fs/db_backup.h (`tierfs backup`).
+  // Used by fs/check/fsck.h (`tierfs check`) and fs/check/db_backup.h (`tierfs backup`).
   //
   // Opens an existing database for inspection only (Database::OpenForCheck): no
   // byte of the database or its -wal changes and no file is created, so a check
   // of an unmounted file system writes nothing. Every write through the result
-  // fails. The caller keeps the daemon away (fs/daemon_lock.h). Errors: ENOENT,
+  // fails. The caller keeps the daemon away (fs/volume/daemon_lock.h). Errors: ENOENT,
   // EUCLEAN (not an SQLite database), EINVAL (not a tierfs database, or a schema
   // version other than this tierfs's: mount it once, or repair, to migrate).
   static Result<std::unique_ptr<Metadata>> OpenForCheck(const std::string& db_path);

@@ -1,6 +1,6 @@
 // Metadata::SwapCleanUnmount: the mark that tells a mount whether the previous
 // one ended cleanly, so crash recovery (trimming objects to their recorded
-// sizes, fs/file_system.cc) runs only after a crash.
+// sizes, fs/core/file_system.cc) runs only after a crash.
 #include "meta/info_table.h"
 #include "meta/metadata.h"
 

@@ -10,7 +10,7 @@
 // journal meets SQLITE_FULL, the shim gives a slice of the reserve back to the
 // file system and retries the write, until it fits or the reserve is gone. While
 // the reserve is below its target (`depleted()`), the metadata volume takes no
-// more data (fs/volume_set.h), and Refill() grows it back as soon as space allows.
+// more data (fs/volume/volume_set.h), and Refill() grows it back as soon as space allows.
 //
 // This file and meta/database.cc are the only users of the SQLite C API; this one
 // only for the VFS. One reserve per process (the daemon serves one file system);

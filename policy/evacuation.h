@@ -1,5 +1,5 @@
 // Evacuation: where the files of a volume that is being removed go
-// (fsvoladm remove, fs/volume_admin.h), and whether the other volumes have room
+// (fsvoladm remove, fs/tiering/volume_admin.h), and whether the other volumes have room
 // for them at all.
 //
 // Each file goes where its CREATE rule would place it now (ChooseCreateVolume,

@@ -10,6 +10,8 @@ mkdir -p "$out"
 ssd=/srv/ssd hdd=/srv/hdd mnt=/mnt/tiered
 commands=(tierfs mkdstfs fsppadm fcladm fsvoladm fsmap)
 
+# Local .deb files are read as root: no "unsandboxed download" warning.
+echo 'APT::Sandbox::User "root";' >/etc/apt/apt.conf.d/99install-check
 apt-get update -qq >/dev/null
 
 # Waits (at most 30 s) until the daemon has let go of the file system.
@@ -88,11 +90,14 @@ unmount
 # ---- 3. removal and purge keep every volume ------------------------------------------
 state() { (cd /srv && find . -type f ! -name '*.lock' -print0 | sort -z | xargs -0 sha256sum); }
 state >"$out/volumes.before"
-say "apt-get remove tierfs; apt-get purge tierfs"
+say "apt-get remove tierfs"
 apt-get remove -y -qq tierfs >/dev/null
 [[ ! -e /usr/sbin/tierfs ]] || fail "apt-get remove left /usr/sbin/tierfs"
 state | cmp -s - "$out/volumes.before" || fail "apt-get remove changed a volume"
+say "apt-get purge tierfs"
+apt-get install -y -qq /check/new.deb >/dev/null
 apt-get purge -y -qq tierfs >/dev/null
+dpkg-query -W tierfs >/dev/null 2>&1 && fail "apt-get purge left the package known to dpkg"
 state | cmp -s - "$out/volumes.before" || fail "apt-get purge changed a volume"
 apt-get install -y -qq /check/new.deb >/dev/null
 mount -t fuse.tierfs "$ssd" "$mnt"

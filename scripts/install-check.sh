@@ -78,7 +78,7 @@ cp scripts/install-check-root.sh "$root/check/run.sh"
 say "installing $old_version, upgrading to $version, removing, in a clean root"
 unshare -m --propagation private sh -ec '
   mount -t proc proc "$1/proc"
-  mount --bind /dev "$1/dev"
+  mount --rbind /dev "$1/dev"
   chroot "$1" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
     DEBIAN_FRONTEND=noninteractive OLD_VERSION="$2" NEW_VERSION="$3" /bin/bash /check/run.sh
 ' sh "$root" "$old_version" "$version" || fail "see the lines above"

@@ -4,7 +4,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   libfuse3-dev fuse3 libsqlite3-dev sqlite3 libxml2-dev libxml2-utils libxxhash-dev xxhash
-  liburing-dev                                   # --io_uring (fs/uring_transport.h)
+  liburing-dev                                   # --io_uring (fs/fuse/uring_transport.h)
   libgflags-dev libgtest-dev googletest nlohmann-json3-dev
   prometheus-cpp-dev python3-prometheus-client   # metrics endpoint; its test's parser
   libspdlog-dev                                  # the daemon's log, to its file and syslog

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "cli/exit_codes.h"
-#include "fs/control_server.h"
+#include "fs/control/control_server.h"
 #include "temp_dir.h"
 
 namespace tierfs::cli {

@@ -9,7 +9,7 @@ namespace {
 
 using nlohmann::json;
 
-// A scan result as the daemon sends it (fs/control_protocol.md "scan").
+// A scan result as the daemon sends it (fs/control/control_protocol.md "scan").
 json SampleResult() {
   return json::parse(R"({
     "policy": "ssd_policy", "mode": "enforce", "started_ns": 1795341600000000000, "seconds": 1.5,

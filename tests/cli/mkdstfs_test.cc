@@ -11,7 +11,7 @@
 #include "cli/cron_entry.h"
 #include "cli/default_policy.h"
 #include "cli/exit_codes.h"
-#include "fs/volume_label.h"
+#include "fs/volume/volume_label.h"
 #include "meta/metadata.h"
 #include "temp_dir.h"
 

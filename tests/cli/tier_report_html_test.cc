@@ -37,7 +37,7 @@ TEST(ClassColour, FixedForKnownClassesPaletteForOthers) {
   EXPECT_EQ(ClassColour("tier0", 0), ClassColour("tier8", 8));  // the palette wraps
 }
 
-// A daemon answer (fs/control_protocol.md "tier_summary") with a hostile path.
+// A daemon answer (fs/control/control_protocol.md "tier_summary") with a hostile path.
 json Answer() {
   return json::parse(R"({"now_s": 1763805600, "hours": 24, "depth": 2,
     "directories": [

@@ -15,8 +15,8 @@
 #include "cli/fsmap.h"
 #include "cli/fsppadm.h"
 #include "cli/units.h"
-#include "fs/control_server.h"
-#include "fs/volume_label.h"
+#include "fs/control/control_server.h"
+#include "fs/volume/volume_label.h"
 #include "temp_dir.h"
 
 namespace tierfs::cli {

@@ -1,4 +1,4 @@
-// ControlServer's limits (fs/control_server.h): idle clients time out, the number
+// ControlServer's limits (fs/control/control_server.h): idle clients time out, the number
 // of connections is bounded, a long request is not cut off, and a request line
 // followed by anything is refused. Raw clients over a real socket; every read is
 // bounded by poll(2) so that a missing timeout fails the test instead of hanging it.
@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "fs/control_server.h"
+#include "fs/control/control_server.h"
 
 namespace tierfs {
 namespace {

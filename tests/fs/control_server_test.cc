@@ -1,6 +1,6 @@
 // ControlServer over a real socket in a temporary directory, driven by a raw
 // client (so that malformed input can be sent).
-#include "fs/control_server.h"
+#include "fs/control/control_server.h"
 
 #include <ftw.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
-// The database backup helpers (fs/db_backup.h) and the daemon lock (fs/daemon_lock.h).
-#include "fs/db_backup.h"
+// The database backup helpers (fs/check/db_backup.h) and the daemon lock (fs/volume/daemon_lock.h).
+#include "fs/check/db_backup.h"
 
 #include <gtest/gtest.h>
 #include <sys/file.h>
@@ -9,8 +9,8 @@
 #include <fstream>
 #include <string>
 
-#include "fs/daemon_lock.h"
-#include "fs/volume_label.h"
+#include "fs/volume/daemon_lock.h"
+#include "fs/volume/volume_label.h"
 #include "meta/metadata.h"
 #include "tests/meta/meta_test_util.h"
 

@@ -1,4 +1,4 @@
-#include "fs/fault_injecting_volume_io.h"
+#include "fs/volume/fault_injecting_volume_io.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
-// The consistency check library (fs/fsck.h) on a real database and real volume
+// The consistency check library (fs/check/fsck.h) on a real database and real volume
 // directories, without FUSE: each kind of damage made by hand, found, repaired,
 // and found no more.
-#include "fs/fsck.h"
+#include "fs/check/fsck.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "fs/volume_label.h"
+#include "fs/volume/volume_label.h"
 #include "meta/metadata.h"
 #include "tests/meta/meta_test_util.h"
 

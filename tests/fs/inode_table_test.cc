@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "fs/inode_table.h"
+#include "fs/core/inode_table.h"
 
 namespace tierfs {
 namespace {

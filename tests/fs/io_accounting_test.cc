@@ -1,5 +1,5 @@
 // IoAccounting: counts per (inode, bucket), and Restart changing the length.
-#include "fs/io_accounting.h"
+#include "fs/core/io_accounting.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // KernelOpenCache (no-open mode's handles) and WriteBehind (their writebacks),
 // without a mount: which handles are made, kept, evicted and released, and when.
-#include "fs/kernel_open_cache.h"
+#include "fs/core/kernel_open_cache.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "fs/write_behind.h"
+#include "fs/core/write_behind.h"
 
 namespace tierfs {
 namespace {

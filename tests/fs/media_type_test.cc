@@ -1,7 +1,7 @@
 // DetectMediaType against fake sysfs trees built in a temporary directory. The
 // tree's dev/block/MAJ:MIN entry is the device of the temporary directory
 // itself, so the real stat(2) path is exercised.
-#include "fs/media_type.h"
+#include "fs/volume/media_type.h"
 
 #include <ftw.h>
 #include <gtest/gtest.h>

@@ -1,11 +1,12 @@
-// The daemon's strict reading of request numbers (fs/request_fields.h) and
-// ScanRequest::FromJson on top of it: out-of-range, negative, fractional and
+// The daemon's strict reading of request numbers (fs/control/request_fields.h) and
+// ParseScanRequest on top of it: out-of-range, negative, fractional and
 // wrongly typed members are EINVAL naming the field, never wrapped or defaulted.
-#include "fs/request_fields.h"
+#include "fs/control/request_fields.h"
+#include "fs/control/scan_request_json.h"
 
 #include <gtest/gtest.h>
 
-#include "fs/scan_service.h"
+#include "fs/tiering/scan_service.h"
 
 namespace tierfs {
 namespace {
@@ -16,7 +17,7 @@ json Parse(const char* text) { return json::parse(text); }
 
 // The error message of a failed parse, "" when it succeeded.
 std::string ScanError(const char* text) {
-  Result<ScanRequest> r = ScanRequest::FromJson(Parse(text));
+  Result<ScanRequest> r = ParseScanRequest(Parse(text));
   if (r.ok()) return "";
   EXPECT_EQ(r.status().code(), EINVAL) << text;
   return r.status().message();
@@ -83,7 +84,7 @@ TEST(ScanRequestRangeTest, NegativeOrHugeLimitsAreRefused) {
             std::string::npos);
   EXPECT_NE(ScanError(R"({"mode":"enforce","limits":5})").find("limits must be an object"),
             std::string::npos);
-  Result<ScanRequest> r = ScanRequest::FromJson(
+  Result<ScanRequest> r = ParseScanRequest(
       Parse(R"({"mode":"enforce","limits":{"bytes":1048576,"files":3,"seconds":7200}})"));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->max_bytes, 1048576u);

@@ -1,4 +1,5 @@
-#include "fs/scan_service.h"
+#include "fs/control/scan_request_json.h"
+#include "fs/tiering/scan_service.h"
 
 #include <gtest/gtest.h>
 
@@ -16,14 +17,14 @@ TEST(RelocationWorkers, FollowsTheVxfsScale) {
 }
 
 TEST(ScanRequest, IoNiceIsParsedAndChecked) {
-  auto r = ScanRequest::FromJson({{"mode", "enforce"}, {"io_nice", 7}});
+  auto r = ParseScanRequest({{"mode", "enforce"}, {"io_nice", 7}});
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->io_nice, 7);
-  EXPECT_EQ(ScanRequest::FromJson({{"mode", "enforce"}}).value().io_nice, 50);
-  auto bad = ScanRequest::FromJson({{"mode", "enforce"}, {"io_nice", 0}});
+  EXPECT_EQ(ParseScanRequest({{"mode", "enforce"}}).value().io_nice, 50);
+  auto bad = ParseScanRequest({{"mode", "enforce"}, {"io_nice", 0}});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), EINVAL);
-  EXPECT_FALSE(ScanRequest::FromJson({{"mode", "sweep"}}).ok());
+  EXPECT_FALSE(ParseScanRequest({{"mode", "sweep"}}).ok());
 }
 
 }  // namespace

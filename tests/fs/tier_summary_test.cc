@@ -1,5 +1,5 @@
-// SummaryDirectory (fs/tier_summary.h): which directory row a file counts in.
-#include "fs/tier_summary.h"
+// SummaryDirectory (fs/control/tier_summary.h): which directory row a file counts in.
+#include "fs/control/tier_summary.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "fs/volume_label.h"
+#include "fs/volume/volume_label.h"
 
 #include <dirent.h>
 #include <ftw.h>

@@ -1,7 +1,7 @@
-// VolumeSet changes at run time (fs/volume_set.h): Add, Remove, SetClass and
+// VolumeSet changes at run time (fs/volume/volume_set.h): Add, Remove, SetClass and
 // draining publish new snapshots that placement sees at once, while references
 // taken before stay valid.
-#include "fs/volume_set.h"
+#include "fs/volume/volume_set.h"
 
 #include <ftw.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 
 #include <string>
 
-#include "fs/volume_label.h"
+#include "fs/volume/volume_label.h"
 
 namespace tierfs {
 namespace {

@@ -2,7 +2,7 @@
 // (scripts/fuzz.sh, docs/testing-tools.md).
 //
 // The narrowest code that takes the raw bytes of a request is the connection thread
-// of ControlServer (fs/control_server.cc: read a line, check the peer, parse the
+// of ControlServer (fs/control/control_server.cc: read a line, check the peer, parse the
 // JSON, check "op", call the handler, encode the answer), and it only reads from a
 // socket. So this target runs what the daemon runs, minus FUSE: once per process it
 // creates a tierfs file system with the real mkdstfs code (--no-mount, an ssd and an
@@ -14,7 +14,7 @@
 // {"ok":false,"errno":N>0,"error":"..."}, never the server's "internal error" (an
 // exception that escaped ControlHandlers::Handle) nor "cannot encode the answer".
 //
-// Covered: framing, JSON parsing, dispatch of every op, ScanRequest::FromJson and the
+// Covered: framing, JSON parsing, dispatch of every op, ParseScanRequest and the
 // other argument checks, policy assign/validate, scans (query, analyze, enforce with
 // real relocations between the two volumes), fsmap, fcl, status, flush, and the
 // encoding of answers. Not covered: the FUSE side (no kernel mount: a policy DELETE
@@ -43,9 +43,9 @@
 
 #include "cli/cli_env.h"
 #include "cli/mkdstfs.h"
-#include "fs/control_handlers.h"
-#include "fs/control_server.h"
-#include "fs/file_system.h"
+#include "fs/control/control_handlers.h"
+#include "fs/control/control_server.h"
+#include "fs/core/file_system.h"
 #include "meta/records.h"
 
 namespace {

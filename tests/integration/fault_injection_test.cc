@@ -1,5 +1,5 @@
 // Faults injected at chosen volume I/O calls through the VolumeIo seam
-// (TIERFS_FAULTS, fs/fault_injecting_volume_io.h): ENOSPC, EIO, short writes and
+// (TIERFS_FAULTS, fs/volume/fault_injecting_volume_io.h): ENOSPC, EIO, short writes and
 // a stop at every step of writes, fsyncs and relocations. Also a write racing a
 // relocation (issue 8, defect 4) and the errno of a failed copy (defect 7).
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 // fcladm on a mounted tierfs: on, off, state, sync and print (-s, -t, -n,
 // --json), and the File Change Log records that namespace changes and I/O leave.
 //
-// Assumed (fs/session.cc and fs/file_system.cc, owned elsewhere): the daemon logs
+// Assumed (fs/daemon/session.cc and fs/core/file_system.cc, owned elsewhere): the daemon logs
 // one "filestats" record per file at each flush of its I/O counters, with the
 // detail "rbytes=N wbytes=N reads=N writes=N" (the I/O since the previous record);
 // data written since the last writeback is logged as an event whose name starts

@@ -1,4 +1,4 @@
-// `tierfs --io_uring` (fs/uring_transport.h, on by default): requests served over
+// `tierfs --io_uring` (fs/fuse/uring_transport.h, on by default): requests served over
 // the kernel's per-CPU rings, through the mount, and /dev/fuse when the kernel does
 // not offer them or --io_uring=false.
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-// The daemon's Prometheus metrics (issue 9, "Metrics"; fs/metrics_exporter.h):
+// The daemon's Prometheus metrics (issue 9, "Metrics"; fs/metrics/metrics_exporter.h):
 // the HTTP endpoint and the node_exporter textfile, read back with the
 // prometheus_client package's parser (tests/integration/metrics_check.py), and
 // the values the test can predict: bytes written and read per volume and class,
@@ -191,7 +191,7 @@ TEST_F(MetricsTest, ClosedFilesKeepNoEntryInTheDaemonButTheMostRecentlyUsed) {
 }
 
 // Without FUSE_HANDLE_KILLPRIV_V2 (which libfuse 3.14 cannot ask for; the custom
-// I/O of fs/uring_transport.h does) the kernel asks for security.capability, a
+// I/O of fs/fuse/uring_transport.h does) the kernel asks for security.capability, a
 // GETXATTR request, before every write(2), even one the page cache absorbs. With
 // it, only until a write finds neither setuid/setgid nor a capability.
 TEST_F(MetricsTest, RewritesOfAFileAskForItsCapabilityAtMostOnce) {

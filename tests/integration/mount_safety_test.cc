@@ -24,7 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fs/control_server.h"
+#include "fs/control/control_server.h"
 #include "tests/integration/tierfs_fixture.h"
 
 namespace tierfs::testing {

@@ -1,6 +1,6 @@
 // FUSE no-open (--no_open, the default): the kernel sends no OPEN or RELEASE,
 // and the daemon keeps one handle per inode for at most --cached_opens files
-// (fs/kernel_open_cache.h). With room for a single file, every request on
+// (fs/core/kernel_open_cache.h). With room for a single file, every request on
 // another file evicts the handle in use a moment ago, so a random mix of
 // writes, truncates, fsyncs and relocations on three files at once reopens
 // objects all the time, in the middle of relocations too. Every file must read

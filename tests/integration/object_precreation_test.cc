@@ -1,4 +1,4 @@
-// Objects made ahead of creates (fs/object_precreator.h): once a volume takes
+// Objects made ahead of creates (fs/volume/object_precreator.h): once a volume takes
 // creates, a background thread keeps its pool of empty objects in tmp/ filled,
 // and creates rename one into place. Volumes without creates get none, a
 // failing precreation never fails a create, and nothing of the pool outlives an

@@ -1,4 +1,4 @@
-// Recycled objects (fs/volume_set.h): an unlinked file's object is emptied and
+// Recycled objects (fs/volume/volume_set.h): an unlinked file's object is emptied and
 // kept in the volume's tmp/ for the next create, which takes it by rename instead
 // of making the backing file system allocate an inode. The reused object must
 // show none of its old bytes, and nothing of the pool may outlive an unmount.

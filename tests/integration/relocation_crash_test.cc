@@ -1,6 +1,6 @@
 // A crash in the middle of a relocation loses nothing and leaks nothing: the file
 // is whole at exactly one location, and the next mount removes the other object
-// (fs/relocator.h, "pending objects"). The daemon is killed at the two points that
+// (fs/core/relocator.h, "pending objects"). The daemon is killed at the two points that
 // matter with the fault seam's `point:NAME@1=stop` rules (TIERFS_FAULTS).
 #include <sys/file.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
 // --splice_writes: WRITE requests whose bytes libfuse leaves in its pipe and the
-// daemon splices into the object (fs/fuse_ops.cc OpWriteBuf). A random mix of
+// daemon splices into the object (fs/fuse/fuse_ops.cc OpWriteBuf). A random mix of
 // writes of every size through two descriptors, truncates, fsyncs and a
 // relocation in the middle must read back exactly as a model of the file says,
 // before and after a remount. (Faults on this path: fault_injection_test.cc.)

@@ -1,4 +1,4 @@
-// The FUSE worker pool (fs/fuse_worker_pool.h): a few threads read and serve
+// The FUSE worker pool (fs/fuse/fuse_worker_pool.h): a few threads read and serve
 // requests; the others wait, and serve only while a running one waits for a
 // device. With one running thread, reads stuck on a slow device (the fault
 // seam's delay, in the same BlockingSection as a real read) must not hold up

@@ -1,0 +1,1082 @@
+// The consistency check: see fs/check/fsck.h for what is checked, what is repaired, and
+// the live (mounted) mode.
+//
+// Shape of a run: read the database's view (every regular file's location and
+// size, the pending_objects rows), then walk each volume with a good label once,
+// ticking off each object that is its file's location and keeping the others
+// aside; then classify what was kept aside (misplaced, pending, orphan), compare
+// sizes, find the files whose object was never seen, and finally check the
+// namespace with two SQL queries (entries that cannot stand, link counts). Every
+// finding about a file or an object is looked at again (fresh stat, current
+// attributes) before it is reported or repaired, which is what makes the live
+// mode sound while the daemon keeps serving, and what lets a repair see its own
+// earlier repairs.
+#include "fs/check/fsck.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "fs/volume/volume_label.h"
+
+namespace tierfs {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kLostFound[] = "lost+found";
+
+// A directory stream closed on scope exit.
+struct DirCloser {
+  void operator()(DIR* d) const {
+    if (d != nullptr) closedir(d);
+  }
+};
+using DirPtr = std::unique_ptr<DIR, DirCloser>;
+
+// Removes a private temporary directory and what is in it (one level).
+class TempDir {
+ public:
+  static Result<TempDir> Make(const std::string& parent) {
+    std::string pattern = parent + "/tierfs-check-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) return Status::FromErrno("mkdtemp " + pattern);
+    TempDir dir;
+    dir.path_ = pattern;
+    return dir;
+  }
+  TempDir() = default;
+  TempDir(TempDir&& other) noexcept : path_(std::exchange(other.path_, "")) {}
+  TempDir& operator=(TempDir&&) = delete;
+  ~TempDir() {
+    if (path_.empty()) return;
+    if (DirPtr d{opendir(path_.c_str())}) {
+      while (dirent* e = readdir(d.get())) {
+        std::string name = e->d_name;
+        if (name != "." && name != "..") unlink((path_ + "/" + name).c_str());
+      }
+    }
+    rmdir(path_.c_str());
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// One regular file as the database has it, and what the walk found for it.
+struct FileEntry {
+  uint64_t generation = 0;
+  uint32_t volume_id = 0;
+  uint64_t size = 0;
+  uint32_t nlink = 0;
+  bool found = false;        // its object was seen at its location
+  uint64_t object_size = 0;  // when found
+};
+
+// An object that is not its file's location (pending, misplaced or orphan).
+struct ObjectEntry {
+  uint32_t volume_id = 0;
+  uint64_t ino = 0;
+  uint64_t generation = 0;
+  uint64_t size = 0;
+  std::string path;
+  bool wrong_subdir = false;  // a good name in the wrong objects/xx directory
+  bool consumed = false;      // became a misplaced file's object
+};
+
+const char* TypeName(uint32_t mode) {
+  switch (mode & S_IFMT) {
+    case S_IFREG: return "regular file";
+    case S_IFDIR: return "directory";
+    case S_IFLNK: return "symlink";
+    case S_IFCHR: return "character device";
+    case S_IFBLK: return "block device";
+    case S_IFIFO: return "fifo";
+    case S_IFSOCK: return "socket";
+    default: return "inode of unknown type";
+  }
+}
+
+std::string Bytes(uint64_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
+
+// lstat's size, or nullopt when the path does not exist (or is not a regular file).
+std::optional<uint64_t> RegularFileSize(const std::string& path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  return static_cast<uint64_t>(st.st_size);
+}
+
+class Checker {
+ public:
+  Checker(meta::Metadata& meta, const CheckOptions& options) : meta_(meta), o_(options) {
+    report_.live = options.live;
+    report_.repair = options.repair;
+  }
+
+  Result<CheckReport> Run() {
+    Result<meta::FsInfo> info = meta_.GetFsInfo();
+    if (!info.ok()) return info.status();
+    info_ = *info;
+    Result<std::vector<meta::Volume>> volumes = meta_.ListVolumes();
+    if (!volumes.ok()) return volumes.status();
+    volumes_ = *volumes;
+    if (volumes_.empty()) return Status::Invalid("the database lists no volume");
+    Progress("database", 0, 1);
+    CheckDatabase();
+    Progress("database", 1, 1);
+    can_repair_ = o_.repair && db_ok_;
+    CheckLabels();
+    if (Status st = LoadFiles(); !st.ok()) return Stopped(st);
+    if (Status st = LoadPending(); !st.ok()) return Stopped(st);
+    for (size_t i = 0; i < volumes_.size(); ++i) {
+      Progress("objects", i, volumes_.size());
+      if (Good(volumes_[i].id)) {
+        WalkObjects(volumes_[i]);
+        if (!o_.live) WalkTmp(volumes_[i]);
+      }
+    }
+    Progress("objects", volumes_.size(), volumes_.size());
+    if (Status st = CheckInodeSequence(); !st.ok()) return Stopped(st);
+    CheckMisplaced();
+    // Sizes before the set-aside objects: a short object's repair may restore its
+    // missing range from a relocation's leftover, which goes only after that.
+    CheckSizes();
+    if (Status st = CheckSetAside(); !st.ok()) return Stopped(st);
+    CheckMissing();
+    if (!o_.live) CheckPendingRows();
+    Progress("namespace", 0, 1);
+    if (Status st = CheckNamespace(); !st.ok()) return Stopped(st);
+    Progress("namespace", 1, 1);
+    report_.files = files_.size();
+    return std::move(report_);
+  }
+
+ private:
+  // A query failed half-way (a damaged database, or EIO): the report so far, and
+  // why it stops there. ENOMEM and EBUSY are not damage: the check could not run.
+  Result<CheckReport> Stopped(const Status& st) {
+    if (st.code() == ENOMEM || st.code() == EBUSY) return st;
+    const std::string db = o_.database_path.empty() ? "the database" : o_.database_path;
+    Add("database", FindingSeverity::kDamage, db + ": the check stopped: " + st.message());
+    report_.files = files_.size();
+    return std::move(report_);
+  }
+
+  void Progress(const char* phase, uint64_t done, uint64_t total) {
+    if (o_.progress) o_.progress(phase, done, total);
+  }
+
+  CheckFinding& Add(const char* kind, FindingSeverity severity, std::string message) {
+    CheckFinding f;
+    f.kind = kind;
+    f.severity = severity;
+    f.message = std::move(message);
+    report_.findings.push_back(std::move(f));
+    return report_.findings.back();
+  }
+  // Records the outcome of a repair on `f`.
+  static void Repaired(CheckFinding& f, const Status& st, const std::string& what) {
+    f.repaired = st.ok();
+    f.repair = st.ok() ? what : "repair failed: " + st.message();
+  }
+
+  const meta::Volume* VolumeById(uint32_t id) const {
+    for (const meta::Volume& v : volumes_) {
+      if (v.id == id) return &v;
+    }
+    return nullptr;
+  }
+  std::string VolumeText(uint32_t id) const {
+    const meta::Volume* v = VolumeById(id);
+    if (v == nullptr) return "unknown volume " + std::to_string(id);
+    return v->name + " (" + v->path + ")";
+  }
+  bool Good(uint32_t id) const { return good_.count(id) != 0; }
+  std::string ObjectPath(uint32_t volume_id, uint64_t ino, uint64_t generation) const {
+    const meta::Volume* v = VolumeById(volume_id);
+    return v == nullptr ? std::string() : ObjectPathIn(v->path, ino, generation);
+  }
+  // "/a/b (inode 5)", or "inode 5 (no name)".
+  std::string Describe(uint64_t ino) {
+    Result<std::string> path = meta_.PathOf(ino);
+    if (path.ok()) return *path + " (inode " + std::to_string(ino) + ")";
+    return "inode " + std::to_string(ino) + " (no name)";
+  }
+  // The inode as it stands now (the daemon's view when live).
+  Result<meta::Inode> Current(uint64_t ino) {
+    if (o_.current_attr) return o_.current_attr(ino);
+    return meta_.GetInode(ino);
+  }
+
+  // ---- database and labels ----------------------------------------------------------
+
+  void CheckDatabase() {
+    Result<std::vector<std::string>> problems = IntegrityProblems();
+    const std::string db = o_.database_path.empty() ? "the database" : o_.database_path;
+    if (!problems.ok()) {
+      Add("database", FindingSeverity::kNote,
+          db + ": integrity_check could not run: " + problems.status().message());
+      return;
+    }
+    for (const std::string& line : *problems) {
+      db_ok_ = false;
+      CheckFinding& f = Add("database", FindingSeverity::kDamage, db + ": " + line);
+      if (o_.repair) {
+        f.repair = "not repaired: restore the database from a backup (docs/reliability.md); "
+                   "no other repair is made on a damaged database";
+      }
+    }
+  }
+
+  Result<std::vector<std::string>> IntegrityProblems() {
+    if (!o_.live) return meta_.IntegrityCheck();
+    // Live: on an online backup copy, so the daemon's connection is held only for
+    // one backup step at a time (meta/backup.cc), never for the whole check.
+    std::string parent = o_.snapshot_dir;
+    if (parent.empty()) {
+      const char* tmp = getenv("TMPDIR");
+      parent = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+    }
+    Result<TempDir> dir = TempDir::Make(parent);
+    if (!dir.ok()) return dir.status();
+    const std::string copy = dir->path() + "/meta.db";
+    TIERFS_RETURN_IF_ERROR(meta_.BackupTo(copy, 256, nullptr));
+    Result<std::unique_ptr<meta::Metadata>> snapshot = meta::Metadata::OpenForCheck(copy);
+    if (!snapshot.ok()) return snapshot.status();
+    return (*snapshot)->IntegrityCheck();
+  }
+
+  void CheckLabels() {
+    for (const meta::Volume& v : volumes_) {
+      Result<VolumeLabel> label = ReadVolumeLabel(v.path);
+      std::string problem;
+      if (!label.ok()) {
+        problem = label.status().message();
+      } else if (label->fs_uuid != info_.uuid) {
+        problem = "its label belongs to another file system (" +
+                  (label->fs_name.empty() ? "" : label->fs_name + ", ") + "uuid " +
+                  label->fs_uuid + "), not to " + info_.name + " (uuid " + info_.uuid + ")";
+      } else if (label->volume_id != v.id) {
+        problem = "its label names volume " + std::to_string(label->volume_id) + " (" +
+                  label->volume_name + ") of this file system, not volume " +
+                  std::to_string(v.id);
+      }
+      if (problem.empty()) {
+        struct stat st;
+        const std::string objects = ObjectsDir(v.path);
+        if (stat(objects.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+          problem = "its objects directory " + objects + " is missing";
+        }
+      }
+      if (problem.empty()) {
+        good_.insert(v.id);
+        continue;
+      }
+      CheckFinding& f = Add("label", FindingSeverity::kDamage,
+                            "volume " + VolumeText(v.id) + ": " + problem +
+                                "; its files and objects were not checked");
+      if (o_.repair) {
+        f.repair = "not repaired: mount the right device there, or restore its label; "
+                   "nothing on this volume was touched";
+      }
+    }
+    report_.volumes = good_.size();
+  }
+
+  // ---- the database's view of the files -----------------------------------------------
+
+  Status LoadFiles() {
+    return meta_.ForEachRegularFile([&](const meta::Inode& inode) {
+      FileEntry& e = files_[inode.ino];
+      e.generation = inode.generation;
+      e.volume_id = inode.volume_id;
+      e.size = inode.size;
+      e.nlink = inode.nlink;
+    });
+  }
+
+  Status LoadPending() {
+    pending_.clear();
+    Result<std::vector<meta::PendingObject>> rows = meta_.ListPendingObjects();
+    if (!rows.ok()) return rows.status();
+    for (const meta::PendingObject& p : *rows) pending_[{p.ino, p.volume_id}] = p.generation;
+    return Status::Ok();
+  }
+
+  bool IsPending(const ObjectEntry& o) const {
+    auto it = pending_.find({o.ino, o.volume_id});
+    return it != pending_.end() && it->second == o.generation && !o.wrong_subdir;
+  }
+
+  // ---- walking the volumes ------------------------------------------------------------
+
+  void WalkObjects(const meta::Volume& v) {
+    const std::string objects = ObjectsDir(v.path);
+    DirPtr top{opendir(objects.c_str())};
+    if (!top) {
+      Add("label", FindingSeverity::kDamage,
+          "volume " + VolumeText(v.id) + ": " +
+              Status::FromErrno("cannot read " + objects).message() +
+              "; its files and objects were not checked");
+      good_.erase(v.id);
+      return;
+    }
+    while (dirent* e = readdir(top.get())) {
+      const std::string sub = e->d_name;
+      if (sub == "." || sub == "..") continue;
+      const std::string sub_path = objects + "/" + sub;
+      struct stat st;
+      const bool is_dir = lstat(sub_path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+      if (!is_dir || !IsSubdirName(sub)) {
+        Add("stray", FindingSeverity::kNote,
+            sub_path + ": not an objects/xx directory of tierfs; left alone");
+        continue;
+      }
+      WalkSubdir(v, sub, sub_path);
+    }
+  }
+
+  static bool IsSubdirName(const std::string& name) {
+    auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
+    return name.size() == 2 && hex(name[0]) && hex(name[1]);
+  }
+
+  void WalkSubdir(const meta::Volume& v, const std::string& sub, const std::string& sub_path) {
+    DirPtr d{opendir(sub_path.c_str())};
+    if (!d) {
+      Add("stray", FindingSeverity::kNote, Status::FromErrno("cannot read " + sub_path).message());
+      return;
+    }
+    while (dirent* e = readdir(d.get())) {
+      const std::string name = e->d_name;
+      if (name == "." || name == "..") continue;
+      const std::string path = sub_path + "/" + name;
+      struct stat st;
+      std::optional<ObjectName> parsed = ParseObjectName(name);
+      if (lstat(path.c_str(), &st) != 0) continue;  // gone meanwhile (live)
+      if (!S_ISREG(st.st_mode) || !parsed) {
+        Add("stray", FindingSeverity::kNote,
+            path + ": not named like an object (" + std::string(TypeName(st.st_mode)) +
+                "); left alone");
+        continue;
+      }
+      ++report_.objects;
+      max_object_ino_ = std::max(max_object_ino_, parsed->ino);
+      ObjectEntry o;
+      o.volume_id = v.id;
+      o.ino = parsed->ino;
+      o.generation = parsed->generation;
+      o.size = static_cast<uint64_t>(st.st_size);
+      o.path = path;
+      o.wrong_subdir = sub != ObjectSubdirName(parsed->ino);
+      auto it = files_.find(o.ino);
+      if (!o.wrong_subdir && it != files_.end() && it->second.volume_id == v.id &&
+          it->second.generation == o.generation) {
+        it->second.found = true;
+        it->second.object_size = o.size;
+        continue;
+      }
+      set_aside_.push_back(std::move(o));
+    }
+  }
+
+  void WalkTmp(const meta::Volume& v) {
+    const std::string tmp = TmpDir(v.path);
+    DirPtr d{opendir(tmp.c_str())};
+    if (!d) return;  // no tmp/ is no leftover (VolumeSet recreates it at mount)
+    std::vector<std::string> leftovers;
+    while (dirent* e = readdir(d.get())) {
+      const std::string name = e->d_name;
+      // Empty "free.<n>" files are a mounted volume's recycled objects (VolumeSet):
+      // inodes kept for the next creates, not leftovers.
+      if (name.rfind("free.", 0) == 0) {
+        struct stat st;
+        if (lstat((tmp + "/" + name).c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+            st.st_size == 0) {
+          continue;
+        }
+      }
+      if (name != "." && name != "..") leftovers.push_back(tmp + "/" + name);
+    }
+    d.reset();
+    std::sort(leftovers.begin(), leftovers.end());
+    for (const std::string& path : leftovers) {
+      struct stat st;
+      if (lstat(path.c_str(), &st) != 0) continue;
+      CheckFinding& f = Add("tmp", FindingSeverity::kLeftover,
+                            path + " (" + Bytes(static_cast<uint64_t>(st.st_size)) +
+                                "): relocation leftover; the next mount removes it");
+      if (!can_repair_) continue;
+      if (S_ISDIR(st.st_mode)) {
+        f.repair = "not repaired: a directory; remove it by hand";
+        continue;
+      }
+      Status rm = o_.io->Unlink(path) == 0 || errno == ENOENT
+                      ? Status::Ok()
+                      : Status::FromErrno("unlink " + path);
+      Repaired(f, rm, "removed");
+    }
+  }
+
+  // ---- inode numbers ------------------------------------------------------------------
+
+  // New inodes must not get the number of an object that exists (a restored
+  // database older than its volumes): the new file would open those bytes. Runs
+  // before any repair creates an inode (lost+found).
+  Status CheckInodeSequence() {
+    uint64_t highest = max_object_ino_;
+    for (const auto& [key, generation] : pending_) highest = std::max(highest, key.first);
+    if (highest == 0) return Status::Ok();
+    Result<uint64_t> last = meta_.LastInodeNumber();
+    if (!last.ok()) return last.status();
+    if (highest <= *last) return Status::Ok();
+    CheckFinding& f = Add("sequence", FindingSeverity::kDamage,
+                          "the next inode number is " + std::to_string(*last + 1) +
+                              ", but objects of inodes up to " + std::to_string(highest) +
+                              " exist on the volumes (a restored database?): a new file would "
+                              "reuse an old object's bytes");
+    if (can_repair_) {
+      Repaired(f, meta_.RepairInodeSequence(highest),
+               "new inodes start after " + std::to_string(highest));
+    }
+    return Status::Ok();
+  }
+
+  // ---- objects that are not their file's location -------------------------------------
+
+  // A file whose object is missing at its location but present under its exact name
+  // on exactly one other good volume: point the file there.
+  void CheckMisplaced() {
+    std::unordered_map<uint64_t, std::vector<size_t>> by_ino;
+    for (size_t i = 0; i < set_aside_.size(); ++i) {
+      if (!set_aside_[i].wrong_subdir) by_ino[set_aside_[i].ino].push_back(i);
+    }
+    for (auto& [ino, indexes] : by_ino) {
+      auto it = files_.find(ino);
+      if (it == files_.end()) continue;
+      FileEntry& file = it->second;
+      if (file.found || file.nlink == 0) continue;
+      if (VolumeById(file.volume_id) != nullptr && !Good(file.volume_id)) continue;
+      std::vector<size_t> matches;
+      for (size_t i : indexes) {
+        if (set_aside_[i].generation == file.generation) matches.push_back(i);
+      }
+      if (matches.size() != 1) continue;
+      ObjectEntry& o = set_aside_[matches[0]];
+      // Still so now? (live: a relocation may have committed meanwhile)
+      Result<meta::Inode> now = Current(ino);
+      if (!now.ok() || now->volume_id != file.volume_id || now->generation != o.generation ||
+          now->nlink == 0 || !RegularFileSize(o.path) ||
+          RegularFileSize(ObjectPath(file.volume_id, ino, file.generation))) {
+        continue;
+      }
+      o.consumed = true;
+      CheckFinding& f = Add("misplaced", FindingSeverity::kDamage,
+                            Describe(ino) + ": no object on " + VolumeText(file.volume_id) +
+                                " where the database says, but its object " + o.path +
+                                " is on " + VolumeText(o.volume_id));
+      if (can_repair_) {
+        meta::InodeRepair fix;
+        fix.ino = ino;
+        fix.volume_id = o.volume_id;
+        fix.why = "misplaced object: volume " + std::to_string(file.volume_id) + "->" +
+                  std::to_string(o.volume_id);
+        Status st = meta_.RepairInode(fix);
+        if (st.ok()) {
+          file.volume_id = o.volume_id;
+          if (IsPending(o)) {
+            st = meta_.RemovePendingObject(o.ino, o.volume_id);
+            pending_.erase({o.ino, o.volume_id});
+          }
+        }
+        Repaired(f, st, "the file now points at " + o.path);
+      }
+      // Either way its sizes are compared against this object from now on.
+      file.found = true;
+      file.object_size = o.size;
+    }
+  }
+
+  // Pending leftovers and orphans.
+  Status CheckSetAside() {
+    if (o_.live && !set_aside_.empty()) {
+      // Relocations may have started or finished while the volumes were walked.
+      TIERFS_RETURN_IF_ERROR(LoadPending());
+    }
+    std::sort(set_aside_.begin(), set_aside_.end(),
+              [](const ObjectEntry& a, const ObjectEntry& b) { return a.path < b.path; });
+    for (ObjectEntry& o : set_aside_) {
+      if (o.consumed) continue;
+      if (!RegularFileSize(o.path)) continue;  // gone meanwhile (live)
+      if (IsPending(o)) {
+        if (o_.live) continue;  // a relocation in flight
+        CheckFinding& f = Add("pending", FindingSeverity::kLeftover,
+                              "object " + o.path + " (" + Bytes(o.size) + ") on " +
+                                  VolumeText(o.volume_id) +
+                                  ": relocation leftover recorded in pending_objects; the "
+                                  "next mount removes it");
+        if (can_repair_) {
+          Status st = o_.io->Unlink(o.path) == 0 || errno == ENOENT
+                          ? Status::Ok()
+                          : Status::FromErrno("unlink " + o.path);
+          if (st.ok()) st = meta_.RemovePendingObject(o.ino, o.volume_id);
+          if (st.ok()) pending_.erase({o.ino, o.volume_id});
+          Repaired(f, st, "removed, and its pending_objects row cleared");
+        }
+        continue;
+      }
+      std::optional<std::string> why = OrphanReason(o);
+      if (!why) continue;  // it is its inode's location after all (live)
+      CheckFinding& f = Add("orphan", FindingSeverity::kDamage,
+                            "object " + o.path + " (" + Bytes(o.size) + ") on " +
+                                VolumeText(o.volume_id) + ": " + *why);
+      if (can_repair_) Adopt(o, f);
+    }
+    return Status::Ok();
+  }
+
+  // Why `o` is an orphan, or nullopt when it is its inode's location now.
+  std::optional<std::string> OrphanReason(const ObjectEntry& o) {
+    if (o.wrong_subdir) {
+      return "in the wrong directory (objects of inode " + std::to_string(o.ino) + " live in " +
+             ObjectSubdirName(o.ino) + "/)";
+    }
+    Result<meta::Inode> inode = Current(o.ino);
+    if (!inode.ok()) return "no inode " + std::to_string(o.ino);
+    if (!S_ISREG(inode->mode)) {
+      return "inode " + std::to_string(o.ino) + " is a " + TypeName(inode->mode);
+    }
+    if (inode->volume_id == o.volume_id && inode->generation == o.generation) {
+      return std::nullopt;
+    }
+    if (inode->generation != o.generation) {
+      return Describe(o.ino) + " has generation " + std::to_string(inode->generation);
+    }
+    return Describe(o.ino) + " is on " + VolumeText(inode->volume_id);
+  }
+
+  // ---- sizes and missing objects -------------------------------------------------------
+
+  void CheckSizes() {
+    std::vector<uint64_t> inos;
+    for (const auto& [ino, file] : files_) {
+      if (file.found && file.nlink > 0 && file.object_size != file.size) inos.push_back(ino);
+    }
+    std::sort(inos.begin(), inos.end());
+    for (uint64_t ino : inos) {
+      const FileEntry& file = files_[ino];
+      if (!Good(file.volume_id)) continue;
+      // Again, now: an open file's size may not be flushed yet (live), and a repair
+      // above may have changed the file.
+      Result<meta::Inode> now = Current(ino);
+      if (!now.ok() || now->nlink == 0 || now->volume_id != file.volume_id ||
+          now->generation != file.generation) {
+        continue;
+      }
+      const std::string path = ObjectPath(file.volume_id, ino, file.generation);
+      std::optional<uint64_t> object_size = RegularFileSize(path);
+      if (!object_size || *object_size == now->size) continue;
+      const uint64_t size = now->size;
+      if (*object_size > size) {
+        CheckFinding& f =
+            Add("long", FindingSeverity::kDamage,
+                Describe(ino) + ": object " + path + " has " + Bytes(*object_size) +
+                    ", the file " + Bytes(size) + " (" + Bytes(*object_size - size) +
+                    " never acknowledged)");
+        if (!can_repair_) continue;
+        if (o_.trust_objects) {
+          Repaired(f, SetSize(ino, *object_size, "long object, trusted"),
+                   "size set to " + Bytes(*object_size) + " (the object's length)");
+        } else {
+          Repaired(f, Trim(path, size), "object trimmed to " + Bytes(size));
+        }
+      } else {
+        const uint64_t missing = size - *object_size;
+        CheckFinding& f = Add("short", FindingSeverity::kDamage,
+                              Describe(ino) + ": object " + path + " has " + Bytes(*object_size) +
+                                  ", the file " + Bytes(size) + " (" + Bytes(missing) +
+                                  " of acknowledged data missing at its end)");
+        if (!can_repair_) continue;
+        if (std::optional<std::string> other =
+                OtherCopyCovering(ino, file, path, *object_size, size)) {
+          // A relocation's other object (its source, kept by crash recovery because
+          // the location is short) that holds the same bytes as far as the location
+          // goes: the missing range was never written after the location took over,
+          // or the location would reach past it.
+          Repaired(f, CopyTail(*other, path, *object_size, size),
+                   "restored the missing " + Bytes(missing) + " from " + *other +
+                       " (the relocation's other object)");
+          continue;
+        }
+        Status st = SetSize(ino, *object_size, "short object");
+        f.data_loss = st.ok();
+        Repaired(f, st,
+                 "cannot restore " + Bytes(missing) + " (no other object of the file holds "
+                 "them); size set to " + Bytes(*object_size) + ": DATA LOST (" + Bytes(missing) +
+                     " at the end of the file)");
+      }
+    }
+  }
+
+  void CheckMissing() {
+    std::vector<uint64_t> inos;
+    for (const auto& [ino, file] : files_) {
+      // A file on a volume the database does not know cannot even be opened empty.
+      const bool unknown_volume = VolumeById(file.volume_id) == nullptr;
+      if (!file.found && file.nlink > 0 && (file.size > 0 || unknown_volume)) inos.push_back(ino);
+    }
+    std::sort(inos.begin(), inos.end());
+    for (uint64_t ino : inos) {
+      const FileEntry& file = files_[ino];
+      if (VolumeById(file.volume_id) != nullptr && !Good(file.volume_id)) continue;
+      Result<meta::Inode> now = Current(ino);
+      if (!now.ok() || now->nlink == 0) continue;
+      const bool unknown_volume = VolumeById(now->volume_id) == nullptr;
+      if (now->size == 0 && !unknown_volume) continue;
+      const std::string path = ObjectPath(now->volume_id, ino, now->generation);
+      if (VolumeById(now->volume_id) != nullptr &&
+          (!Good(now->volume_id) || RegularFileSize(path))) {
+        continue;  // moved meanwhile, or an interrupted lost+found move just finished
+      }
+      std::string where = VolumeById(now->volume_id) == nullptr
+                              ? "is on " + VolumeText(now->volume_id)
+                              : "has no object on " + VolumeText(now->volume_id) + " (" +
+                                    path + ")";
+      CheckFinding& f = Add("missing", FindingSeverity::kDamage,
+                            Describe(ino) + ", " + Bytes(now->size) + ", " + where);
+      if (!can_repair_) continue;
+      meta::InodeRepair fix;
+      fix.ino = ino;
+      fix.size = 0;
+      fix.why = "missing object: size " + std::to_string(now->size) + "->0";
+      // A file on a volume the database does not know gets the first volume: its
+      // next open creates an empty object there.
+      if (VolumeById(now->volume_id) == nullptr) fix.volume_id = volumes_.front().id;
+      Status st = meta_.RepairInode(fix);
+      f.data_loss = st.ok() && now->size > 0;
+      std::string what = now->size > 0 ? "size set to 0: DATA LOST (" + Bytes(now->size) + ")"
+                                       : "size 0";
+      if (fix.volume_id) what += ", on " + VolumeText(*fix.volume_id);
+      Repaired(f, st, what);
+    }
+  }
+
+  // pending_objects rows whose object was not seen as a leftover: the object is its
+  // inode's location (the row outlived a committed relocation) or is gone.
+  void CheckPendingRows() {
+    for (const auto& [key, generation] : pending_) {
+      const auto [ino, volume_id] = key;
+      if (!Good(volume_id)) continue;
+      const std::string path = ObjectPath(volume_id, ino, generation);
+      if (RegularFileSize(path)) {
+        auto it = files_.find(ino);
+        const bool is_location = it != files_.end() && it->second.volume_id == volume_id &&
+                                 it->second.generation == generation;
+        if (!is_location) continue;  // reported with the objects above
+      }
+      CheckFinding& f =
+          Add("pending", FindingSeverity::kLeftover,
+              "pending_objects row (inode " + std::to_string(ino) + ", " +
+                  VolumeText(volume_id) + "): " +
+                  (RegularFileSize(path) ? "its object is the inode's location"
+                                         : "its object is gone") +
+                  "; the next mount clears it");
+      if (can_repair_) {
+        Repaired(f, meta_.RemovePendingObject(ino, volume_id), "row cleared");
+      }
+    }
+  }
+
+  // ---- the namespace ------------------------------------------------------------------
+
+  Status CheckNamespace() {
+    Result<std::vector<meta::DirentProblem>> dirents = meta_.DirentProblems();
+    if (!dirents.ok()) return dirents.status();
+    for (const meta::DirentProblem& p : *dirents) {
+      std::string why;
+      if (p.inode_missing) why = "names inode " + std::to_string(p.ino) + ", which does not exist";
+      if (p.parent_missing) {
+        why += std::string(why.empty() ? "" : "; ") + "its directory does not exist";
+      } else if (p.parent_not_directory) {
+        why += std::string(why.empty() ? "" : "; ") + "its parent is not a directory";
+      }
+      CheckFinding& f = Add("dirent", FindingSeverity::kDamage,
+                            "entry '" + p.name + "' of " +
+                                (p.parent_missing ? "inode " + std::to_string(p.parent)
+                                                  : Describe(p.parent)) +
+                                " -> inode " + std::to_string(p.ino) + ": " + why);
+      if (can_repair_) {
+        Repaired(f, meta_.RepairRemoveDirent(p.parent, p.name),
+                 p.inode_missing ? "entry removed"
+                                 : "entry removed (its inode, if no other entry names it, "
+                                   "goes to /lost+found)");
+      }
+    }
+    Result<std::vector<meta::LinkCountProblem>> links = meta_.LinkCountProblems();
+    if (!links.ok()) return links.status();
+    std::map<uint64_t, size_t> nlink_findings;  // ino -> index in findings
+    for (const meta::LinkCountProblem& p : *links) {
+      const bool is_dir = S_ISDIR(p.mode);
+      const bool is_root = p.ino == meta::kRootIno;
+      if (!is_root && p.names == 0) {
+        CheckFinding& f =
+            Add("unnamed", FindingSeverity::kDamage,
+                "inode " + std::to_string(p.ino) + " (" + TypeName(p.mode) + ", nlink " +
+                    std::to_string(p.nlink) + ") has no name");
+        if (can_repair_) Reconnect(p, f);
+        continue;
+      }
+      if (is_dir && p.names != (is_root ? 0u : 1u)) {
+        CheckFinding& f = Add("dirent", FindingSeverity::kDamage,
+                              Describe(p.ino) + ": a directory named by " +
+                                  std::to_string(p.names) + " entries");
+        if (o_.repair) f.repair = "not repaired: remove the extra entries by hand";
+      }
+      if (p.nlink == p.expected) continue;
+      std::string expected =
+          is_dir ? std::to_string(p.expected) + " (2 + " + std::to_string(p.subdirs) +
+                       " subdirectories)"
+                 : std::to_string(p.expected) + " (the entries naming it)";
+      Add("nlink", FindingSeverity::kDamage,
+          Describe(p.ino) + ", " + TypeName(p.mode) + ": nlink " + std::to_string(p.nlink) +
+              ", expected " + expected);
+      nlink_findings[p.ino] = report_.findings.size() - 1;
+    }
+    if (!can_repair_) return Status::Ok();
+    // Link counts once every entry is in place (removals, lost+found), from a fresh
+    // count: also fixes the counts the reconnections changed.
+    links = meta_.LinkCountProblems();
+    if (!links.ok()) return links.status();
+    for (const meta::LinkCountProblem& p : *links) {
+      if (p.names == 0 && p.ino != meta::kRootIno) continue;  // could not be reconnected
+      meta::InodeRepair fix;
+      fix.ino = p.ino;
+      fix.nlink = p.expected;
+      Status st = meta_.RepairInode(fix);
+      auto it = nlink_findings.find(p.ino);
+      if (it != nlink_findings.end()) {
+        Repaired(report_.findings[it->second], st,
+                 "nlink set to " + std::to_string(p.expected));
+      } else if (!st.ok()) {
+        Add("nlink", FindingSeverity::kDamage,
+            Describe(p.ino) + ": nlink " + std::to_string(p.nlink) + ", expected " +
+                std::to_string(p.expected) + " after the repairs; " + st.message());
+      }
+    }
+    return Status::Ok();
+  }
+
+  // ---- repairs ------------------------------------------------------------------------
+
+  Status SetSize(uint64_t ino, uint64_t size, const std::string& why) {
+    meta::InodeRepair fix;
+    fix.ino = ino;
+    fix.size = size;
+    fix.why = why + ": size ->" + std::to_string(size);
+    return meta_.RepairInode(fix);
+  }
+
+  // The path of an object of `file` (same inode and generation) on another good
+  // volume that is at least `size` bytes long and whose first `short_size` bytes
+  // equal those of `location` (the short object), if any: a copy of the same
+  // contents, not a stale one that later writes made differ.
+  std::optional<std::string> OtherCopyCovering(uint64_t ino, const FileEntry& file,
+                                               const std::string& location,
+                                               uint64_t short_size, uint64_t size) {
+    for (const meta::Volume& v : volumes_) {
+      if (v.id == file.volume_id || !Good(v.id)) continue;
+      const std::string other = ObjectPath(v.id, ino, file.generation);
+      std::optional<uint64_t> other_size = RegularFileSize(other);
+      if (other_size && *other_size >= size && SamePrefix(location, other, short_size)) {
+        return other;
+      }
+    }
+    return std::nullopt;
+  }
+
+  // Whether the first `n` bytes of files `a` and `b` are equal (false on any error).
+  bool SamePrefix(const std::string& a, const std::string& b, uint64_t n) {
+    int fa = o_.io->Open(a, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+    int fb = o_.io->Open(b, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+    bool same = fa >= 0 && fb >= 0;
+    std::vector<char> ba(1 << 20), bb(1 << 20);
+    for (uint64_t at = 0; same && at < n;) {
+      const size_t want = static_cast<size_t>(std::min<uint64_t>(ba.size(), n - at));
+      const ssize_t ra = o_.io->Pread(fa, ba.data(), want, static_cast<off_t>(at));
+      const ssize_t rb = o_.io->Pread(fb, bb.data(), want, static_cast<off_t>(at));
+      same = ra > 0 && ra == rb && std::equal(ba.begin(), ba.begin() + ra, bb.begin());
+      at += ra > 0 ? static_cast<uint64_t>(ra) : 0;
+    }
+    if (fa >= 0) o_.io->Close(fa);
+    if (fb >= 0) o_.io->Close(fb);
+    return same;
+  }
+
+  // Copies bytes [from, to) of `source` into `target` at the same offsets, and
+  // fsyncs `target`.
+  Status CopyTail(const std::string& source, const std::string& target, uint64_t from,
+                  uint64_t to) {
+    int in = o_.io->Open(source, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+    if (in < 0) return Status::FromErrno("open " + source);
+    int out = o_.io->Open(target, O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+    if (out < 0) {
+      Status st = Status::FromErrno("open " + target);
+      o_.io->Close(in);
+      return st;
+    }
+    Status st;
+    std::vector<char> buf(1 << 20);
+    for (uint64_t at = from; at < to && st.ok();) {
+      const ssize_t n = o_.io->Pread(in, buf.data(), std::min<uint64_t>(buf.size(), to - at),
+                                     static_cast<off_t>(at));
+      if (n <= 0) {
+        st = n < 0 ? Status::FromErrno("read " + source) : Status::Io(source + " ended early");
+        break;
+      }
+      for (ssize_t done = 0; done < n && st.ok();) {
+        const ssize_t w = o_.io->Pwrite(out, buf.data() + done, static_cast<size_t>(n - done),
+                                        static_cast<off_t>(at) + done);
+        if (w <= 0) st = Status::FromErrno(w < 0 ? errno : ENOSPC, "write " + target);
+        else done += w;
+      }
+      at += static_cast<uint64_t>(n);
+    }
+    if (st.ok() && o_.io->Fsync(out, false) != 0) st = Status::FromErrno("fsync " + target);
+    o_.io->Close(in);
+    o_.io->Close(out);
+    return st;
+  }
+
+  Status Trim(const std::string& path, uint64_t size) {
+    int fd = o_.io->Open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
+    if (fd < 0) return Status::FromErrno("open " + path);
+    Status st;
+    if (o_.io->Ftruncate(fd, static_cast<off_t>(size)) != 0) {
+      st = Status::FromErrno("truncate " + path);
+    } else if (o_.io->Fsync(fd, false) != 0) {
+      st = Status::FromErrno("fsync " + path);
+    }
+    o_.io->Close(fd);
+    return st;
+  }
+
+  Status FsyncDir(const std::string& dir) {
+    int fd = o_.io->Open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+    if (fd < 0) return Status::FromErrno("open " + dir);
+    Status st = o_.io->Fsync(fd, false) == 0 ? Status::Ok() : Status::FromErrno("fsync " + dir);
+    o_.io->Close(fd);
+    return st;
+  }
+
+  // /lost+found, created (mode 0700, root) when missing.
+  Result<uint64_t> LostFound() {
+    if (lost_found_) return *lost_found_;
+    Result<meta::Inode> existing = meta_.LookupInode(meta::kRootIno, kLostFound);
+    if (existing.ok()) {
+      if (!S_ISDIR(existing->mode)) {
+        return Status::Error(ENOTDIR, "/lost+found exists and is not a directory");
+      }
+      lost_found_ = existing->ino;
+      return *lost_found_;
+    }
+    if (existing.status().code() != ENOENT) return existing.status();
+    meta::Inode proto;
+    proto.mode = S_IFDIR | 0700;
+    Result<meta::Inode> created = meta_.Create(meta::kRootIno, kLostFound, proto);
+    if (!created.ok()) return created.status();
+    lost_found_ = created->ino;
+    return *lost_found_;
+  }
+
+  // `base`, or `base`-2, -3... whichever is free in `dir`.
+  Result<std::string> FreeName(uint64_t dir, const std::string& base) {
+    for (int n = 1; n < 1000; ++n) {
+      std::string name = n == 1 ? base : base + "-" + std::to_string(n);
+      Result<uint64_t> taken = meta_.Lookup(dir, name);
+      if (!taken.ok() && taken.status().code() == ENOENT) return name;
+      if (!taken.ok()) return taken.status();
+    }
+    return Status::Exists("no free name for " + base + " in /lost+found");
+  }
+
+  // Moves orphan `o` into /lost+found as a new file (see the file comment of fsck.h).
+  void Adopt(const ObjectEntry& o, CheckFinding& f) {
+    Result<uint64_t> lf = LostFound();
+    if (!lf.ok()) return Repaired(f, lf.status(), "");
+    const std::string base = "#" + std::to_string(o.ino) + "." + std::to_string(o.generation);
+    const meta::Volume* v = VolumeById(o.volume_id);
+    // An earlier repair that stopped between its commit and its rename left
+    // /lost+found/#I.G pointing at no object on this volume: finish it.
+    std::optional<meta::Inode> target;
+    bool resumed = false;
+    std::string name = base;
+    if (Result<meta::Inode> prior = meta_.LookupInode(*lf, base);
+        prior.ok() && S_ISREG(prior->mode) && prior->volume_id == o.volume_id &&
+        !RegularFileSize(ObjectPathIn(v->path, prior->ino, prior->generation))) {
+      target = *prior;
+      resumed = true;
+      if (prior->size != o.size) {
+        Status st = SetSize(prior->ino, o.size, "lost+found");
+        if (!st.ok()) return Repaired(f, st, "");
+      }
+    } else {
+      Result<std::string> free_name = FreeName(*lf, base);
+      if (!free_name.ok()) return Repaired(f, free_name.status(), "");
+      name = *free_name;
+      meta::Inode proto;
+      proto.mode = S_IFREG | 0600;
+      proto.volume_id = o.volume_id;
+      proto.size = o.size;
+      Result<meta::Inode> created = meta_.Create(*lf, name, proto);
+      if (!created.ok()) return Repaired(f, created.status(), "");
+      target = *created;
+    }
+    const std::string to = ObjectPathIn(v->path, target->ino, target->generation);
+    const std::string to_dir = ObjectsDir(v->path) + "/" + ObjectSubdirName(target->ino);
+    Status st;
+    if (o_.io->Mkdir(to_dir, 0700) != 0 && errno != EEXIST) {
+      st = Status::FromErrno("mkdir " + to_dir);
+    } else if (o_.io->Rename(o.path, to) != 0) {
+      st = Status::FromErrno("rename " + o.path + " to " + to);
+    }
+    if (!st.ok()) {
+      // Do not leave a name without its bytes: unlinked, the next mount reclaims it.
+      if (!resumed) (void)meta_.Unlink(*lf, name);
+      return Repaired(f, st, "");
+    }
+    const std::string from_dir = o.path.substr(0, o.path.rfind('/'));
+    st = FsyncDir(to_dir);
+    if (st.ok() && from_dir != to_dir) st = FsyncDir(from_dir);
+    Repaired(f, st,
+             std::string(resumed ? "finished an interrupted move: " : "") + "now /lost+found/" +
+                 name + " (inode " + std::to_string(target->ino) + ")");
+  }
+
+  // Links an inode no entry names into /lost+found as #<ino>.
+  void Reconnect(const meta::LinkCountProblem& p, CheckFinding& f) {
+    Result<uint64_t> lf = LostFound();
+    if (!lf.ok()) return Repaired(f, lf.status(), "");
+    if (p.ino == *lf) return Repaired(f, Status::Invalid("lost+found itself"), "");
+    Result<std::string> name = FreeName(*lf, "#" + std::to_string(p.ino));
+    if (!name.ok()) return Repaired(f, name.status(), "");
+    Repaired(f, meta_.RepairAddDirent(*lf, *name, p.ino), "linked as /lost+found/" + *name);
+  }
+
+  meta::Metadata& meta_;
+  const CheckOptions& o_;
+  CheckReport report_;
+  meta::FsInfo info_;
+  std::vector<meta::Volume> volumes_;
+  std::set<uint32_t> good_;  // volumes whose label (and objects/) are right
+  bool db_ok_ = true;
+  bool can_repair_ = false;
+  std::unordered_map<uint64_t, FileEntry> files_;
+  std::map<std::pair<uint64_t, uint32_t>, uint64_t> pending_;  // (ino, volume) -> generation
+  std::vector<ObjectEntry> set_aside_;
+  uint64_t max_object_ino_ = 0;  // the highest inode number in an object's name
+  std::optional<uint64_t> lost_found_;
+};
+
+FindingSeverity SeverityFromName(const std::string& name) {
+  if (name == "leftover") return FindingSeverity::kLeftover;
+  if (name == "note") return FindingSeverity::kNote;
+  return FindingSeverity::kDamage;
+}
+
+}  // namespace
+
+const char* FindingSeverityName(FindingSeverity severity) {
+  switch (severity) {
+    case FindingSeverity::kDamage: return "damage";
+    case FindingSeverity::kLeftover: return "leftover";
+    case FindingSeverity::kNote: return "note";
+  }
+  return "damage";
+}
+
+size_t CheckReport::UnrepairedDamage() const {
+  return static_cast<size_t>(std::count_if(findings.begin(), findings.end(), [](const auto& f) {
+    return f.severity == FindingSeverity::kDamage && !f.repaired;
+  }));
+}
+
+size_t CheckReport::Repaired() const {
+  return static_cast<size_t>(
+      std::count_if(findings.begin(), findings.end(), [](const auto& f) { return f.repaired; }));
+}
+
+json CheckReport::ToJson() const {
+  json out = json::array();
+  for (const CheckFinding& f : findings) {
+    out.push_back({{"kind", f.kind},
+                   {"severity", FindingSeverityName(f.severity)},
+                   {"message", f.message},
+                   {"repaired", f.repaired},
+                   {"repair", f.repair},
+                   {"data_loss", f.data_loss}});
+  }
+  return json{{"findings", out}, {"volumes", volumes}, {"files", files},
+              {"objects", objects}, {"live", live}, {"repair", repair}};
+}
+
+Result<CheckReport> CheckReport::FromJson(const json& j) {
+  if (!j.is_object() || !j.contains("findings") || !j["findings"].is_array()) {
+    return Status::Invalid("check report without findings");
+  }
+  try {
+    CheckReport r;
+    for (const json& f : j["findings"]) {
+      CheckFinding finding;
+      finding.kind = f.at("kind").get<std::string>();
+      finding.severity = SeverityFromName(f.at("severity").get<std::string>());
+      finding.message = f.at("message").get<std::string>();
+      finding.repaired = f.value("repaired", false);
+      finding.repair = f.value("repair", "");
+      finding.data_loss = f.value("data_loss", false);
+      r.findings.push_back(std::move(finding));
+    }
+    r.volumes = j.value("volumes", uint64_t{0});
+    r.files = j.value("files", uint64_t{0});
+    r.objects = j.value("objects", uint64_t{0});
+    r.live = j.value("live", false);
+    r.repair = j.value("repair", false);
+    return r;
+  } catch (const json::exception& e) {
+    return Status::Invalid(std::string("malformed check report: ") + e.what());
+  }
+}
+
+Result<CheckReport> CheckFileSystem(meta::Metadata& meta, const CheckOptions& options) {
+  if (options.io == nullptr) return Status::Invalid("CheckOptions.io is null");
+  return Checker(meta, options).Run();
+}
+
+std::optional<ObjectName> ParseObjectName(std::string_view name) {
+  const size_t dot = name.find('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == name.size()) return std::nullopt;
+  auto parse = [](std::string_view digits, uint64_t* value) {
+    if (digits.empty() || digits[0] == '0') return false;  // canonical decimal only
+    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), *value);
+    return ec == std::errc() && ptr == digits.data() + digits.size() && *value > 0;
+  };
+  ObjectName out;
+  if (!parse(name.substr(0, dot), &out.ino) || !parse(name.substr(dot + 1), &out.generation)) {
+    return std::nullopt;
+  }
+  return out;
+}
+
+}  // namespace tierfs

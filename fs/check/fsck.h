@@ -1,0 +1,153 @@
+// The consistency check of a tierfs file system (`tierfs check`): reconciles the
+// metadata database with the objects on every volume, reports one finding per
+// problem, and with `repair` fixes what can be fixed without guessing.
+//
+// What is checked (docs/reliability.md, "Check and backup", has the user's view):
+//   database  PRAGMA integrity_check
+//   label     a volume whose .tierfs/label is missing or names another file system
+//             or volume; nothing on such a volume is examined or touched (an
+//             unmounted disk looks like an empty directory: "repairing" its files
+//             would zero them all)
+//   orphan    an object whose inode does not exist, is not a regular file, or is
+//             located elsewhere (another volume or generation), unless recorded in
+//             pending_objects; also an object name in the wrong objects/xx directory
+//   pending   a pending_objects leftover: an object that is not its inode's
+//             location (or a row whose object is gone); the next mount removes it
+//   misplaced a file whose object is missing where the row says but present, under
+//             its exact name, on exactly one other volume (a restored database that
+//             predates a relocation)
+//   missing   a regular file of size > 0 without an object on its volume
+//   short     an object smaller than its file's recorded size
+//   long      an object longer than its file's recorded size (bytes never
+//             acknowledged: a crash after writes without fsync)
+//   dirent    an entry whose inode does not exist, whose parent does not exist or
+//             is not a directory, or a second entry naming a directory
+//   unnamed   an inode that no entry names, other than the root and nlink-0
+//             orphans (which the next mount reclaims)
+//   nlink     a link count that differs from the entries naming the inode (for a
+//             directory: 2 + its subdirectories)
+//   tmp       a leftover in a volume's .tierfs/tmp (the next mount empties it)
+//   sequence  the next inode number is not above every object's inode number (a
+//             restored database): a new file would reuse an old object's bytes
+//   stray     a file in .tierfs/objects that is not named like an object (left alone)
+//
+// Repairs, in this order: empty tmp/; make new inode numbers start above every
+// object's; point misplaced files at their object; remove pending leftovers and
+// clear their pending_objects rows; move orphan objects into /lost+found as new
+// regular files `#<old ino>.<generation>` (mode 0600, root) whose object is the
+// orphan renamed on its own volume; trim long objects to the recorded size (or,
+// with trust_objects, take the object's length as the size); set the size of a
+// file whose object is short to the object's length, and of a file whose object is
+// missing to 0 (data loss, reported as such: nothing is invented); clear the
+// remaining pending_objects rows; remove entries that cannot stand; link unnamed
+// inodes into /lost+found as `#<ino>`; set every link count to what the entries
+// say. /lost+found is created (mode 0700, root, like ext4's) when needed. No repair
+// is attempted on a database that fails integrity_check, nor on a volume with a
+// bad label (its files are not even looked at).
+//
+// Crash safety of the lost+found move: the new inode's row commits first, then the
+// orphan is renamed to the new inode's object name. A crash between the two leaves
+// /lost+found/#I.G pointing at no object while the orphan I.G is still there; the
+// next repair finds that entry by its name and finishes the rename instead of
+// adding a second one.
+//
+// Modes: offline (the caller holds the daemon lock; `meta` is opened with
+// Metadata::OpenForCheck for a read-only check, Metadata::Open for repair) and
+// live (options.live: the daemon checks its own mounted file system through its
+// own connection, read-only). Live, the database keeps changing while the volumes
+// are read, so every finding about a file or an object is verified again against
+// the current state before it is reported (current_attr, a fresh stat, the pending
+// list), relocations in flight (pending objects, tmp/) are not findings, and the
+// integrity check runs on an online backup copy in options.snapshot_dir so the
+// file system is not stalled for its length.
+//
+// Thread-safety: CheckFileSystem may run on any thread; `meta` is thread-safe.
+// A read-only check (repair false) writes nothing under the volumes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+#include "fs/volume/volume_io.h"
+#include "meta/metadata.h"
+
+namespace tierfs {
+
+enum class FindingSeverity {
+  kDamage,    // the file system is inconsistent
+  kLeftover,  // crash leftovers the next mount removes (pending objects, tmp/)
+  kNote,      // something that is not tierfs's (a stray file); left alone
+};
+// "damage" | "leftover" | "note".
+const char* FindingSeverityName(FindingSeverity severity);
+
+struct CheckFinding {
+  std::string kind;  // a word of the table above: "orphan", "missing"...
+  FindingSeverity severity = FindingSeverity::kDamage;
+  std::string message;  // one line, naming the file, object or volume at fault
+  bool repaired = false;
+  std::string repair;      // with repair: what was done, or why nothing was
+  bool data_loss = false;  // the repair dropped bytes (missing or short object)
+};
+
+struct CheckOptions {
+  bool repair = false;
+  // Repair after restoring a database backup: an object longer than its file is
+  // newer than the restored row, so the size becomes the object's length instead
+  // of the object being trimmed.
+  bool trust_objects = false;
+  // The daemon checks its own mounted file system (see the file comment).
+  bool live = false;
+  // Live: the attributes of an inode as the daemon sees them now (memory, else the
+  // database), to tell an open file's unflushed size from damage.
+  std::function<Result<meta::Inode>(uint64_t ino)> current_attr;
+  // Live: directory for the integrity check's backup copy ("" = $TMPDIR or /tmp).
+  std::string snapshot_dir;
+  // For messages: the database's path.
+  std::string database_path;
+  // Every system call that changes a volume (repairs) goes through this seam.
+  VolumeIo* io = &VolumeIo::Posix();
+  // Called as the check advances (phase "database", "objects", "namespace",
+  // "repair"); may be null.
+  std::function<void(const std::string& phase, uint64_t done, uint64_t total)> progress;
+};
+
+struct CheckReport {
+  std::vector<CheckFinding> findings;
+  uint64_t volumes = 0;  // volumes examined (good labels)
+  uint64_t files = 0;    // regular files in the database
+  uint64_t objects = 0;  // object files found
+  bool live = false;
+  bool repair = false;
+
+  // Damage findings not repaired.
+  size_t UnrepairedDamage() const;
+  // Findings the repair fixed.
+  size_t Repaired() const;
+  nlohmann::json ToJson() const;
+  // EINVAL for a malformed document.
+  static Result<CheckReport> FromJson(const nlohmann::json& json);
+};
+
+// Runs the check (and the repairs when options.repair) over `meta` and the volumes
+// its volumes table names. Returns the report; an error only when the check could
+// not run at all (the database cannot be read). Damage is in the report, not in the
+// status.
+Result<CheckReport> CheckFileSystem(meta::Metadata& meta, const CheckOptions& options);
+
+// Object naming (ObjectSubdirName, ObjectPathIn): fs/volume/volume_label.h.
+// Parses "<ino>.<generation>" (decimal, both > 0); nullopt otherwise.
+struct ObjectName {
+  uint64_t ino = 0;
+  uint64_t generation = 0;
+};
+std::optional<ObjectName> ParseObjectName(std::string_view name);
+
+}  // namespace tierfs

@@ -1,0 +1,115 @@
+// DaemonMetrics: what the daemon counts for monitoring (docs/admin.md,
+// "Monitoring"): FUSE requests and their latency, bytes read and written per
+// volume (hence per placement class: the share of I/O the ssd class serves, the
+// measure of a tiering system in the NetApp Hybrid Aggregates paper), relocations
+// per direction and outcome, and scan runs. fs/metrics/metrics_exporter.h turns them into
+// Prometheus metrics.
+//
+// Counting on the data path (RecordRequest, RecordIo) is relaxed atomic adds
+// into fixed arrays: no lock, no allocation. Latency is timed only while an
+// exporter is running (set_timing), so a daemon without metrics pays one
+// relaxed load per request. Relocations and scans (at most a few thousand a
+// minute) take a mutex. Thread-safe.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <tuple>
+
+namespace tierfs {
+
+// The FUSE requests counted one by one; everything else counts as kOther.
+enum class FuseOp : uint8_t {
+  kLookup, kForget, kGetattr, kSetattr, kReadlink, kMknod, kMkdir, kUnlink, kRmdir,
+  kSymlink, kRename, kLink, kOpen, kRead, kWrite, kFlush, kRelease, kFsync, kOpendir,
+  kReaddir, kReaddirplus, kReleasedir, kFsyncdir, kStatfs, kSetxattr, kGetxattr,
+  kListxattr, kRemovexattr, kAccess, kCreate, kFallocate, kCopyFileRange, kLseek,
+  kOther,
+  kCount  // not an operation: the number of them
+};
+
+// The request's name as the metrics label "op" gives it ("lookup", "readdirplus"...).
+std::string_view FuseOpName(FuseOp op);
+
+class DaemonMetrics {
+ public:
+  // Upper bounds of the latency histogram's buckets, seconds (the last bucket,
+  // +Inf, is implicit): 10 µs to 1 s, wide enough for a cached getattr and an
+  // fsync of a large file.
+  static constexpr std::array<double, 12> kLatencyBounds = {
+      0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001,
+      0.0025,  0.005,   0.01,   0.05,    0.1,    1.0};
+  // Volumes are counted by id; ids at or above this (never reached by mkdstfs
+  // and fsvoladm in practice) are counted as id 0, "unknown".
+  static constexpr uint32_t kMaxVolumeId = 256;
+
+  // Turns latency timing on or off (an exporter turns it on while it runs).
+  void set_timing(bool on) { timing_.store(on, std::memory_order_relaxed); }
+  bool timing() const { return timing_.load(std::memory_order_relaxed); }
+
+  // One request of `op` answered after `seconds` (< 0: not timed, counted only).
+  void RecordRequest(FuseOp op, double seconds);
+  // `bytes` read from / written to the object of a file on volume `volume_id`.
+  void RecordRead(uint32_t volume_id, uint64_t bytes);
+  // `direct`: written with O_DIRECT (FileSystem::WriteFrom), counted in both totals.
+  void RecordWrite(uint32_t volume_id, uint64_t bytes, bool direct = false);
+  // One relocation attempt: its volumes, outcome ("moved", "busy", "nospace",
+  // "error: ..." is counted as "error") and bytes copied (counted when moved).
+  void RecordRelocation(uint32_t from_volume, uint32_t to_volume, std::string_view outcome,
+                        uint64_t bytes);
+  // One finished scan of `kind` ("enforce", "analyze") that took `seconds`, and
+  // whether it failed.
+  void RecordScan(std::string_view kind, double seconds, bool failed);
+
+  // ---- Reading them (the exporter, at scrape time) ----------------------------
+  struct Requests {
+    uint64_t count = 0;
+    uint64_t timed = 0;        // requests that were timed (the histogram's count)
+    double seconds_sum = 0;    // of the timed ones
+    std::array<uint64_t, kLatencyBounds.size()> buckets{};  // not cumulative
+  };
+  Requests RequestsOf(FuseOp op) const;
+  uint64_t ReadBytes(uint32_t volume_id) const;
+  uint64_t WrittenBytes(uint32_t volume_id) const;
+  uint64_t DirectWrittenBytes(uint32_t volume_id) const;  // the part of it written direct
+  // (from volume, to volume, outcome) -> {attempts, bytes moved}.
+  using RelocationKey = std::tuple<uint32_t, uint32_t, std::string>;
+  struct RelocationTally {
+    uint64_t count = 0;
+    uint64_t bytes = 0;
+  };
+  std::map<RelocationKey, RelocationTally> Relocations() const;
+  // kind -> totals.
+  struct ScanTally {
+    uint64_t runs = 0;
+    uint64_t failures = 0;
+    double seconds_sum = 0;
+    double last_seconds = 0;
+  };
+  std::map<std::string, ScanTally> Scans() const;
+
+ private:
+  struct OpCounters {
+    std::atomic<uint64_t> count{0};
+    std::atomic<uint64_t> timed{0};
+    std::atomic<uint64_t> nanos_sum{0};
+    std::array<std::atomic<uint64_t>, kLatencyBounds.size()> buckets{};
+  };
+  static uint32_t Slot(uint32_t volume_id) { return volume_id < kMaxVolumeId ? volume_id : 0; }
+
+  std::atomic<bool> timing_{false};
+  std::array<OpCounters, static_cast<size_t>(FuseOp::kCount)> ops_{};
+  std::array<std::atomic<uint64_t>, kMaxVolumeId> read_bytes_{};
+  std::array<std::atomic<uint64_t>, kMaxVolumeId> written_bytes_{};
+  std::array<std::atomic<uint64_t>, kMaxVolumeId> direct_written_bytes_{};
+  mutable std::mutex mu_;  // guards relocations_, scans_
+  std::map<RelocationKey, RelocationTally> relocations_;
+  std::map<std::string, ScanTally> scans_;
+};
+
+}  // namespace tierfs

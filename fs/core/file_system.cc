@@ -1,0 +1,675 @@
+// FileSystem: opening, attributes, writeback, policy and reclaim.
+// Entry operations are in fs/core/entry_ops.cc, file data in fs/core/file_ops.cc, directories
+// and xattrs in fs/core/dir_ops.cc.
+#include "fs/core/file_system.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <unordered_set>
+
+#include "common/log.h"
+#include "fs/check/fsck.h"
+#include "fs/volume/volume_label.h"
+#include "policy/loader.h"
+
+namespace tierfs {
+
+Result<std::unique_ptr<FileSystem>> FileSystem::Open(const std::string& metadata_dir,
+                                                     const FileSystemOptions& options) {
+  Result<VolumeLabel> label = ReadVolumeLabel(metadata_dir);
+  if (!label.ok()) return label.status();
+  meta::MetadataOptions mopts;
+  mopts.sync_full = options.sync_full;
+  mopts.clock = options.clock;
+  // The reserve VFS goes under the connection first; the reserve file itself is
+  // made only once the database and the volumes passed their checks, so a
+  // refused mount creates nothing.
+  TIERFS_RETURN_IF_ERROR(meta::SpaceReserve::RegisterVfs());
+  auto meta = meta::Metadata::Open(MetadataDbPath(metadata_dir), mopts);
+  if (!meta.ok()) return meta.status();
+  auto info = (*meta)->GetFsInfo();
+  if (!info.ok()) return info.status();
+  if (info->uuid != label->fs_uuid) {
+    return Status::Invalid("the database in " + metadata_dir + " belongs to file system " +
+                           info->uuid + ", the label to " + label->fs_uuid);
+  }
+  auto volume_rows = (*meta)->ListVolumes();
+  if (!volume_rows.ok()) return volume_rows.status();
+  VolumeIo& io = options.volume_io != nullptr ? *options.volume_io : VolumeIo::Posix();
+  auto volumes = VolumeSet::Open(*volume_rows, info->uuid, *options.clock, io);
+  if (!volumes.ok()) return volumes.status();
+
+  uint64_t reserve_bytes = options.metadata_reserve_bytes;
+  if (reserve_bytes == 0) {
+    struct stat db;
+    struct statvfs vol;
+    const uint64_t db_bytes =
+        stat(MetadataDbPath(metadata_dir).c_str(), &db) == 0 ? uint64_t(db.st_size) : 0;
+    const uint64_t vol_bytes = statvfs(metadata_dir.c_str(), &vol) == 0
+                                   ? uint64_t{vol.f_blocks} * vol.f_frsize
+                                   : 0;
+    reserve_bytes = meta::DefaultReserveBytes(db_bytes, vol_bytes);
+  }
+  auto reserve = meta::SpaceReserve::Install(TierfsDir(metadata_dir) + "/meta.reserve",
+                                             reserve_bytes);
+  if (!reserve.ok()) return reserve.status();
+  (*volumes)->SetMetadataReserve(reserve->get());
+  if ((*reserve)->depleted()) {
+    LogWarning("the metadata volume {} has room for only {} of the {} bytes reserved for the "
+               "database: it takes no data until it has",
+               metadata_dir, (*reserve)->held_bytes(), reserve_bytes);
+  }
+
+  std::unique_ptr<FileSystem> fs(new FileSystem(std::move(*reserve), std::move(*meta),
+                                                std::move(*volumes), *info, options));
+  // Orphans: inodes unlinked while open when the daemon stopped (or crashed, or a
+  // crash between an unlink's commit and its object's removal).
+  auto orphans = fs->meta_->ListOrphans();
+  if (!orphans.ok()) return orphans.status();
+  for (const meta::Inode& orphan : *orphans) fs->Reclaim(orphan);
+  TIERFS_RETURN_IF_ERROR(fs->RemovePendingObjects());
+  TIERFS_RETURN_IF_ERROR(fs->ReloadPolicy());
+  auto was_clean = fs->meta_->SwapCleanUnmount(false);
+  if (!was_clean.ok()) return was_clean.status();
+  if (!*was_clean) {
+    TIERFS_RETURN_IF_ERROR(fs->TrimObjectsAfterCrash());
+    TIERFS_RETURN_IF_ERROR(fs->RemoveOrphanObjects());
+  }
+  if (options.precreate_objects > 0) {
+    fs->precreator_ = std::make_unique<ObjectPrecreator>(*fs->volumes_, options.precreate_objects);
+  }
+  // Started last: the recovery above commits change by change.
+  FileSystem* raw = fs.get();
+  fs->meta_->StartGroupCommit(std::chrono::microseconds(options.commit_window_us),
+                              [raw] { raw->ReclaimCommitted(); });
+  return fs;
+}
+
+FileSystem::FileSystem(std::unique_ptr<meta::SpaceReserve> reserve,
+                       std::unique_ptr<meta::Metadata> meta, std::unique_ptr<VolumeSet> volumes,
+                       meta::FsInfo info, const FileSystemOptions& options)
+    : reserve_(std::move(reserve)),
+      meta_(std::move(meta)),
+      volumes_(std::move(volumes)),
+      info_(std::move(info)),
+      options_(options),
+      inodes_(options.cached_inodes),
+      io_(*options.clock, info_.iostat_bucket_seconds) {
+  kernel_opens_ = std::make_unique<KernelOpenCache>(
+      options.cached_opens,
+      [this](uint64_t ino) -> Result<FileHandle*> {
+        auto fh = Open(ino, O_RDWR);
+        if (fh.ok()) (*fh)->kernel_open = true;
+        return fh;
+      },
+      [this](FileHandle* fh) {
+        if (Status st = Release(fh); !st.ok()) {
+          LogError("writeback of a file the kernel no longer uses: {}", st.ToString());
+        }
+      });
+  write_behind_ = std::make_unique<WriteBehind>(
+      kWriteBehindDelay, [this](const std::vector<InodeRef>& inodes) { WriteBackBehind(inodes); });
+}
+
+void FileSystem::DataWrittenLocked(const FileHandle& fh, uint64_t size_before) {
+  MarkDirty(*fh.inode);
+  fh.inode->data_written = true;
+  if (fh.kernel_open && fh.inode->attr.size != size_before) {
+    write_behind_->EnqueueLocked(fh.inode);
+  }
+}
+
+void FileSystem::WriteBackBehind(const std::vector<InodeRef>& inodes) {
+  meta::Metadata::BatchScope batch(*meta_);  // one commit group for all of them
+  for (const InodeRef& inode : inodes) {
+    {
+      std::lock_guard lock(inode->mu);
+      inode->write_behind_queued = false;  // a write from now on queues it again
+    }
+    if (Status st = WritebackAndSettle(inode); !st.ok()) {
+      // Still dirty: the periodic writeback tries again.
+      LogWarning("writeback of inode {} after its writes: {}", inode->ino, st.ToString());
+    }
+  }
+}
+
+Status FileSystem::WritebackAndSettle(const InodeRef& inode) {
+  TIERFS_RETURN_IF_ERROR(Writeback(inode, {}));
+  if (inodes_.MaybeErase(inode)) Reclaim(inode->attr);
+  return Status::Ok();
+}
+
+FileSystem::~FileSystem() {
+  precreator_.reset();  // before the pools are emptied below
+  // Released as RELEASEs would be, before the handles of opens the kernel never
+  // released (which would otherwise count them) and the final writeback.
+  write_behind_.reset();
+  kernel_opens_->DropAll();
+  if (size_t released = ReleaseUnreleasedHandles(); released > 0) {
+    LogInfo("released {} handles whose RELEASE the kernel never sent", released);
+  }
+  Status st = FlushAll();
+  if (!st.ok()) LogError("final flush: {}", st.ToString());
+  // The last reclaims need their unlinks committed first.
+  if (Status synced = SyncMetadata(); !synced.ok()) {
+    LogError("final commit: {}", synced.ToString());
+    st = synced;
+  }
+  for (const InodeRef& inode : inodes_.Snapshot()) {
+    std::lock_guard lock(inode->mu);
+    CloseObjectLocked(*inode, volumes_->io());
+  }
+  if (Status reclaimed = ReclaimUnlinkedAtStop(); !reclaimed.ok()) {
+    LogError("reclaiming unlinked inodes: {}", reclaimed.ToString());
+    st = reclaimed;
+  }
+  volumes_->DropRecycledObjects();
+  if (st.ok()) {
+    auto marked = meta_->SwapCleanUnmount(true);
+    if (!marked.ok()) {
+      LogError("marking a clean unmount: {}", marked.status().ToString());
+    }
+  }
+  meta_.reset();  // closes the database while its reserve still stands
+  volumes_->SetMetadataReserve(nullptr);
+}
+
+size_t FileSystem::ReleaseUnreleasedHandles() {
+  size_t released = 0;
+  for (const InodeRef& inode : inodes_.Snapshot()) {
+    for (;;) {
+      OpenHandle* handle;
+      {
+        std::lock_guard lock(inode->mu);
+        handle = inode->handles;
+      }
+      if (handle == nullptr) break;
+      if (handle->directory) {
+        ReleaseDir(static_cast<DirHandle*>(handle));
+      } else if (Status st = Release(static_cast<FileHandle*>(handle)); !st.ok()) {
+        LogError("release of a handle of inode {} at the stop: {}", inode->ino, st.ToString());
+      }
+      ++released;
+    }
+  }
+  return released;
+}
+
+Status FileSystem::ReclaimUnlinkedAtStop() {
+  auto orphans = meta_->ListOrphans();
+  if (!orphans.ok()) return orphans.status();
+  if (orphans->empty()) return Status::Ok();
+  LogInfo("reclaiming {} unlinked inodes the kernel still held at the unmount", orphans->size());
+  for (const meta::Inode& orphan : *orphans) Reclaim(orphan);
+  return SyncMetadata();
+}
+
+void FileSystem::CheckVolumes() {
+  volumes_->CheckHealth();
+  if (reserve_ && reserve_->depleted()) {
+    Status st = reserve_->Refill();
+    if (!st.ok()) LogError("{}", st.ToString());
+  }
+}
+
+Status FileSystem::RemoveOrphanObjects() {
+  std::vector<uint32_t> ids;
+  for (const meta::Volume& v : volumes_->volumes()) ids.push_back(v.id);
+  auto files = meta_->FilesOnVolumes(ids);
+  if (!files.ok()) return files.status();
+  std::unordered_set<uint64_t> owned;
+  owned.reserve(files->size());
+  for (const meta::Inode& f : *files) owned.insert(f.ino);
+  uint64_t removed = 0;
+  for (const meta::Volume& v : volumes_->volumes()) {
+    for (int sub = 0; sub < 256; ++sub) {
+      const std::string dir = ObjectsDir(v.path) + "/" + ObjectSubdirName(sub);
+      std::unique_ptr<DIR, int (*)(DIR*)> d(opendir(dir.c_str()), closedir);
+      if (!d) continue;  // never used, or the volume is offline
+      std::vector<std::string> orphans;
+      while (dirent* e = readdir(d.get())) {
+        std::optional<ObjectName> name = ParseObjectName(e->d_name);
+        // Only what is named like an object and owned by no inode at all: an object
+        // whose row points elsewhere may be a relocation's copy (pending_objects).
+        if (name && owned.count(name->ino) == 0 && meta_->GetInode(name->ino).status().code() ==
+                                                       ENOENT) {
+          orphans.push_back(e->d_name);
+        }
+      }
+      for (const std::string& name : orphans) {
+        if (volumes_->io().Unlink(dir + "/" + name) == 0) removed++;
+      }
+    }
+  }
+  if (removed > 0) {
+    LogInfo("removed {} objects of files whose creation the crash undid", removed);
+  }
+  return Status::Ok();
+}
+
+Status FileSystem::TrimObjectsAfterCrash() {
+  std::vector<uint32_t> ids;
+  for (const meta::Volume& v : volumes_->volumes()) ids.push_back(v.id);
+  auto files = meta_->FilesOnVolumes(ids);
+  if (!files.ok()) return files.status();
+  VolumeIo& io = volumes_->io();
+  uint64_t trimmed = 0, bytes = 0, short_objects = 0;
+  for (const meta::Inode& f : *files) {
+    const std::string path = volumes_->ObjectPath(f.volume_id, f.ino, f.generation);
+    struct stat st;
+    // A missing object is for `tierfs check` to report (an empty file may have none).
+    if (stat(path.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_size) == f.size) continue;
+    if (static_cast<uint64_t>(st.st_size) < f.size) {
+      // Acknowledged bytes that are not there: damage, never passed in silence. The
+      // file keeps its size (its tail reads zeros) until `tierfs check --repair`
+      // restores the range from another object or says it cannot.
+      Result<std::string> name = meta_->PathOf(f.ino);
+      LogError("{} (inode {}): its object {} has {} bytes, the file {}: {} acknowledged bytes "
+               "are missing (run `tierfs check --repair`)",
+               name.ok() ? *name : "(no name)", f.ino, path, st.st_size, f.size,
+               f.size - static_cast<uint64_t>(st.st_size));
+      short_objects++;
+      continue;
+    }
+    const int fd = io.Open(path, O_WRONLY | O_CLOEXEC, 0);
+    if (fd < 0) return Status::FromErrno("crash recovery: open " + path);
+    const int rc = io.Ftruncate(fd, static_cast<off_t>(f.size));
+    const int err = errno;
+    io.Close(fd);
+    if (rc != 0) return Status::FromErrno(err, "crash recovery: trim " + path);
+    trimmed++;
+    bytes += static_cast<uint64_t>(st.st_size) - f.size;
+  }
+  LogWarning("the last mount did not end cleanly: checked {} objects, trimmed {} to their "
+             "recorded sizes ({} bytes never acknowledged), {} shorter than their files",
+             files->size(), trimmed, bytes, short_objects);
+  return Status::Ok();
+}
+
+Status FileSystem::RemovePendingObjects() {
+  auto pending = meta_->ListPendingObjects();
+  if (!pending.ok()) return pending.status();
+  for (const meta::PendingObject& p : *pending) {
+    auto inode = meta_->GetInode(p.ino);
+    const bool is_location = inode.ok() && inode->volume_id == p.volume_id &&
+                             inode->generation == p.generation;
+    // Never remove what may hold a file's only copy of some bytes: if the
+    // location's object is missing or shorter than the file (it should not be: it
+    // was renamed into place and its directory synced before the commit), keep the
+    // pending one for `tierfs check --repair`, which points the file there or
+    // restores the missing range from it.
+    if (inode.ok() && S_ISREG(inode->mode) && inode->size > 0 && !is_location &&
+        inode->generation == p.generation) {
+      struct stat location, other;
+      const bool missing =
+          stat(volumes_->ObjectPath(inode->volume_id, inode->ino, inode->generation).c_str(),
+               &location) != 0;
+      const bool short_location =
+          !missing && static_cast<uint64_t>(location.st_size) < inode->size &&
+          stat(volumes_->ObjectPath(p.volume_id, p.ino, p.generation).c_str(), &other) == 0 &&
+          other.st_size > location.st_size;
+      if (missing || short_location) {
+        LogError("inode {}: its object on {} is {}; keeping the one on {} (run `tierfs check "
+                 "--repair`)",
+                 p.ino, volumes_->NameOf(inode->volume_id),
+                 missing ? "missing" : "shorter than the file", volumes_->NameOf(p.volume_id));
+        continue;
+      }
+    }
+    if (!is_location) {
+      Status st = volumes_->RemoveObject(p.volume_id, p.ino, p.generation);
+      if (!st.ok()) return st;
+    }
+    TIERFS_RETURN_IF_ERROR(meta_->RemovePendingObject(p.ino, p.volume_id));
+  }
+  return Status::Ok();
+}
+
+Status FileSystem::ReloadPolicy() {
+  auto record = meta_->GetPolicy();
+  if (!record.ok()) return record.status();
+  std::shared_ptr<const policy::PlacementPolicy> loaded;
+  if (record->has_value()) {
+    policy::LoadResult result = policy::LoadPolicy((*record)->xml);
+    if (!result.ok()) {
+      std::string why = result.errors.empty() ? "" : result.errors.front().ToString();
+      return Status::Invalid("assigned policy " + (*record)->name + " no longer loads: " + why);
+    }
+    loaded = std::make_shared<const policy::PlacementPolicy>(std::move(*result.policy));
+  }
+  std::lock_guard lock(policy_mu_);
+  policy_ = std::move(loaded);
+  return Status::Ok();
+}
+
+std::shared_ptr<const policy::PlacementPolicy> FileSystem::policy() const {
+  std::lock_guard lock(policy_mu_);
+  return policy_;
+}
+
+meta::Inode FileSystem::Remember(const meta::Inode& attr) { return inodes_.Remember(attr, 1); }
+
+Result<meta::Inode> FileSystem::CurrentAttr(uint64_t ino) {
+  if (InodeRef inode = inodes_.Find(ino)) {
+    std::lock_guard lock(inode->mu);
+    return inode->attr;
+  }
+  return meta_->GetInode(ino);
+}
+
+Result<InodeRef> FileSystem::HoldInode(uint64_t ino, Hold how) {
+  InodeTable::Holding holding = inodes_.TryHold(ino, how);
+  if (holding.entry) return holding.entry;
+  auto row = meta_->GetInode(ino);
+  if (!row.ok()) return row.status();
+  InodeTable::Held held = inodes_.HoldRow(*row, holding.ticket, how);
+  if (!held.current) {
+    // A change since the ticket may be newer than `row`; the entry, active
+    // now, takes whichever row is newest.
+    auto again = meta_->GetInode(ino);
+    if (!again.ok()) {
+      ReleaseHold(held.entry, how);
+      return again.status();
+    }
+    inodes_.Apply(*again);
+  }
+  return held.entry;
+}
+
+void FileSystem::ReleaseHold(const InodeRef& inode, Hold how) {
+  bool reclaim;
+  if (how == Hold::kPin) {
+    reclaim = inodes_.Unpin(inode);
+  } else {
+    {
+      std::lock_guard lock(inode->mu);
+      if (--inode->nopen > 0) return;
+      CloseObjectLocked(*inode, volumes_->io());
+    }
+    reclaim = inodes_.MaybeErase(inode);
+  }
+  if (reclaim) Reclaim(inode->attr);
+}
+
+void FileSystem::RefreshCached(uint64_t ino) {
+  InodeRef inode = inodes_.Changed(ino);
+  if (!inode) return;  // idle or unknown: the next reader reads the row
+  // A concurrent change may apply a newer row first: ApplyRow keeps the newer.
+  auto fresh = meta_->GetInode(ino);
+  if (!fresh.ok()) return;  // deleted: nothing left to show
+  std::lock_guard lock(inode->mu);
+  ApplyRow(*inode, *fresh);
+}
+
+void FileSystem::ApplyCached(const meta::Inode& row) { inodes_.Apply(row); }
+
+void FileSystem::AfterNameRemoved(const meta::Inode& after) {
+  if (std::optional<meta::Inode> gone = inodes_.NameRemoved(after)) Reclaim(*gone);
+}
+
+void FileSystem::Forget(uint64_t ino, uint64_t n) {
+  bool forgotten = false;
+  if (std::optional<meta::Inode> gone = inodes_.Forget(ino, n, &forgotten)) Reclaim(*gone);
+  // No file of the kernel's is open on an inode it forgot: its kernel-open handle
+  // goes (its release reclaims an unlinked file).
+  if (forgotten) kernel_opens_->Drop(ino);
+}
+
+void FileSystem::Reclaim(const meta::Inode& attr) {
+  if (std::optional<uint64_t> ticket = meta_->UncommittedTicket()) {
+    // Removing the object before nlink 0 is durable would let a crash bring back
+    // a name whose bytes are gone.
+    std::lock_guard lock(reclaim_mu_);
+    deferred_reclaims_.emplace_back(*ticket, attr);
+    return;
+  }
+  ReclaimNow(attr);
+}
+
+void FileSystem::ReclaimCommitted() {
+  std::vector<meta::Inode> ready;
+  {
+    std::lock_guard lock(reclaim_mu_);
+    if (deferred_reclaims_.empty()) return;
+    const uint64_t committed = meta_->CommittedTickets();  // one look for the batch
+    auto still_waiting =
+        std::partition(deferred_reclaims_.begin(), deferred_reclaims_.end(),
+                       [committed](const auto& entry) { return entry.first > committed; });
+    for (auto it = still_waiting; it != deferred_reclaims_.end(); ++it) {
+      ready.push_back(it->second);
+    }
+    deferred_reclaims_.erase(still_waiting, deferred_reclaims_.end());
+  }
+  // The rows of all of them in one change: one savepoint, not one each.
+  std::vector<uint64_t> removed;
+  for (const meta::Inode& attr : ready) {
+    if (RemoveObjectOf(attr)) removed.push_back(attr.ino);
+  }
+  auto kept = meta_->DeleteInodes(removed);
+  if (!kept.ok()) {
+    LogError("delete {} reclaimed inodes: {}", removed.size(), kept.status().ToString());
+  }
+}
+
+Status FileSystem::SyncMetadata() {
+  Status st = meta_->Sync();
+  ReclaimCommitted();
+  return st;
+}
+
+bool FileSystem::RemoveObjectOf(const meta::Inode& attr) {
+  if (!S_ISREG(attr.mode) || attr.volume_id == 0) return true;
+  Status st = volumes_->RemoveObject(attr.volume_id, attr.ino, attr.generation);
+  if (!st.ok()) {
+    // Keep the nlink-0 row: the next mount retries. Nothing is lost either way.
+    LogError("reclaim inode {}: {}", attr.ino, st.ToString());
+    return false;
+  }
+  return true;
+}
+
+void FileSystem::ReclaimNow(const meta::Inode& attr) {
+  if (!RemoveObjectOf(attr)) return;
+  Status st = meta_->DeleteInode(attr.ino);
+  // ENOENT: another path already finished this reclaim (reclaim is idempotent).
+  if (!st.ok() && st.code() != ENOENT) {
+    LogError("delete inode {}: {}", attr.ino, st.ToString());
+  }
+}
+
+Result<meta::Inode> FileSystem::GetAttr(uint64_t ino) {
+  InodeTable::Holding found = inodes_.Peek(ino);
+  if (found.entry) {
+    std::lock_guard lock(found.entry->mu);
+    return found.entry->attr;
+  }
+  auto row = meta_->GetInode(ino);
+  // The kernel asks again for what it works in (a directory's attributes after
+  // every change in it, for its permission checks): keep the row at hand.
+  if (row.ok()) inodes_.Keep(*row, found.ticket);
+  return row;
+}
+
+uint64_t FileSystem::AllocatedBlocks(const meta::Inode& attr) {
+  switch (attr.mode & S_IFMT) {
+    case S_IFREG:
+      if (attr.volume_id != 0) {
+        struct stat st;
+        // An open file: its object as it is now (writes may have grown it).
+        if (InodeRef inode = inodes_.Find(attr.ino)) {
+          std::lock_guard lock(inode->mu);
+          if (inode->fd >= 0 && fstat(inode->fd, &st) == 0) {
+            return static_cast<uint64_t>(st.st_blocks);
+          }
+        }
+        // A closed one: as recorded at its last writeback, without a stat(2) of
+        // the object (that would read the object's inode from disk when cold).
+        if (attr.blocks >= 0) return static_cast<uint64_t>(attr.blocks);
+        const std::string path = volumes_->ObjectPath(attr.volume_id, attr.ino, attr.generation);
+        if (stat(path.c_str(), &st) == 0) return static_cast<uint64_t>(st.st_blocks);
+      }
+      return 0;  // no object yet: nothing allocated
+    case S_IFDIR:
+      return kDirectorySize / 512;
+    case S_IFLNK:
+      // ext4 keeps a target shorter than 60 bytes in the inode ("fast" symlink).
+      return attr.size < 60 ? 0 : (attr.size + kPageBytes - 1) / kPageBytes * (kPageBytes / 512);
+    default:
+      return 0;  // devices, FIFOs and sockets have no data
+  }
+}
+
+Status FileSystem::Writeback(const InodeRef& inode, std::string_view event) {
+  std::lock_guard sync(inode->sync_mu);
+  meta::Inode snapshot;
+  uint64_t seq;
+  bool data_written;
+  uint32_t fields = meta::kAttrSize | meta::kAttrAtime | meta::kAttrMtime | meta::kAttrCtime;
+  {
+    std::lock_guard lock(inode->mu);
+    if (!inode->dirty) return Status::Ok();
+    snapshot = inode->attr;
+    seq = inode->change_seq;
+    data_written = inode->data_written;
+    // The object's allocation now, so stat of the closed file needs no stat(2).
+    struct stat st;
+    if (S_ISREG(snapshot.mode) && inode->fd >= 0 && fstat(inode->fd, &st) == 0) {
+      snapshot.blocks = static_cast<int64_t>(st.st_blocks);
+      fields |= meta::kAttrBlocks;
+    }
+    if (event.empty() && data_written) event = "write";
+    inode->data_written = false;
+  }
+  auto row = meta_->UpdateAttributes(snapshot, fields, event);
+  std::lock_guard lock(inode->mu);
+  if (!row.ok()) {
+    if (row.status().code() == ENOENT && inode->attr.nlink == 0) {
+      // Reclaimed meanwhile (an unlinked file's last reference went away while
+      // this writeback ran): there is nothing left to write to.
+      inode->dirty = false;
+      return Status::Ok();
+    }
+    inode->data_written = inode->data_written || data_written;  // log it next time
+    return row.status();
+  }
+  // Still dirty if the data path changed the entry while the row was written.
+  if (inode->change_seq == seq) {
+    inode->dirty = false;
+    inode->lazy_times = false;
+  }
+  ApplyRow(*inode, *row);
+  return Status::Ok();
+}
+
+Status FileSystem::FlushAll() {
+  Status first;
+  // One commit for the whole flush (below), not one per group commit window.
+  std::optional<meta::Metadata::BatchScope> batch(std::in_place, *meta_);
+  for (const InodeRef& inode : inodes_.Snapshot()) {
+    Status st = WritebackAndSettle(inode);
+    if (!st.ok() && first.ok()) first = st;
+  }
+  std::vector<meta::IoDelta> deltas;
+  Status st;
+  {
+    std::lock_guard lock(iostat_mu_);
+    deltas = io_.Drain();
+    if (!deltas.empty()) {
+      st = meta_->AddIoStats(deltas);
+      if (!st.ok()) io_.Restore(deltas);
+    }
+  }
+  if (!st.ok()) {
+    if (first.ok()) first = st;
+  } else if (!deltas.empty()) {
+    LogFileStats(deltas);
+  }
+  // A scan, `fcladm sync` and the periodic writeback see (and leave) everything
+  // committed, reclaims that waited for a commit included.
+  batch.reset();
+  Status synced = SyncMetadata();
+  if (first.ok()) first = synced;
+  return first;
+}
+
+Status FileSystem::RestartHeatCounts(int64_t bucket_seconds) {
+  if (bucket_seconds < meta::kMinIoBucketSeconds || bucket_seconds > meta::kMaxIoBucketSeconds) {
+    return Status::Invalid("the heat bucket must be 1 to 86400 s, got " +
+                           std::to_string(bucket_seconds));
+  }
+  // Attributes and the counts so far reach the database (and their FCL
+  // "filestats" records) before the buckets go.
+  TIERFS_RETURN_IF_ERROR(FlushAll());
+  std::lock_guard lock(iostat_mu_);
+  TIERFS_RETURN_IF_ERROR(meta_->RestartIoStats(bucket_seconds));
+  // Counts made since FlushAll fell in buckets of the old length: Restart drops them.
+  io_.Restart(bucket_seconds);
+  return Status::Ok();
+}
+
+Status FileSystem::ApplyRetention() {
+  TIERFS_RETURN_IF_ERROR(meta_->PruneFcl(options_.fcl_keep_seconds, options_.fcl_max_records));
+  if (options_.iostat_keep_seconds <= 0) return Status::Ok();
+  return meta_->PruneIoStats(clock().NowSeconds() - options_.iostat_keep_seconds);
+}
+
+void FileSystem::LogFileStats(const std::vector<meta::IoDelta>& deltas) {
+  // One "filestats" FCL record per file and flush (VxFS's VX_FCL_FILESTATS): the
+  // I/O since the previous record. Temperatures come from the iostat buckets; the
+  // FCL copy is for administrators and FCL consumers.
+  std::map<uint64_t, meta::IoDelta> per_file;
+  for (const meta::IoDelta& d : deltas) {
+    meta::IoDelta& sum = per_file[d.ino];
+    sum.rbytes += d.rbytes;
+    sum.wbytes += d.wbytes;
+    sum.rops += d.rops;
+    sum.wops += d.wops;
+  }
+  for (const auto& [ino, d] : per_file) {
+    meta::FclRecord record;
+    record.event = "filestats";
+    record.ino = ino;
+    record.detail = "rbytes=" + std::to_string(d.rbytes) + " wbytes=" + std::to_string(d.wbytes) +
+                    " reads=" + std::to_string(d.rops) + " writes=" + std::to_string(d.wops);
+    if (!meta_->AppendFcl(&record).ok()) return;  // the counters are safe in iostat
+  }
+}
+
+Result<struct statvfs> FileSystem::StatFs() {
+  struct statvfs out {};
+  constexpr uint64_t kBlock = kPageBytes;
+  out.f_bsize = kBlock;
+  out.f_frsize = kBlock;
+  out.f_namemax = 255;
+  uint64_t total = 0, free = 0, avail = 0;
+  for (const meta::Volume& v : volumes_->volumes()) {
+    auto st = volumes_->Statvfs(v.id);
+    if (!st.ok()) return st.status();
+    total += uint64_t{st->f_blocks} * st->f_frsize;
+    free += uint64_t{st->f_bfree} * st->f_frsize;
+    avail += uint64_t{st->f_bavail} * st->f_frsize;
+  }
+  out.f_blocks = total / kBlock;
+  out.f_bfree = free / kBlock;
+  out.f_bavail = avail / kBlock;
+  auto used = meta_->CountInodes();
+  if (!used.ok()) return used.status();
+  // Inodes are database rows: the limit is the metadata volume's space.
+  auto meta_st = volumes_->Statvfs(volumes_->volumes().front().id);
+  uint64_t ffree = meta_st.ok() ? meta_st->f_ffree : 0;
+  out.f_files = *used + ffree;
+  out.f_ffree = ffree;
+  out.f_favail = ffree;
+  return out;
+}
+
+}  // namespace tierfs

@@ -1,0 +1,326 @@
+#include "fs/core/inode_table.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "common/log.h"
+
+namespace tierfs {
+
+void CloseObjectLocked(InodeState& inode, VolumeIo& io) {
+  ForgetDirectFdLocked(inode, io);
+  if (inode.fd >= 0) io.Close(inode.fd);
+  inode.fd = -1;
+}
+
+void ForgetDirectFdLocked(InodeState& inode, VolumeIo& io) {
+  if (inode.direct_fd >= 0) io.Close(inode.direct_fd);
+  inode.direct_fd = -1;
+  inode.direct_refused = false;
+}
+
+void ApplyRow(InodeState& inode, const meta::Inode& row) {
+  meta::Inode& a = inode.attr;
+  if (row.row_epoch < a.row_epoch) return;  // older than what the entry shows
+  if (inode.dirty) {
+    // Size and times of a file being written live in memory until writeback.
+    const meta::Inode keep = a;
+    a = row;
+    a.size = keep.size;
+    a.atime_ns = keep.atime_ns;
+    a.mtime_ns = keep.mtime_ns;
+    a.ctime_ns = std::max(keep.ctime_ns, row.ctime_ns);
+  } else {
+    a = row;
+  }
+}
+
+InodeTable::InodeTable(size_t keep_idle) : keep_idle_(keep_idle) {
+  known_[meta::kRootIno].nlookup = 1;
+}
+
+meta::Inode InodeTable::Remember(const meta::Inode& row, uint64_t lookups,
+                                 uint64_t keep_ticket) {
+  std::lock_guard lock(mu_);
+  if (lookups > 0) AddLookupsLocked(row.ino, lookups);
+  auto it = active_.find(row.ino);
+  if (it == active_.end()) {
+    if (keep_ticket != kDoNotKeep) KeepLocked(row, keep_ticket);
+    return row;
+  }
+  it->second->referenced = true;
+  std::lock_guard ilock(it->second->mu);
+  // A row read after the entry's (a lookup racing a change whose row reached
+  // the table first) is the newer word.
+  ApplyRow(*it->second, row);
+  return it->second->attr;
+}
+
+InodeRef InodeTable::Find(uint64_t ino) const {
+  std::lock_guard lock(mu_);
+  auto it = active_.find(ino);
+  if (it == active_.end()) return nullptr;
+  it->second->referenced = true;
+  return it->second;
+}
+
+void InodeTable::AddHold(InodeState& entry, Hold how) {
+  if (how == Hold::kPin) {
+    entry.pins++;
+  } else {
+    entry.nopen++;
+  }
+}
+
+uint64_t InodeTable::LookupsLocked(uint64_t ino) const {
+  auto it = known_.find(ino);
+  return it == known_.end() ? 0 : it->second.nlookup;
+}
+
+void InodeTable::AddLookupsLocked(uint64_t ino, uint64_t n) {
+  auto [it, inserted] = known_.try_emplace(ino);
+  // Changes reported before the kernel knew the inode count for its slot too.
+  if (inserted) it->second.changed = unknown_changed_;
+  it->second.nlookup += n;
+}
+
+void InodeTable::NoteChangeLocked(uint64_t ino) {
+  auto it = known_.find(ino);
+  (it != known_.end() ? it->second.changed : unknown_changed_) = events_.fetch_add(1) + 1;
+}
+
+InodeTable::Holding InodeTable::TryHold(uint64_t ino, Hold how) {
+  std::lock_guard lock(mu_);
+  auto it = active_.find(ino);
+  if (it == active_.end()) return {nullptr, events_.load()};
+  it->second->referenced = true;
+  std::lock_guard ilock(it->second->mu);
+  AddHold(*it->second, how);
+  return {it->second, events_.load()};
+}
+
+InodeTable::Holding InodeTable::Peek(uint64_t ino) {
+  std::lock_guard lock(mu_);
+  auto it = active_.find(ino);
+  if (it == active_.end()) return {nullptr, events_.load()};
+  it->second->referenced = true;
+  return {it->second, events_.load()};
+}
+
+void InodeTable::Keep(const meta::Inode& row, uint64_t ticket) {
+  std::lock_guard lock(mu_);
+  KeepLocked(row, ticket);
+}
+
+void InodeTable::KeepLocked(const meta::Inode& row, uint64_t ticket) {
+  if (keep_idle_ == 0 || row.nlink == 0) return;
+  auto slot = known_.find(row.ino);
+  if (slot == known_.end() || slot->second.changed > ticket) return;
+  MakeKeptLocked(row);
+}
+
+void InodeTable::MakeKeptLocked(const meta::Inode& row) {
+  auto [it, inserted] = active_.try_emplace(row.ino, nullptr);
+  if (!inserted) return;  // made active meanwhile, from a row at least as new
+  it->second = std::make_shared<InodeState>(row);
+  it->second->kept_idle = true;
+  it->second->referenced = true;
+  kept_.push_back(it->second);
+  DropKeptLocked(it->second.get());
+}
+
+uint64_t InodeTable::Ticket() const { return events_.load(std::memory_order_acquire); }
+
+InodeTable::Held InodeTable::HoldRow(const meta::Inode& row, uint64_t ticket, Hold how,
+                                     uint64_t lookups) {
+  Held held;
+  std::lock_guard lock(mu_);
+  auto it = active_.find(row.ino);
+  if (it == active_.end()) {
+    auto slot = known_.find(row.ino);
+    held.current = (slot != known_.end() ? slot->second.changed : unknown_changed_) <= ticket;
+    it = active_.emplace(row.ino, std::make_shared<InodeState>(row)).first;
+    held.made = true;
+  }
+  if (lookups > 0) AddLookupsLocked(row.ino, lookups);
+  held.entry = it->second;
+  held.entry->referenced = true;
+  std::lock_guard ilock(held.entry->mu);
+  ApplyRow(*held.entry, row);  // an entry made just now has it already
+  AddHold(*held.entry, how);
+  return held;
+}
+
+bool InodeTable::Unpin(const InodeRef& inode) {
+  std::lock_guard lock(mu_);
+  std::lock_guard ilock(inode->mu);
+  inode->pins--;
+  return SettleLocked(inode);
+}
+
+bool InodeTable::MaybeErase(const InodeRef& inode) {
+  std::lock_guard lock(mu_);
+  std::lock_guard ilock(inode->mu);
+  return SettleLocked(inode);
+}
+
+bool InodeTable::SettleLocked(const InodeRef& entry) {
+  if (entry->nopen > 0 || entry->pins > 0 || entry->fd >= 0) return false;
+  const bool unlinked = entry->attr.nlink == 0;
+  // Attributes not yet written back stay until FlushAll writes them (and
+  // settles the entry then); an unlinked inode has nothing left worth writing.
+  if (entry->dirty && !unlinked) return false;
+  const uint64_t ino = entry->ino;
+  const bool known = LookupsLocked(ino) > 0;
+  // An unlinked inode the kernel still knows stays active: its last Forget
+  // reclaims it from the entry's attributes.
+  if (unlinked && known) return false;
+  auto it = active_.find(ino);
+  if (it == active_.end() || it->second != entry) return false;  // already gone
+  if (!unlinked && known && keep_idle_ > 0) {
+    // Kept while it is among the most recently used idle ones.
+    if (!entry->kept_idle) {
+      entry->kept_idle = true;
+      kept_.push_back(entry);
+    }
+    DropKeptLocked(entry.get());
+    return false;
+  }
+  MakeIdleLocked(entry);
+  return unlinked;
+}
+
+void InodeTable::MakeIdleLocked(const InodeRef& entry) {
+  active_.erase(entry->ino);
+  // A row read while it was active may be older than the entry was.
+  NoteChangeLocked(entry->ino);
+}
+
+void InodeTable::DropKeptLocked(const InodeState* settling) {
+  // Each entry passed over loses its second chance. A bounded step per call
+  // keeps the table lock short when every kept entry was used since the last
+  // turn (a whole turn of 16,384 would hold it for a millisecond): the ring
+  // may then exceed keep_idle_ for a few calls, each of which clears as many
+  // second chances as a whole request could have set.
+  for (int step = 0; kept_.size() > keep_idle_ && step < kMaxDropSteps; ++step) {
+    InodeRef entry = std::move(kept_.front());
+    kept_.pop_front();
+    auto it = active_.find(entry->ino);
+    if (it == active_.end() || it->second != entry) {
+      entry->kept_idle = false;  // dropped meanwhile (forgotten, unlinked)
+      continue;
+    }
+    if (entry->referenced || entry.get() == settling) {
+      entry->referenced = false;
+      kept_.push_back(std::move(entry));
+      continue;
+    }
+    std::unique_lock lock(entry->mu, std::try_to_lock);
+    entry->kept_idle = false;
+    // Busy (a holder has its mu) or in use again: it is kept again when it
+    // settles next.
+    if (!lock.owns_lock()) continue;
+    const bool idle = entry->nopen == 0 && entry->pins == 0 && entry->fd < 0 &&
+                      !entry->dirty && entry->attr.nlink > 0;
+    if (idle) MakeIdleLocked(entry);
+  }
+}
+
+void InodeTable::Apply(const meta::Inode& row) {
+  std::lock_guard lock(mu_);
+  auto it = active_.find(row.ino);
+  if (it == active_.end()) {
+    NoteChangeLocked(row.ino);
+    return;
+  }
+  std::lock_guard ilock(it->second->mu);
+  ApplyRow(*it->second, row);
+}
+
+void InodeTable::ApplyAndKeep(const meta::Inode& row, uint64_t ticket) {
+  std::lock_guard lock(mu_);
+  auto it = active_.find(row.ino);
+  if (it != active_.end()) {
+    std::lock_guard ilock(it->second->mu);
+    ApplyRow(*it->second, row);
+    return;
+  }
+  auto slot = known_.find(row.ino);
+  // Another change reported since the ticket may be newer than `row`.
+  const bool newest = slot != known_.end() && slot->second.changed <= ticket;
+  NoteChangeLocked(row.ino);
+  if (newest && keep_idle_ > 0 && row.nlink > 0) MakeKeptLocked(row);
+}
+
+InodeRef InodeTable::Changed(uint64_t ino) {
+  std::lock_guard lock(mu_);
+  auto it = active_.find(ino);
+  if (it != active_.end()) return it->second;
+  NoteChangeLocked(ino);
+  return nullptr;
+}
+
+std::optional<meta::Inode> InodeTable::NameRemoved(const meta::Inode& row) {
+  std::lock_guard lock(mu_);
+  auto it = active_.find(row.ino);
+  if (it == active_.end()) {
+    if (LookupsLocked(row.ino) == 0) {
+      if (row.nlink == 0) return row;  // no one knows it: reclaim now
+      return std::nullopt;
+    }
+    NoteChangeLocked(row.ino);
+    // The kernel still knows the unlinked inode: keep it for its last Forget.
+    if (row.nlink == 0) active_.emplace(row.ino, std::make_shared<InodeState>(row));
+    return std::nullopt;
+  }
+  InodeRef entry = it->second;
+  std::lock_guard ilock(entry->mu);
+  ApplyRow(*entry, row);
+  if (entry->attr.nlink > 0 || !SettleLocked(entry)) return std::nullopt;
+  return entry->attr;
+}
+
+std::optional<meta::Inode> InodeTable::Forget(uint64_t ino, uint64_t n, bool* forgotten) {
+  std::lock_guard lock(mu_);
+  auto slot = known_.find(ino);
+  if (slot == known_.end()) return std::nullopt;
+  if (slot->second.nlookup < n) {
+    // The kernel never forgets more than it looked up: a broken invariant.
+    LogError("forget({}, {}) with lookup count {}", ino, n, slot->second.nlookup);
+    std::abort();
+  }
+  slot->second.nlookup -= n;
+  if (slot->second.nlookup > 0) return std::nullopt;
+  if (forgotten != nullptr) *forgotten = true;
+  // Its changes now count among those of unknown inodes, for a HoldRow whose
+  // ticket is older.
+  unknown_changed_ = std::max(unknown_changed_, slot->second.changed);
+  known_.erase(slot);
+  auto it = active_.find(ino);
+  if (it == active_.end()) return std::nullopt;
+  InodeRef entry = it->second;
+  std::lock_guard ilock(entry->mu);
+  if (!SettleLocked(entry)) return std::nullopt;
+  return entry->attr;
+}
+
+std::vector<InodeRef> InodeTable::Snapshot() const {
+  std::lock_guard lock(mu_);
+  std::vector<InodeRef> out;
+  out.reserve(active_.size());
+  for (const auto& [ino, entry] : active_) out.push_back(entry);
+  return out;
+}
+
+InodeTable::Counts InodeTable::Count() const {
+  std::lock_guard lock(mu_);
+  return {known_.size(), active_.size()};
+}
+
+uint64_t InodeTable::LookupCount(uint64_t ino) const {
+  std::lock_guard lock(mu_);
+  return LookupsLocked(ino);
+}
+
+}  // namespace tierfs

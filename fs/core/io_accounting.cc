@@ -1,0 +1,60 @@
+#include "fs/core/io_accounting.h"
+
+namespace tierfs {
+
+IoAccounting::IoAccounting(const Clock& clock, int64_t bucket_seconds)
+    : clock_(clock), bucket_seconds_(bucket_seconds > 0 ? bucket_seconds : 3600) {}
+
+void IoAccounting::Record(uint64_t ino, uint64_t bytes, bool write) {
+  const int64_t now = clock_.NowSeconds();
+  Shard& shard = shards_[ino % kShards];
+  std::lock_guard lock(shard.mu);
+  const int64_t length = bucket_seconds_.load(std::memory_order_relaxed);
+  const int64_t bucket = now - now % length;
+  Counts& c = shard.counts[Key{ino, bucket}];
+  if (write) {
+    c.wbytes += bytes;
+    c.wops++;
+  } else {
+    c.rbytes += bytes;
+    c.rops++;
+  }
+}
+
+std::vector<meta::IoDelta> IoAccounting::Drain() {
+  std::vector<meta::IoDelta> out;
+  for (Shard& shard : shards_) {
+    std::unordered_map<Key, Counts, KeyHash> taken;
+    {
+      std::lock_guard lock(shard.mu);
+      taken.swap(shard.counts);
+    }
+    for (const auto& [key, c] : taken) {
+      out.push_back(meta::IoDelta{key.ino, key.bucket, c.rbytes, c.wbytes, c.rops, c.wops});
+    }
+  }
+  return out;
+}
+
+void IoAccounting::Restore(const std::vector<meta::IoDelta>& deltas) {
+  for (const meta::IoDelta& d : deltas) {
+    Shard& shard = shards_[d.ino % kShards];
+    std::lock_guard lock(shard.mu);
+    Counts& c = shard.counts[Key{d.ino, d.bucket_start_s}];
+    c.rbytes += d.rbytes;
+    c.wbytes += d.wbytes;
+    c.rops += d.rops;
+    c.wops += d.wops;
+  }
+}
+
+void IoAccounting::Restart(int64_t bucket_seconds) {
+  if (bucket_seconds <= 0) return;
+  // Every shard, in index order (the only place that holds more than one).
+  std::array<std::unique_lock<std::mutex>, kShards> locks;
+  for (size_t i = 0; i < kShards; ++i) locks[i] = std::unique_lock(shards_[i].mu);
+  for (Shard& shard : shards_) shard.counts.clear();
+  bucket_seconds_.store(bucket_seconds, std::memory_order_relaxed);
+}
+
+}  // namespace tierfs

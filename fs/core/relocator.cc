@@ -1,0 +1,336 @@
+#include "fs/core/relocator.h"
+
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <utility>
+#include <vector>
+
+
+namespace tierfs {
+namespace {
+
+// The ioprio_set(2) ABI (linux/ioprio.h). Not included: since linux-libc-dev
+// 6.1.192 that header defines an inline function with a parameter named
+// `class`, which no C++ compiler accepts.
+constexpr int kIoprioWhoProcess = 1;  // IOPRIO_WHO_PROCESS
+constexpr int kIoprioClassBe = 2;     // IOPRIO_CLASS_BE
+constexpr int kIoprioClassShift = 13;  // IOPRIO_CLASS_SHIFT
+constexpr int IoprioValue(int io_class, int level) { return (io_class << kIoprioClassShift) | level; }
+
+// Writes all of buf at `offset`, through short writes. -1 with errno on failure
+// (ENOSPC stays ENOSPC: a short write is retried, so the errno is the real one).
+ssize_t WriteAll(VolumeIo& io, int fd, const char* buf, size_t n, off_t offset) {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t w = io.Pwrite(fd, buf + done, n - done, offset + static_cast<off_t>(done));
+    if (w < 0) return -1;
+    if (w == 0) {
+      errno = ENOSPC;  // a write that makes no progress: the device is full
+      return -1;
+    }
+    done += static_cast<size_t>(w);
+  }
+  return static_cast<ssize_t>(done);
+}
+
+// Copies [offset, offset+length) from src to dst at the same offsets.
+Status CopyRange(VolumeIo& io, int src, int dst, off_t offset, off_t length) {
+  off_t in = offset, out = offset;
+  std::vector<char> buf;
+  while (length > 0) {
+    ssize_t n = io.CopyFileRange(src, &in, dst, &out, static_cast<size_t>(length), 0);
+    if (n < 0 && (errno == EXDEV || errno == ENOSYS || errno == EOPNOTSUPP || errno == EINVAL)) {
+      // Old kernels or file systems without copy_file_range across them: plain copy.
+      if (buf.empty()) buf.resize(1 << 20);
+      n = io.Pread(src, buf.data(), std::min<off_t>(length, buf.size()), in);
+      if (n < 0) return Status::FromErrno("copy read");
+      if (n > 0 && WriteAll(io, dst, buf.data(), n, out) < 0) {
+        return Status::FromErrno("copy write");
+      }
+      in += n;
+      out += n;
+    }
+    if (n < 0) return Status::FromErrno("copy");
+    if (n == 0) break;  // source shrank: the write-generation check catches it
+    length -= n;
+  }
+  return Status::Ok();
+}
+
+// Copies the data segments of src below `size` (holes stay holes), then sets the
+// copy's size to `size`: bytes of src beyond it are not the file's.
+Status CopySparse(VolumeIo& io, int src, int dst, off_t size) {
+  off_t pos = 0;
+  while (pos < size) {
+    off_t data = lseek(src, pos, SEEK_DATA);
+    if (data < 0) {
+      if (errno == ENXIO) break;  // only a hole is left
+      return Status::FromErrno("seek data");
+    }
+    if (data >= size) break;
+    off_t hole = lseek(src, data, SEEK_HOLE);
+    if (hole < 0) return Status::FromErrno("seek hole");
+    hole = std::min(hole, size);
+    TIERFS_RETURN_IF_ERROR(CopyRange(io, src, dst, data, hole - data));
+    pos = hole;
+  }
+  if (io.Ftruncate(dst, size) != 0) return Status::FromErrno("set size of copy");
+  return Status::Ok();
+}
+
+// XXH3-64 of the first `size` bytes of fd (fewer if the file is shorter).
+Result<XXH64_hash_t> HashFile(VolumeIo& io, int fd, off_t size) {
+  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(),
+                                                                  &XXH3_freeState);
+  XXH3_64bits_reset(state.get());
+  std::vector<char> buf(1 << 20);
+  off_t off = 0;
+  while (off < size) {
+    ssize_t n = io.Pread(fd, buf.data(), std::min<off_t>(buf.size(), size - off), off);
+    if (n < 0) return Status::FromErrno("read for checksum");
+    if (n == 0) break;
+    XXH3_64bits_update(state.get(), buf.data(), static_cast<size_t>(n));
+    off += n;
+  }
+  return XXH3_64bits_digest(state.get());
+}
+
+std::string DirOf(const std::string& path) { return path.substr(0, path.rfind('/')); }
+
+void FsyncDir(VolumeIo& io, const std::string& dir) {
+  int fd = io.Open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+  if (fd >= 0) {
+    io.Fsync(fd, /*datasync=*/false);
+    io.Close(fd);
+  }
+}
+
+// Lowers the calling thread's I/O priority for the duration of a copy, so that
+// foreground I/O keeps priority over relocation (design.md, "Performance
+// principles"). Effective with the BFQ/CFQ schedulers; harmless elsewhere.
+class LowIoPriority {
+ public:
+  explicit LowIoPriority(bool enable) {
+    if (!enable) return;
+    saved_ = static_cast<int>(syscall(SYS_ioprio_get, kIoprioWhoProcess, 0));
+    syscall(SYS_ioprio_set, kIoprioWhoProcess, 0, IoprioValue(kIoprioClassBe, 7));
+  }
+  ~LowIoPriority() {
+    if (saved_ >= 0) syscall(SYS_ioprio_set, kIoprioWhoProcess, 0, saved_);
+  }
+  LowIoPriority(const LowIoPriority&) = delete;
+  LowIoPriority& operator=(const LowIoPriority&) = delete;
+
+ private:
+  int saved_ = -1;
+};
+
+// A descriptor closed through the seam.
+class SeamFd {
+ public:
+  SeamFd(VolumeIo& io, int fd) : io_(io), fd_(fd) {}
+  ~SeamFd() {
+    if (fd_ >= 0) io_.Close(fd_);
+  }
+  SeamFd(const SeamFd&) = delete;
+  SeamFd& operator=(const SeamFd&) = delete;
+  int get() const { return fd_; }
+  int release() { return std::exchange(fd_, -1); }
+
+ private:
+  VolumeIo& io_;
+  int fd_;
+};
+
+}  // namespace
+
+Result<int> Relocator::CopyAndVerify(const meta::Inode& attr, uint32_t to_volume,
+                                     uint64_t* bytes) {
+  const VolumeSet& volumes = fs_.volumes();
+  VolumeIo& io = volumes.io();
+  auto src_fd = volumes.OpenObject(attr.volume_id, attr.ino, attr.generation,
+                                   /*create=*/attr.size == 0);
+  if (!src_fd.ok()) return src_fd.status();
+  SeamFd src(io, *src_fd);
+  const off_t size = static_cast<off_t>(attr.size);
+
+  const std::string tmp = volumes.TmpPath(to_volume, attr.ino, attr.generation);
+  SeamFd dst(io, io.Open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (dst.get() < 0) return Status::FromErrno("create " + tmp);
+  Status st_copy = CopySparse(io, src.get(), dst.get(), size);
+  if (st_copy.ok() && io.Fsync(dst.get(), /*datasync=*/false) != 0) {
+    st_copy = Status::FromErrno("fsync copy");
+  }
+  if (st_copy.ok()) {
+    auto a = HashFile(io, src.get(), size);
+    auto b = HashFile(io, dst.get(), size);
+    if (!a.ok()) st_copy = a.status();
+    else if (!b.ok()) st_copy = b.status();
+    else if (*a != *b) st_copy = Status::Io("copy of inode " + std::to_string(attr.ino) +
+                                            " does not match its source (xxh3)");
+  }
+  const std::string final_path = volumes.ObjectPath(to_volume, attr.ino, attr.generation);
+  // Before the copy takes its object name, record it as pending: a crash from here
+  // to the commit leaves a copy the next mount knows to remove.
+  if (st_copy.ok()) {
+    st_copy = fs_.metadata().AddPendingObject({attr.ino, attr.generation, to_volume});
+    // Durable before the copy takes its name (group commit would hold it back).
+    if (st_copy.ok()) st_copy = fs_.SyncMetadata();
+  }
+  if (st_copy.ok()) {
+    io.Mkdir(DirOf(final_path), 0700);
+    if (io.Rename(tmp, final_path) != 0) {
+      st_copy = Status::FromErrno("rename copy");
+      fs_.metadata().RemovePendingObject(attr.ino, to_volume);
+    }
+  }
+  if (!st_copy.ok()) {
+    io.Unlink(tmp);
+    return st_copy;
+  }
+  FsyncDir(io, DirOf(final_path));
+  io.ReachPoint("relocate-after-copy");
+  *bytes = attr.size;
+  return dst.release();
+}
+
+RelocationOutcome Relocator::CommitLocked(InodeState& inode, uint32_t from_volume,
+                                          uint32_t to_volume, int new_fd, bool* durable) {
+  RelocationOutcome result;
+  // sync_mu orders this commit with the writebacks and setattrs of the entry.
+  std::lock_guard sync(inode.sync_mu);
+  *durable = false;
+  auto row = fs_.metadata().SetInodeVolume(inode.ino, from_volume, to_volume);
+  if (!row.ok()) {
+    result.outcome = "error: " + row.status().message();
+    result.error = row.status().code();
+    return result;
+  }
+  std::lock_guard lock(inode.mu);
+  if (inode.fd >= 0 && fs_.volumes().io().Dup2(new_fd, inode.fd) < 0) {
+    // Cannot happen with valid fds; the database already points at the copy.
+    std::abort();
+  }
+  ForgetDirectFdLocked(inode, fs_.volumes().io());  // it still points at the old object
+  // The row the commit returned, with its epoch: a refresh that read the row
+  // before the commit and applies it after leaves the entry on the new volume.
+  ApplyRow(inode, *row);
+  inode.ForgetDurableLayout();  // the next fdatasync commits the move too
+  result.outcome = "moved";
+  // Committed at once, since the source object goes next. Should the commit
+  // fail, the change stays in the open group, which commits later or is undone
+  // whole by a crash; either way pending_objects says which object to remove at
+  // the next mount, so the source stays until then.
+  *durable = fs_.SyncMetadata().ok();
+  return result;
+}
+
+Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, Mode mode,
+                                              uint32_t only_from, bool move_unlinked) {
+  const auto start = std::chrono::steady_clock::now();
+  auto attr = fs_.CurrentAttr(ino);
+  if (!attr.ok() && attr.status().code() != ENOENT) return attr.status();
+  if (!attr.ok() || (attr->nlink == 0 && !move_unlinked)) {
+    // Unlinked between the scan and now: nothing to move (its reclaim is pending).
+    return RelocationOutcome{"gone", 0, 0, 0};
+  }
+  if (!S_ISREG(attr->mode)) return Status::Invalid("inode " + std::to_string(ino) +
+                                                   " is not a regular file");
+  if (fs_.volumes().Find(to_volume) == nullptr) {
+    return Status::Invalid("no volume " + std::to_string(to_volume));
+  }
+  if (attr->volume_id == to_volume) return Status::Invalid("already on that volume");
+
+  auto held = fs_.HoldInode(ino, Hold::kPin);
+  if (!held.ok()) {
+    if (held.status().code() == ENOENT) return RelocationOutcome{"gone", 0, 0, 0};
+    return held.status();
+  }
+  InodeRef inode = *held;
+  const bool hold_writers = mode == Mode::kHoldWriters;
+  // The snapshot: the size the copy will hold and the write generation it stands
+  // for, read together while no write is in flight. Every change to an object's
+  // bytes or size holds io_lock (shared) from its first write_gen bump to its size
+  // update, so with io_lock exclusive each change is either wholly in both the
+  // size and the source object, or still to come and bound to move write_gen.
+  // Read apart (the size first, the generation later), a write that completed in
+  // between was in neither: the copy missed its bytes and the commit went ahead
+  // (issue 31, docs/reliability.md "Writes that race a relocation").
+  std::unique_lock io(inode->io_lock);
+  uint64_t gen_before;
+  {
+    std::lock_guard lock(inode->mu);
+    *attr = inode->attr;
+    gen_before = inode->write_gen.load();
+  }
+  // kHoldWriters keeps the lock through the commit: no write can start before.
+  if (!hold_writers) io.unlock();
+  fs_.volumes().io().ReachPoint("relocate-snapshot");
+  RelocationOutcome result;
+  const uint32_t from_volume = attr->volume_id;
+  // Moved meanwhile (by a writer that met ENOSPC): nothing left to do.
+  const bool skipped =
+      from_volume == to_volume || (only_from != 0 && from_volume != only_from);
+  if (skipped) {
+    result.outcome = "moved";
+  } else {
+    LowIoPriority low_priority(!hold_writers);  // a writer waits on this copy
+    auto copy = CopyAndVerify(*attr, to_volume, &result.bytes);
+    const bool written_meanwhile = inode->write_gen.load() != gen_before;
+    if (!copy.ok()) {
+      // A write during the copy explains a checksum mismatch or a short source:
+      // the move is busy (retried by the next scan), not failed.
+      result.outcome = written_meanwhile ? "busy" : "error: " + copy.status().message();
+      result.error = written_meanwhile ? 0 : copy.status().code();
+      if (written_meanwhile) result.bytes = 0;
+    } else {
+      SeamFd new_fd(fs_.volumes().io(), *copy);
+      bool durable = true;  // whether the outcome's location is committed
+      if (!hold_writers) io.lock();
+      if (inode->write_gen.load() != gen_before) {
+        result.outcome = "busy";
+      } else {
+        const uint64_t bytes = result.bytes;
+        result = CommitLocked(*inode, from_volume, to_volume, new_fd.get(), &durable);
+        result.bytes = bytes;
+      }
+      io.unlock();
+      if (result.outcome == "moved") fs_.volumes().io().ReachPoint("relocate-after-commit");
+      // The object that is not the file's location: the source after a commit, the
+      // copy otherwise. Its pending record goes only once it is really gone.
+      const uint32_t stale = result.outcome == "moved" ? from_volume : to_volume;
+      if (durable && fs_.volumes().RemoveObject(stale, ino, attr->generation).ok()) {
+        fs_.metadata().RemovePendingObject(ino, stale);
+      }
+    }
+  }
+  if (io.owns_lock()) io.unlock();
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  fs_.ReleaseHold(inode, Hold::kPin);
+  if (skipped) return result;
+
+  meta::RelocationRecord record;
+  record.time_ns = fs_.clock().NowNanos();
+  record.ino = ino;
+  record.from_volume = from_volume;
+  record.to_volume = to_volume;
+  record.bytes = result.bytes;
+  record.seconds = result.seconds;
+  record.outcome = result.outcome;
+  fs_.metadata().RecordRelocation(record);
+  fs_.metrics().RecordRelocation(from_volume, to_volume, result.outcome, result.bytes);
+  return result;
+}
+
+}  // namespace tierfs

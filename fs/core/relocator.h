@@ -1,0 +1,90 @@
+// Relocator: moves one regular file's object to another volume while the file
+// keeps its path and stays open-able and open (design.md "Relocation while files
+// are open").
+//
+// Invariants, in the order the steps run:
+//  0. with the inode's io_lock held exclusively (no write in flight), read the
+//     file's size and write_gen together: the snapshot the copy stands for
+//     (point "relocate-snapshot"; a write between a separate size read and
+//     generation read was lost before, issue 31);
+//  1. copy the object into <target>/.tierfs/tmp (holes preserved, at low I/O
+//     priority so foreground I/O comes first), fsync it;
+//  2. verify the copy against the source with XXH3-64;
+//  3. rename it into <target>/.tierfs/objects and open it;
+//  4. take the inode's io_lock exclusively; if any write or truncate happened since
+//     step 0 (write_gen moved; a write bumps it before and after its pwrite, so a
+//     write already inside pwrite when the copy began is seen too), give up:
+//     outcome "busy", the copy is removed. A copy whose checksum differs from its
+//     source because a write landed during the copy is "busy" too, not an error;
+//  5. commit the new volume in the database (one transaction, FCL "relocate");
+//  6. dup2 the new object onto the inode's shared fd, so every open handle follows;
+//  7. release the lock and only then unlink the source object.
+// A crash before 5 leaves the file at its source, after 5 at its target; never
+// both live. The object that is not the location (the copy before 5, the source
+// after) is recorded in the database's pending_objects first (step 3, and in the
+// commit itself), so the next mount removes whatever a crash left behind.
+// Only the file's recorded size is copied: bytes beyond it in the source object
+// (writes a crash left unacknowledged) never reach the new object.
+// Every system call goes through the VolumeIo seam, and the named points
+// "relocate-snapshot", "relocate-after-copy" and "relocate-after-commit" are
+// VolumeIo::ReachPoint calls, so tests can fail, stop or hold any step
+// (fs/volume/fault_injecting_volume_io.h).
+//
+// Two modes: kBackground (a scan's relocation: the copy runs while the file stays
+// readable and writable, and a write makes the move "busy") and kHoldWriters (a
+// write met ENOSPC and the file must move on before that write can complete: the
+// io_lock is held exclusively for the whole copy, as mergerfs's moveonenospc does,
+// so the move cannot be busy).
+//
+// Thread-safe; one Relocate() per inode at a time is guaranteed by the inode pin +
+// io_lock, several inodes may move in parallel.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+#include "fs/core/file_system.h"
+
+namespace tierfs {
+
+struct RelocationOutcome {
+  // "moved" | "busy" (written during the copy) | "gone" (unlinked since the scan) |
+  // "error: ..."
+  std::string outcome;
+  int error = 0;         // the errno behind an "error: ..." outcome (ENOSPC, EIO...)
+  uint64_t bytes = 0;    // bytes copied
+  double seconds = 0;    // wall time of the whole move
+};
+
+class Relocator {
+ public:
+  explicit Relocator(FileSystem& fs) : fs_(fs) {}
+
+  enum class Mode { kBackground, kHoldWriters };
+
+  // Moves inode `ino` to volume `to_volume`. Returns the outcome (also recorded in
+  // the database's relocation history); a file unlinked since the scan is "gone".
+  // With kHoldWriters and `only_from` set, the move is skipped (outcome "moved",
+  // 0 bytes) when the file is no longer on `only_from` once the lock is held:
+  // another writer moved it first. Errors only for bad arguments: EINVAL (not a
+  // regular file, unknown volume, already there).
+  // With `move_unlinked`, a file unlinked but still open (nlink 0, its reclaim
+  // waiting for the last close) is moved too instead of being "gone": a volume
+  // being removed must give up every object (fs/tiering/volume_admin.h).
+  Result<RelocationOutcome> Relocate(uint64_t ino, uint32_t to_volume,
+                                     Mode mode = Mode::kBackground, uint32_t only_from = 0,
+                                     bool move_unlinked = false);
+
+ private:
+  // Steps 1-3: returns the fd of the verified copy at its final path.
+  Result<int> CopyAndVerify(const meta::Inode& attr, uint32_t to_volume, uint64_t* bytes);
+  // Steps 5-6 with the io_lock held exclusively: commits the new location and
+  // points the shared fd at the new object. Returns the outcome; *durable tells
+  // whether the new location is committed (only then may the source go).
+  RelocationOutcome CommitLocked(InodeState& inode, uint32_t from_volume, uint32_t to_volume,
+                                 int new_fd, bool* durable);
+  FileSystem& fs_;
+};
+
+}  // namespace tierfs

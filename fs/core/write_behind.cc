@@ -1,0 +1,78 @@
+#include "fs/core/write_behind.h"
+
+#include <utility>
+
+namespace tierfs {
+
+WriteBehind::WriteBehind(std::chrono::milliseconds delay, WriteFn write)
+    : delay_(delay), write_(std::move(write)), thread_([this] { Run(); }) {}
+
+WriteBehind::~WriteBehind() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+  Drain();
+}
+
+void WriteBehind::EnqueueLocked(const InodeRef& inode) {
+  if (inode->write_behind_queued) return;
+  inode->write_behind_queued = true;
+  bool was_empty;
+  {
+    std::lock_guard lock(mu_);
+    was_empty = queue_.empty();
+    queue_.push_back({inode, std::chrono::steady_clock::now() + delay_});
+  }
+  // Only an empty queue leaves the thread waiting without a deadline.
+  if (was_empty) wake_.notify_one();
+}
+
+std::vector<InodeRef> WriteBehind::TakeDueLocked(std::chrono::steady_clock::time_point now) {
+  std::vector<InodeRef> due;
+  size_t n = 0;
+  while (n < queue_.size() && queue_[n].due <= now) ++n;
+  due.reserve(n);
+  for (size_t i = 0; i < n; ++i) due.push_back(std::move(queue_[i].inode));
+  queue_.erase(queue_.begin(), queue_.begin() + static_cast<std::ptrdiff_t>(n));
+  return due;
+}
+
+void WriteBehind::Run() {
+  std::unique_lock lock(mu_);
+  while (!stop_) {
+    if (queue_.empty()) {
+      wake_.wait(lock);
+      continue;
+    }
+    const auto first_due = queue_.front().due;
+    if (std::chrono::steady_clock::now() < first_due) {
+      wake_.wait_until(lock, first_due);
+      continue;
+    }
+    // The write lock first, then the queue again: a Drain between the two may
+    // have taken these already.
+    lock.unlock();
+    std::lock_guard write_lock(write_mu_);
+    lock.lock();
+    std::vector<InodeRef> due = TakeDueLocked(std::chrono::steady_clock::now());
+    if (due.empty()) continue;
+    lock.unlock();
+    write_(due);
+    lock.lock();
+  }
+}
+
+void WriteBehind::Drain() {
+  std::lock_guard write_lock(write_mu_);
+  std::vector<InodeRef> all;
+  {
+    std::lock_guard lock(mu_);
+    all = TakeDueLocked(std::chrono::steady_clock::time_point::max());
+  }
+  if (!all.empty()) write_(all);
+}
+
+}  // namespace tierfs

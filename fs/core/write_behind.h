@@ -1,0 +1,69 @@
+// WriteBehind: writes back, shortly after a write, the attributes (size, times,
+// the FCL "write" record) of files written through handles the kernel never
+// releases (no-open mode, fs/core/kernel_open_cache.h).
+//
+// With OPEN and RELEASE the daemon wrote a file's inode back at its release,
+// right after the last close(2), so a file written and closed was in the
+// database (and survived a crash of the daemon) a commit window later. In
+// no-open mode nothing marks a close. Instead, every inode whose size a write
+// changed is queued once and written back `delay` after it was queued, all
+// inodes due in one database batch; what a crash of the daemon may lose of a
+// closed file is the last `delay` plus a commit window (docs/reliability.md).
+// A file growing without pause is written back once per `delay`, not once per
+// write; an overwrite in place, whose times alone changed, waits for the
+// periodic writeback (FileSystem::DataWrittenLocked).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "fs/core/inode_table.h"
+
+namespace tierfs {
+
+class WriteBehind {
+ public:
+  // Writes back the inodes given (in the order they were queued).
+  using WriteFn = std::function<void(const std::vector<InodeRef>&)>;
+
+  // Starts the thread that writes queued inodes back `delay` after they were queued.
+  WriteBehind(std::chrono::milliseconds delay, WriteFn write);
+  // Writes back what is still queued, then stops the thread.
+  ~WriteBehind();
+  WriteBehind(const WriteBehind&) = delete;
+  WriteBehind& operator=(const WriteBehind&) = delete;
+
+  // Queues `inode` once: `inode.write_behind_queued` (its mu held by the
+  // caller) says whether it is queued already, and is set here. The write
+  // function must clear it (under mu) before it writes the inode back.
+  void EnqueueLocked(const InodeRef& inode);
+  // Writes back everything queued now, in the caller's thread (a tool is about
+  // to read the database: fcladm, fsmap, a scan).
+  void Drain();
+
+ private:
+  struct Queued {
+    InodeRef inode;
+    std::chrono::steady_clock::time_point due;
+  };
+  void Run();
+  // Takes the queued inodes due by `now` (all when `now` is max) off the queue.
+  std::vector<InodeRef> TakeDueLocked(std::chrono::steady_clock::time_point now);
+
+  const std::chrono::milliseconds delay_;
+  const WriteFn write_;
+  std::mutex mu_;  // guards queue_ and stop_; never held while writing
+  std::condition_variable wake_;
+  std::vector<Queued> queue_;  // in due order
+  bool stop_ = false;
+  // Serializes the write function between the thread and Drain, so a Drain
+  // returns only once what was queued before it is written back.
+  std::mutex write_mu_;
+  std::thread thread_;
+};
+
+}  // namespace tierfs

@@ -1,0 +1,475 @@
+#include "fs/daemon/session.h"
+
+#include "common/sanitizers.h"
+#ifdef TIERFS_ASAN_BUILD
+#include <sanitizer/lsan_interface.h>
+#endif
+
+#include <fcntl.h>
+#include <signal.h>
+#include <limits.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "common/log.h"
+#include "fs/control/control_handlers.h"
+#include "fs/control/control_server.h"
+#include "fs/volume/fault_injecting_volume_io.h"
+#include "fs/metrics/metrics_exporter.h"
+#include "fs/core/file_system.h"
+#include "fs/fuse/fuse_ops.h"
+#include "fs/fuse/fuse_worker_pool.h"
+#include "fs/fuse/uring_transport.h"
+#include "fs/volume/volume_label.h"
+
+namespace tierfs {
+namespace {
+
+// Periodic writeback of I/O counters and dirty inodes, plus retention pruning
+// (at start and then every minute).
+class WritebackThread {
+ public:
+  WritebackThread(FileSystem& fs, const SessionOptions& options)
+      : fs_(fs), options_(options), thread_([this] { Run(); }) {}
+  ~WritebackThread() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  void Run() {
+    auto last_prune = std::chrono::steady_clock::time_point{};
+    std::unique_lock lock(mu_);
+    while (!stop_) {
+      cv_.wait_for(lock, std::chrono::seconds(options_.writeback_seconds));
+      if (stop_) break;
+      lock.unlock();
+      Status st = fs_.FlushAll();
+      if (!st.ok()) LogError("writeback: {}", st.ToString());
+      fs_.CheckVolumes();  // lost or regained volumes, full ones with room again
+      auto now = std::chrono::steady_clock::now();
+      if (now - last_prune > std::chrono::minutes(1)) {
+        last_prune = now;
+        st = fs_.ApplyRetention();
+        if (!st.ok()) LogError("retention: {}", st.ToString());
+      }
+      lock.lock();
+    }
+  }
+
+  FileSystem& fs_;
+  const SessionOptions& options_;
+  std::mutex mu_;  // guards stop_
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+// Tells the waiting parent how the mount went (one status byte, then a message).
+class StartupPipe {
+ public:
+  bool Create() { return pipe2(fds_, O_CLOEXEC) == 0; }
+  void Report(bool ok, const std::string& message) {
+    if (fds_[1] < 0) return;
+    std::string packet = std::string(1, ok ? '0' : '1') + message;
+    (void)!write(fds_[1], packet.data(), packet.size());
+    close(fds_[1]);
+    fds_[1] = -1;
+  }
+  // Parent side: waits for the child's report; returns the exit status.
+  int Wait() {
+    close(fds_[1]);
+    std::string packet;
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fds_[0], buf, sizeof buf)) > 0) packet.append(buf, n);
+    if (packet.empty()) {
+      std::fprintf(stderr, "tierfs: the daemon exited before mounting\n");
+      return 1;
+    }
+    if (packet.size() > 1) std::fprintf(stderr, "%s\n", packet.c_str() + 1);
+    return packet[0] == '0' ? 0 : 1;
+  }
+  void CloseRead() { close(fds_[0]); }
+
+ private:
+  int fds_[2] = {-1, -1};
+};
+
+std::string Absolute(const std::string& path) {
+  char buf[PATH_MAX];
+  if (realpath(path.c_str(), buf) == nullptr) return path;
+  return buf;
+}
+
+void Detach(const std::string& log_path) {
+  setsid();
+  if (chdir("/") != 0) return;
+  int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+  int log_fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (null_fd >= 0) dup2(null_fd, STDIN_FILENO);
+  if (null_fd >= 0) dup2(null_fd, STDOUT_FILENO);
+  if (log_fd >= 0) dup2(log_fd, STDERR_FILENO);
+  else if (null_fd >= 0) dup2(null_fd, STDERR_FILENO);
+}
+
+// How long a new daemon waits for the lock of one whose mount is gone (after
+// `fusermount3 -u` it still flushes, checkpoints and closes the database) before
+// it gives up (docs/man/tierfs.8).
+constexpr int kExitingDaemonWaitSeconds = 10;
+
+// "\040" and the other octal escapes of /proc/self/mountinfo, undone.
+std::string UnescapeMountField(const std::string& field) {
+  std::string out;
+  for (size_t i = 0; i < field.size(); ++i) {
+    auto octal = [&](size_t j) { return field[j] >= '0' && field[j] <= '7'; };
+    if (field[i] == '\\' && i + 3 < field.size() && octal(i + 1) && octal(i + 2) && octal(i + 3)) {
+      out += static_cast<char>((field[i + 1] - '0') * 64 + (field[i + 2] - '0') * 8 +
+                               (field[i + 3] - '0'));
+      i += 3;
+    } else {
+      out += field[i];
+    }
+  }
+  return out;
+}
+
+// Where the tierfs file system of `metadata_dir` (its fsname) is mounted, "" if
+// nowhere.
+std::string MountPointOf(const std::string& metadata_dir) {
+  FILE* f = std::fopen("/proc/self/mountinfo", "re");
+  if (f == nullptr) return "";
+  std::string found;
+  char* line = nullptr;
+  size_t cap = 0;
+  while (found.empty() && getline(&line, &cap, f) > 0) {
+    // id parent major:minor root mountpoint options [optional...] - type source superoptions
+    std::vector<std::string> fields;
+    std::istringstream words(line);
+    for (std::string word; words >> word;) fields.push_back(std::move(word));
+    size_t dash = 6;
+    while (dash < fields.size() && fields[dash] != "-") ++dash;
+    if (dash + 2 >= fields.size() || fields.size() < 5) continue;
+    if (fields[dash + 1] == "fuse.tierfs" && UnescapeMountField(fields[dash + 2]) == metadata_dir) {
+      found = UnescapeMountField(fields[4]);
+    }
+  }
+  std::free(line);
+  std::fclose(f);
+  return found;
+}
+
+// Holds <metadata volume>/.tierfs/daemon.lock (flock) for the daemon's life, so one
+// file system is never served by two daemons; tests and tools wait on it to know
+// that an unmounted daemon has finished its final flush.
+class DaemonLock {
+ public:
+  ~DaemonLock() {
+    if (fd_ >= 0) close(fd_);
+  }
+  // Takes the lock. While another daemon holds it: EBUSY at once when that
+  // daemon's file system is mounted; otherwise (it is exiting after an unmount,
+  // or still starting) waits up to kExitingDaemonWaitSeconds for it, then EBUSY.
+  Status Acquire(const std::string& metadata_dir) {
+    const std::string path = DaemonLockPath(metadata_dir);
+    fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd_ < 0) return Status::FromErrno("open " + path);
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(kExitingDaemonWaitSeconds);
+    while (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      if (errno != EWOULDBLOCK && errno != EINTR) return Status::FromErrno("lock " + path);
+      const std::string holder = "daemon pid " + HolderPid();
+      if (std::string mounted_on = MountPointOf(metadata_dir); !mounted_on.empty()) {
+        return Status::Error(EBUSY, "the file system on " + metadata_dir +
+                                        " is already mounted on " + mounted_on + " (" + holder +
+                                        ")");
+      }
+      if (std::chrono::steady_clock::now() >= deadline) {
+        // The holder may also be a tool such as `tierfs check` (which leaves the
+        // last daemon's pid in the file).
+        return Status::Error(EBUSY, "the file system on " + metadata_dir +
+                                        " is not mounted but its daemon lock is still held (by " +
+                                        holder + ", still exiting? or by `tierfs check`); waited " +
+                                        std::to_string(kExitingDaemonWaitSeconds) + " s");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    path_ = path;
+    return Status::Ok();
+  }
+  // Writes this process's pid into the held lock file, once the file system
+  // opened: a mount refused before that changes nothing, not even this file.
+  Status RecordPid() {
+    const std::string pid = std::to_string(getpid()) + "\n";
+    if (ftruncate(fd_, 0) != 0 || pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
+      return Status::FromErrno("write " + path_);
+    }
+    return Status::Ok();
+  }
+
+ private:
+  // The pid the holder wrote in the file ("123"; "unknown" when unreadable).
+  std::string HolderPid() const {
+    char buf[32] = {0};
+    ssize_t n = pread(fd_, buf, sizeof buf - 1, 0);
+    std::string pid(buf, n > 0 ? static_cast<size_t>(n) : 0);
+    pid.erase(pid.find_last_not_of(" \t\r\n") + 1);
+    pid.erase(0, pid.find_first_not_of(" \t\r\n"));
+    return pid.empty() ? "unknown" : pid;
+  }
+
+  int fd_ = -1;
+  std::string path_;
+};
+
+// Raises the daemon's soft limit of open files to its hard limit, and returns
+// `wanted` cached opens (FileSystemOptions::cached_opens), fewer when two fds
+// each would not fit in that limit beside kFdsForTheRest (the database,
+// volumes, /dev/fuse, pipes, sockets).
+size_t CachedOpensWithinFdLimit(int wanted) {
+  constexpr rlim_t kFdsForTheRest = 512;
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return static_cast<size_t>(wanted);
+  if (limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  const rlim_t room =
+      limit.rlim_cur > 2 * kFdsForTheRest ? (limit.rlim_cur - kFdsForTheRest) / 2 : 256;
+  if (static_cast<rlim_t>(wanted) <= room) return static_cast<size_t>(wanted);
+  LogWarning("--cached_opens {} lowered to {}: the open-file limit is {}", wanted, room,
+             limit.rlim_cur);
+  return static_cast<size_t>(room);
+}
+
+// Mounts and serves; reports the mount result through `startup`.
+int Serve(const SessionOptions& options, StartupPipe* startup) {
+  auto fail = [&](const std::string& message) {
+    if (startup != nullptr) startup->Report(false, message);
+    else std::fprintf(stderr, "%s\n", message.c_str());
+    return 1;
+  };
+  const std::string metadata_dir = Absolute(options.metadata_dir);
+  const std::string mountpoint = Absolute(options.mountpoint);
+  struct stat st;
+  if (stat(mountpoint.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return fail("tierfs: mount point " + mountpoint + " is not a directory");
+  }
+  DaemonLock daemon_lock;
+  if (Status st = daemon_lock.Acquire(metadata_dir); !st.ok()) return fail("tierfs: " + st.message());
+  // The log, from here on (recovery at open included): the log file and syslog;
+  // in the foreground standard error instead of the file (systemd's journal).
+  const bool foreground = startup == nullptr;
+  LogOptions log_options;
+  log_options.file = foreground ? "" : TierfsDir(metadata_dir) + "/tierfs.log";
+  log_options.to_stderr = foreground;
+  log_options.to_syslog = options.syslog;
+  log_options.tag = mountpoint;
+  if (Status st = InitDaemonLog(log_options); !st.ok()) {
+    Log(LogLevel::kWarning, st.message() + "; logging to standard error");
+  }
+  struct LogCloser {
+    ~LogCloser() { ShutdownDaemonLog(); }
+  } log_closer;
+  FileSystemOptions fs_options;
+  fs_options.mountpoint = mountpoint;
+  fs_options.sync_full = options.sync_full;
+  fs_options.fcl_keep_seconds = options.fcl_keep_seconds;
+  fs_options.fcl_max_records = options.fcl_max_records;
+  fs_options.iostat_keep_seconds = options.iostat_keep_seconds;
+  fs_options.commit_window_us = options.commit_window_us;
+  fs_options.precreate_objects = static_cast<size_t>(options.precreate_objects);
+  fs_options.cached_inodes = static_cast<size_t>(options.cached_inodes);
+  fs_options.exact_atime = options.exact_atime;
+  fs_options.direct_writes = options.direct_writes;
+  fs_options.cached_opens = CachedOpensWithinFdLimit(options.cached_opens);
+  // Test seam: TIERFS_FAULTS fails chosen volume I/O calls (fs/volume/fault_injecting_volume_io.h),
+  // in builds with test hooks only (CMake option TIERFS_TEST_HOOKS; packages have none).
+  std::unique_ptr<FaultInjectingVolumeIo> faults;
+#ifdef TIERFS_TEST_HOOKS
+  if (const char* spec = std::getenv("TIERFS_FAULTS"); spec != nullptr && *spec != '\0') {
+    const char* hold_dir = std::getenv("TIERFS_FAULTS_HOLD_DIR");
+    auto created = FaultInjectingVolumeIo::Create(spec, VolumeIo::Posix(),
+                                                  hold_dir != nullptr ? hold_dir : "");
+    if (!created.ok()) return fail("tierfs: TIERFS_FAULTS: " + created.status().message());
+    faults = std::move(*created);
+    fs_options.volume_io = faults.get();
+  }
+#endif
+  auto fs = FileSystem::Open(metadata_dir, fs_options);
+  if (!fs.ok()) {
+    std::string message = "tierfs: " + fs.status().message();
+    // A damaged database (meta::Metadata::Open checks it, changing nothing):
+    // say what to do about it.
+    if (fs.status().code() == EUCLEAN) {
+      message += "\ntierfs: the file system is not mounted; run `tierfs check --repair " +
+                 metadata_dir + "` or restore a backup (see docs/reliability.md)";
+    }
+    return fail(message);
+  }
+  if (Status st = daemon_lock.RecordPid(); !st.ok()) return fail("tierfs: " + st.message());
+  if (Status st = (*fs)->ApplyRetention(); !st.ok()) {
+    return fail("tierfs: FCL retention: " + st.message());
+  }
+  // Before the mount, so a port in use is reported to the terminal; it stops
+  // before the file system closes (declared after it).
+  std::unique_ptr<MetricsExporter> metrics;
+  if (!options.metrics.listen.empty() || !options.metrics.textfile.empty()) {
+    auto started = MetricsExporter::Start(**fs, options.metrics);
+    if (!started.ok()) return fail("tierfs: " + started.status().message());
+    metrics = std::move(*started);
+  }
+
+  std::string mount_opts = "fsname=" + metadata_dir + ",subtype=tierfs,default_permissions";
+  // Mounted by root: shared like a local file system (allow_other), with device
+  // nodes and setuid honoured as on ext4; -o nodev,nosuid still narrows it.
+  if (getuid() == 0) mount_opts += ",allow_other,dev,suid";
+  if (!options.fuse_options.empty()) mount_opts += "," + options.fuse_options;
+  std::vector<std::string> argv_strings = {"tierfs", "-o", mount_opts};
+  if (options.debug) argv_strings.push_back("-d");
+  std::vector<char*> argv;
+  for (std::string& s : argv_strings) argv.push_back(s.data());
+  fuse_args args = FUSE_ARGS_INIT(static_cast<int>(argv.size()), argv.data());
+
+  FuseContext context;
+  context.fs = fs->get();
+  context.entry_timeout = options.entry_timeout;
+  context.attr_timeout = options.attr_timeout;
+  context.writeback_cache = options.writeback_cache;
+  context.splice_writes = options.splice_writes;
+  context.no_open = options.no_open;
+  const fuse_lowlevel_ops& ops = TierfsOperations();
+  fuse_session* se = fuse_session_new(&args, &ops, sizeof ops, &context);
+  if (se == nullptr) return fail("tierfs: bad mount options: " + mount_opts);
+  context.session = se;  // for attribute invalidations the kernel did not ask for
+  if (fuse_set_signal_handlers(se) != 0) {
+    fuse_session_destroy(se);
+    return fail("tierfs: cannot install signal handlers");
+  }
+  if (fuse_session_mount(se, mountpoint.c_str()) != 0) {
+    fuse_remove_signal_handlers(se);
+    fuse_session_destroy(se);
+    return fail("tierfs: cannot mount on " + mountpoint + " (is /dev/fuse usable, and " +
+                mountpoint + " not already mounted?)");
+  }
+
+  // Names the daemon removes itself (policy DELETEs) must leave the kernel's cache,
+  // and so must the parent's cached listing (no-opendir mode caches listings): the
+  // kernel drops it at a notify_delete only while it still caches the name.
+  (*fs)->SetEntryRemovedHook([se](uint64_t parent, uint64_t ino, std::string_view name) {
+    fuse_lowlevel_notify_delete(se, parent, ino, name.data(), name.size());
+    fuse_lowlevel_notify_inval_inode(se, parent, 0, 0);
+  });
+  ControlHandlers handlers(**fs);
+  auto control = ControlServer::Start(
+      ControlSocketPath(metadata_dir), getuid(),
+      [&](const nlohmann::json& request, const ControlPeer& peer, ControlReply& reply) {
+        return handlers.Handle(request, peer, reply);
+      });
+  if (!control.ok()) {
+    fuse_session_unmount(se);
+    fuse_remove_signal_handlers(se);
+    fuse_session_destroy(se);
+    return fail("tierfs: control socket: " + control.status().message());
+  }
+  if (startup != nullptr) {
+    startup->Report(true, "");
+    Detach(TierfsDir(metadata_dir) + "/tierfs.log");
+  }
+  LogInfo("mounted {} on {} (pid {}, {} volumes, options {})", metadata_dir, mountpoint, getpid(),
+          (*fs)->volumes().volumes().size(), mount_opts);
+
+  // The session's custom I/O: the rings (--io_uring) and FUSE_HANDLE_KILLPRIV_V2
+  // (fs/fuse/uring_transport.h). libfuse splices no request through a custom I/O, so
+  // --splice_writes without --io_uring keeps libfuse's own reads of /dev/fuse.
+  std::unique_ptr<UringTransport> uring;
+  if (options.io_uring || !options.splice_writes) {
+    auto installed = UringTransport::Install(se, options.io_uring);
+    if (installed.ok()) {
+      uring = std::move(*installed);
+    } else {
+      LogWarning("custom /dev/fuse I/O: {}; serving over /dev/fuse without io_uring and "
+                 "without FUSE_HANDLE_KILLPRIV_V2", installed.status().ToString());
+    }
+  }
+  FuseServeEnd end;
+  {
+    WritebackThread writeback(**fs, options);
+    FuseWorkerPoolOptions pool;
+    pool.max_threads = options.max_threads;
+    pool.runners = options.running_threads > 0 ? options.running_threads
+                                               : DefaultFuseRunners(options.max_threads);
+    pool.page_aligned_writes = uring != nullptr;  // its read hook keeps to their size
+    end = ServeFuseSession(se, pool);
+  }
+  (*control)->Stop();
+  if (uring) uring->CloseDevice();
+  fuse_session_unmount(se);
+  // The unmount ends the connection, which cancels the rings' commands: their
+  // threads end, before the session (which holds the transport's I/O) goes.
+  uring.reset();
+  fuse_remove_signal_handlers(se);
+  fuse_session_destroy(se);
+  fuse_opt_free_args(&args);
+  // SIGTERM, SIGINT and SIGHUP are how systemd and a terminal stop a foreground
+  // daemon, and the unmount above was clean, so they are a success (exit 0).
+  const int status = end.error == 0 ? 0 : 1;
+  if (status == 0) {
+    LogInfo("unmounted {}{}", mountpoint, end.by_signal ? " (stopped by a signal)" : "");
+  } else {
+    LogError("reading /dev/fuse for {} failed: {}", mountpoint, std::strerror(end.error));
+  }
+  return status;
+}
+
+// LeakSanitizer's check of the whole process, in builds with AddressSanitizer
+// (which reports through ASAN_OPTIONS' log_path and ends the process with an
+// error on a leak); nothing otherwise.
+void RunLeakCheck() {
+#ifdef TIERFS_ASAN_BUILD
+  __lsan_do_leak_check();
+#endif
+}
+
+}  // namespace
+
+int RunSession(const SessionOptions& options) {
+  if (options.foreground || options.debug) return Serve(options, nullptr);
+  StartupPipe startup;
+  if (!startup.Create()) {
+    std::perror("tierfs: pipe");
+    return 1;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    std::perror("tierfs: fork");
+    return 1;
+  }
+  if (pid > 0) return startup.Wait();
+  startup.CloseRead();
+  const int rc = Serve(options, &startup);
+  // _exit: the forked child must not run the parent's atexit handlers or flush
+  // its copy of the parent's stdio buffers. That also skips LeakSanitizer's
+  // check at exit, so a sanitized build (scripts/sanitize.sh) runs it here.
+  RunLeakCheck();
+  _exit(rc);
+}
+
+}  // namespace tierfs

@@ -1,0 +1,120 @@
+// FaultInjectingVolumeIo: a VolumeIo that fails chosen calls, for tests.
+//
+// Rules are written as a spec string, a comma-separated list of
+//
+//     OP[:PATH]@N[+]=ACTION
+//
+//   OP      open read write fsync truncate fallocate copy rename unlink mkdir dup2
+//           close precreate (an empty object made ahead of a create), point (a
+//           named step, VolumeIo::ReachPoint, with its name as PATH), or `any`;
+//           `open` also names the O_DIRECT reopen of an object (ReopenDirect)
+//   PATH    only calls on paths containing this text (for fd calls: the path the
+//           fd was opened with, followed through dup2), e.g. `/ssd/` or `.tierfs/tmp`
+//   N       the Nth matching call (1-based, counted from when the rules were set);
+//           with `+`, that call and every later one
+//   ACTION  an errno name (ENOSPC, EIO, EDQUOT, EROFS, ENOENT, EACCES, EXDEV,
+//           EFBIG, ENOMEM, EINTR, EAGAIN, EINVAL): the call fails with it and does
+//           nothing (EINVAL from a write: a file system that refuses splice);
+//           `short`: a read, write or copy moves only half of what was asked (at
+//           least one byte); `stop`: the process dies at once (_exit(70), as in a
+//           crash: the page cache survives, nothing is cleaned up); `delayMS`
+//           (e.g. `delay2000`): the call waits MS milliseconds (1..600000), then
+//           runs normally: a slow device, or a relocation that takes its time;
+//           `hold`: the call creates the file HOLD_DIR/OP.held (HOLD_DIR from the
+//           environment variable TIERFS_FAULTS_HOLD_DIR, required by this action)
+//           and waits until a test removes it (at most 120 s), then runs
+//           normally: a test that sees the file knows the daemon is exactly there
+//
+// Example: `write:/ssd/@1+=ENOSPC` makes the ssd volume full for data writes;
+// `rename@2=stop` kills the daemon at the second rename. The daemon reads a spec
+// from the environment variable TIERFS_FAULTS at mount (fs/daemon/session.cc), so
+// integration tests can fail any step of writes, creates, relocations and
+// recovery through the mounted file system.
+//
+// Thread-safe: rule counters and the fd->path map are guarded by one mutex (test
+// use only; the production path uses the plain VolumeIo).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/status.h"
+#include "fs/volume/volume_io.h"
+
+namespace tierfs {
+
+class FaultInjectingVolumeIo : public VolumeIo {
+ public:
+  // Parses `spec` (grammar above) over `base`, which must outlive this object;
+  // `hold_dir` is where `hold` rules leave their files ("" when none is given).
+  // EINVAL naming the bad rule when the spec does not parse, or when a `hold`
+  // rule has no `hold_dir`.
+  static Result<std::unique_ptr<FaultInjectingVolumeIo>> Create(const std::string& spec,
+                                                                VolumeIo& base,
+                                                                const std::string& hold_dir = "");
+
+  int Open(const std::string& path, int flags, mode_t mode) override;
+  int ReopenDirect(int fd) override;  // op "open"; the new fd keeps `fd`'s path
+  ssize_t Pread(int fd, void* buf, size_t count, off_t offset) override;
+  ssize_t Pwrite(int fd, const void* buf, size_t count, off_t offset) override;
+  ssize_t PwriteDirect(int fd, const void* buf, size_t count, off_t offset) override;  // "write"
+  ssize_t SpliceIn(int pipe_fd, int fd, size_t count, off_t offset) override;  // op "write"
+  int Fsync(int fd, bool datasync) override;
+  int Ftruncate(int fd, off_t length) override;
+  int Fallocate(int fd, int mode, off_t offset, off_t length) override;
+  ssize_t CopyFileRange(int fd_in, off_t* off_in, int fd_out, off_t* off_out, size_t length,
+                        unsigned int flags) override;
+  int Rename(const std::string& from, const std::string& to) override;
+  int RenameNoReplace(const std::string& from, const std::string& to) override;  // op "rename"
+  int Unlink(const std::string& path) override;
+  int CreateEmpty(const std::string& path) override;  // op "precreate"
+  int Mkdir(const std::string& path, mode_t mode) override;
+  int Dup2(int old_fd, int new_fd) override;
+  int Close(int fd) override;
+  void ReachPoint(const char* name) override;  // op "point"; `stop`, `delay` and `hold` only
+
+  // How many calls some rule has failed so far.
+  uint64_t faults_injected() const;
+
+ private:
+  enum class Action { kErrno, kShort, kStop, kDelay, kHold };
+  struct Rule {
+    std::string op;    // "write", ..., or "any"
+    std::string path;  // substring filter, "" = every path
+    uint64_t nth = 1;
+    bool and_later = false;
+    Action action = Action::kErrno;
+    int error = 0;
+    uint32_t delay_ms = 0;  // kDelay
+    uint64_t seen = 0;  // matching calls so far
+  };
+  // What a call must do.
+  struct Verdict {
+    bool fail = false;   // return -1 with errno = error
+    int error = 0;
+    bool shorten = false;
+    uint32_t delay_ms = 0;  // wait this long first (outside the lock)
+    bool hold = false;      // wait for the test's release first (outside the lock)
+  };
+
+  explicit FaultInjectingVolumeIo(VolumeIo& base) : base_(base) {}
+  // Counts the call against every rule; dies on `stop`.
+  Verdict Check(const char* op, const std::string& path);
+  // Runs a verdict's delay and hold for a call of `op` (outside mu_).
+  void Wait(const char* op, const Verdict& verdict);
+  std::string PathOf(int fd);
+  static size_t Half(size_t count) { return count > 1 ? count / 2 : count; }
+
+  VolumeIo& base_;
+  std::string hold_dir_;  // TIERFS_FAULTS_HOLD_DIR, for `hold`
+  mutable std::mutex mu_;  // guards rules_, fd_paths_, injected_
+  std::vector<Rule> rules_;
+  std::unordered_map<int, std::string> fd_paths_;
+  uint64_t injected_ = 0;
+};
+
+}  // namespace tierfs

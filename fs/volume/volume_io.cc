@@ -1,0 +1,106 @@
+#include "fs/volume/volume_io.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "common/blocking_section.h"
+
+namespace tierfs {
+
+int VolumeIo::Open(const std::string& path, int flags, mode_t mode) {
+  BlockingSection blocking(BlockingKind::kNamespace);
+  return open(path.c_str(), flags, mode);
+}
+
+int VolumeIo::ReopenDirect(int fd) {
+  BlockingSection blocking(BlockingKind::kNamespace);
+  char path[40];
+  std::snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  return open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+}
+
+ssize_t VolumeIo::Pread(int fd, void* buf, size_t count, off_t offset) {
+  BlockingSection blocking(BlockingKind::kRead);
+  return pread(fd, buf, count, offset);
+}
+
+ssize_t VolumeIo::Pwrite(int fd, const void* buf, size_t count, off_t offset) {
+  BlockingSection blocking(BlockingKind::kWrite);
+  return pwrite(fd, buf, count, offset);
+}
+
+ssize_t VolumeIo::PwriteDirect(int fd, const void* buf, size_t count, off_t offset) {
+  BlockingSection blocking(BlockingKind::kDirectWrite);
+  return pwrite(fd, buf, count, offset);
+}
+
+ssize_t VolumeIo::SpliceIn(int pipe_fd, int fd, size_t count, off_t offset) {
+  BlockingSection blocking(BlockingKind::kWrite);
+  loff_t at = offset;
+  return splice(pipe_fd, nullptr, fd, &at, count, 0);
+}
+
+int VolumeIo::Fsync(int fd, bool datasync) {
+  BlockingSection blocking(BlockingKind::kSync);
+  return datasync ? fdatasync(fd) : fsync(fd);
+}
+
+int VolumeIo::Ftruncate(int fd, off_t length) {
+  BlockingSection blocking(BlockingKind::kNamespace);
+  return ftruncate(fd, length);
+}
+
+int VolumeIo::Fallocate(int fd, int mode, off_t offset, off_t length) {
+  BlockingSection blocking(BlockingKind::kNamespace);
+  return fallocate(fd, mode, offset, length);
+}
+
+ssize_t VolumeIo::CopyFileRange(int fd_in, off_t* off_in, int fd_out, off_t* off_out,
+                                size_t length, unsigned int flags) {
+  BlockingSection blocking(BlockingKind::kWrite);
+  return copy_file_range(fd_in, off_in, fd_out, off_out, length, flags);
+}
+
+int VolumeIo::Rename(const std::string& from, const std::string& to) {
+  BlockingSection blocking(BlockingKind::kNamespace);
+  return rename(from.c_str(), to.c_str());
+}
+
+int VolumeIo::RenameNoReplace(const std::string& from, const std::string& to) {
+  BlockingSection blocking(BlockingKind::kNamespace);
+  return renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE);
+}
+
+int VolumeIo::Unlink(const std::string& path) {
+  BlockingSection blocking(BlockingKind::kNamespace);
+  return unlink(path.c_str());
+}
+
+int VolumeIo::CreateEmpty(const std::string& path) {
+  BlockingSection blocking(BlockingKind::kNamespace);
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return -1;
+  return close(fd);
+}
+
+int VolumeIo::Mkdir(const std::string& path, mode_t mode) {
+  BlockingSection blocking(BlockingKind::kNamespace);
+  return mkdir(path.c_str(), mode);
+}
+
+int VolumeIo::Dup2(int old_fd, int new_fd) { return dup2(old_fd, new_fd); }
+
+int VolumeIo::Close(int fd) {
+  BlockingSection blocking(BlockingKind::kNamespace);
+  return close(fd);
+}
+
+VolumeIo& VolumeIo::Posix() {
+  static VolumeIo* posix = new VolumeIo;  // never destroyed: used until exit
+  return *posix;
+}
+
+}  // namespace tierfs

@@ -1,0 +1,70 @@
+// VolumeIo: the backing I/O seam. Every system call tierfs makes on a volume's
+// objects (open, read, write, fsync, truncate, fallocate, copy, rename, unlink,
+// mkdir, dup2) goes through one of these, so tests can make any step fail
+// deterministically (fs/volume/fault_injecting_volume_io.h) where the real file system
+// would fail at random: ENOSPC in the middle of a write, EIO from a copy, a short
+// write, the daemon stopping between two steps (conventions.md 8 and 9, the
+// Env of LevelDB).
+//
+// Each method has its system call's contract: it returns what the call returns
+// and, on failure, -1 with errno set (so callers keep Status::FromErrno). The
+// paths are absolute. Thread-safe: implementations are called from every FUSE
+// worker, the writeback thread and relocation workers at once.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+namespace tierfs {
+
+class VolumeIo {
+ public:
+  virtual ~VolumeIo() = default;
+
+  virtual int Open(const std::string& path, int flags, mode_t mode);
+  // Opens the file `fd` refers to once more, write-only with O_DIRECT (through
+  // /proc/self/fd): a new fd, or -1 with errno (EINVAL when the file system takes
+  // no O_DIRECT). Fault rules name it "open", with `fd`'s path.
+  virtual int ReopenDirect(int fd);
+  virtual ssize_t Pread(int fd, void* buf, size_t count, off_t offset);
+  virtual ssize_t Pwrite(int fd, const void* buf, size_t count, off_t offset);
+  // pwrite(2) to an fd from ReopenDirect: the same contract, for a call that
+  // waits for the device (BlockingKind::kDirectWrite). Fault rules name it
+  // "write", as Pwrite.
+  virtual ssize_t PwriteDirect(int fd, const void* buf, size_t count, off_t offset);
+  // splice(2) of up to `count` bytes from the pipe `pipe_fd` into `fd` at
+  // `offset` (fd's file offset untouched). The bytes moved leave the pipe; the
+  // rest stay in it. EINVAL when `fd`'s file system cannot take a splice.
+  // Fault rules name it "write", as Pwrite.
+  virtual ssize_t SpliceIn(int pipe_fd, int fd, size_t count, off_t offset);
+  // fdatasync(2) when `datasync`, else fsync(2).
+  virtual int Fsync(int fd, bool datasync);
+  virtual int Ftruncate(int fd, off_t length);
+  virtual int Fallocate(int fd, int mode, off_t offset, off_t length);
+  virtual ssize_t CopyFileRange(int fd_in, off_t* off_in, int fd_out, off_t* off_out,
+                                size_t length, unsigned int flags);
+  virtual int Rename(const std::string& from, const std::string& to);
+  // renameat2(2) with RENAME_NOREPLACE: EEXIST instead of replacing `to`.
+  virtual int RenameNoReplace(const std::string& from, const std::string& to);
+  virtual int Unlink(const std::string& path);
+  // Creates the empty file `path` (O_CREAT | O_EXCL, mode 0600) and closes it:
+  // an object made ahead of the create that will take it (VolumeSet's pool).
+  // 0, or -1 with errno (EEXIST, ENOSPC, ...). Fault rules name it "precreate".
+  virtual int CreateEmpty(const std::string& path);
+  virtual int Mkdir(const std::string& path, mode_t mode);
+  // dup2(2): the relocator points an open object fd at its new object.
+  virtual int Dup2(int old_fd, int new_fd);
+  virtual int Close(int fd);
+  // A named step of a multi-step operation (the relocator's "relocate-snapshot",
+  // "relocate-after-copy", "relocate-after-commit"): no system call, nothing
+  // happens in production. Fault rules name it "point", with `name` as the
+  // PATH, so a test can stop the daemon there, delay it, or hold it until
+  // released, and so drive one exact interleaving of a race.
+  virtual void ReachPoint(const char* /*name*/) {}
+
+  // The plain system calls; a process-wide instance.
+  static VolumeIo& Posix();
+};
+
+}  // namespace tierfs

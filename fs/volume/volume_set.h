@@ -1,0 +1,239 @@
+// VolumeSet: the mounted file system's volumes, their health, and the objects on
+// them.
+//
+// Built once at mount from the database's volume rows. Open() proves that every
+// directory is the volume it claims to be (its .tierfs/label names this file system
+// and this volume id) and refuses to mount otherwise, naming the directory: a
+// directory without its label is never written to. Objects are regular files named
+// <volume>/.tierfs/objects/<xx>/<ino>.<generation>, xx = ino mod 256 in hex. Every
+// system call on them goes through the VolumeIo seam (fs/volume/volume_io.h).
+//
+// Health (design.md, "Living with full volumes, lost volumes and crashes"): a
+// volume is online, full (a data write met ENOSPC there; placement and relocation
+// skip it until it has room above its reserve again) or offline (its label is
+// gone or foreign: the device under it was unmounted or replaced). An object open
+// that fails re-checks the label; CheckHealth() re-checks every volume
+// periodically and brings a volume back online when its label is back. Files on
+// an offline volume get EIO, and nothing is ever created in its directory. The
+// metadata volume also refuses data while the database's space reserve is
+// depleted (meta/space_reserve.h).
+//
+// The volume list changes at run time (fsvoladm add, remove, setclass: Add,
+// Remove, SetClass), but readers never lock: the list is an immutable snapshot
+// behind one atomic pointer, and a change publishes a new snapshot. Old
+// snapshots are kept until the set is destroyed (a few hundred bytes per
+// administrative change), so a reference from volumes() or a pointer from
+// Find() stays valid for the life of the set; it may describe the list as it
+// was a moment ago (a removed volume, an old class). The data path pays one
+// acquire load per lookup.
+//
+// Thread-safe: health and draining are atomics per volume (kept by id across
+// snapshots); Space() caches statvfs results under its own mutex; changes are
+// serialized by change_mu_.
+#pragma once
+
+#include <sys/statvfs.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/status.h"
+#include "fs/volume/volume_io.h"
+#include "meta/records.h"
+#include "policy/volume_state.h"
+
+namespace tierfs {
+
+namespace meta {
+class SpaceReserve;
+}
+
+// A volume's health; see the file comment.
+enum class VolumeHealth : int { kOnline = 0, kFull = 1, kOffline = 2 };
+// "online" | "full" | "offline", as fsppadm status and fsvoladm show it.
+const char* VolumeHealthName(VolumeHealth health);
+
+class VolumeSet {
+ public:
+  // Verifies labels and empties each volume's tmp/ (relocations that a crash left
+  // half done). ENOENT naming the volume and its directory when a label is missing,
+  // EINVAL when the label belongs to another file system or volume. `io` must
+  // outlive the set.
+  static Result<std::unique_ptr<VolumeSet>> Open(const std::vector<meta::Volume>& volumes,
+                                                 const std::string& fs_uuid, const Clock& clock,
+                                                 VolumeIo& io = VolumeIo::Posix());
+
+  // The volumes now, ordered by id, the metadata volume first. The reference stays
+  // valid for the life of the set (see the file comment); a later change is not
+  // reflected in it.
+  const std::vector<meta::Volume>& volumes() const { return Current()->volumes; }
+  // The volume with `id`, or nullptr.
+  const meta::Volume* Find(uint32_t id) const;
+  // The volume's name ("vol1"), or "" for an unknown id (0 = no volume).
+  std::string NameOf(uint32_t id) const;
+  // The volume that holds the metadata database (the first one).
+  uint32_t metadata_volume_id() const { return Current()->volumes.front().id; }
+  // The seam every object system call goes through.
+  VolumeIo& io() const { return io_; }
+
+  std::string ObjectPath(uint32_t volume_id, uint64_t ino, uint64_t generation) const;
+  // A fresh temporary path on the volume for a relocation copy.
+  std::string TmpPath(uint32_t volume_id, uint64_t ino, uint64_t generation) const;
+
+  // Opens the object read-write (O_CLOEXEC). With `create`, creates it (mode 0600)
+  // when missing. Returns the fd (caller owns it). Errors: EIO naming the volume
+  // when it is offline (checked again when the open fails: a missing label makes
+  // it offline, logged once); EIO for a missing object on an online volume (the
+  // namespace says the file has bytes: damage, see `tierfs check`); otherwise the
+  // open(2) errno.
+  Result<int> OpenObject(uint32_t volume_id, uint64_t ino, uint64_t generation, bool create) const;
+  // Removes an object; a missing one is not an error (reclaim is idempotent).
+  // The room it leaves goes first to a depleted database reserve, and may bring a
+  // full volume back online (RecheckFull).
+  Status RemoveObject(uint32_t volume_id, uint64_t ino, uint64_t generation) const;
+
+  // Capacity of every volume for the placement code, refreshed at most once per
+  // second unless `fresh`. Reserve = 1% of the volume (the watermark, dst-spec 10.19).
+  // A volume that is offline, full, or (the metadata volume) short of its database
+  // reserve has accepts_data false, so placement and relocation pass it by; an
+  // offline volume shows no capacity (its directory is not the volume).
+  std::vector<policy::VolumeState> Space(bool fresh = false) const;
+  // statvfs of one volume's directory.
+  Result<struct statvfs> Statvfs(uint32_t volume_id) const;
+
+  VolumeHealth Health(uint32_t volume_id) const;
+  // What `fsvoladm list` and the metrics call the volume's state: its row's
+  // state when that says more than "online" (e.g. "removing"), else "draining"
+  // while fsvoladm remove empties it, else its live health ("online", "full",
+  // "offline").
+  std::string StateOf(const meta::Volume& volume) const;
+  // Whether new data must keep off the volume: offline, or the metadata volume
+  // while its database reserve is depleted. A write there is treated as ENOSPC
+  // (the file moves on). Cheap: two atomic loads.
+  bool RefusesData(uint32_t volume_id) const;
+  // A data write met ENOSPC (or EDQUOT) on the volume: mark it full and drop the
+  // cached free space, so the next placement sees it.
+  void MarkFull(uint32_t volume_id) const;
+  // Re-reads the volume's label: offline (logged once) when it is missing or
+  // foreign, back online when it is right again. Returns the health now.
+  VolumeHealth CheckLabel(uint32_t volume_id) const;
+  // A full volume back to online when its free space is above twice its reserve
+  // (called after objects were removed from it, so a delete makes room at once).
+  void RecheckFull(uint32_t volume_id) const;
+  // The periodic check (every writeback period): labels of all volumes, and
+  // RecheckFull for every full one.
+  void CheckHealth() const;
+  // ---- Changes at run time (fsvoladm). Each publishes a new snapshot and makes
+  // the next Space() read fresh numbers; none touches the database (the caller
+  // commits the volume row first).
+  //
+  // Adds `volume` (its row is already in the database) after proving its
+  // directory carries this file system's label for volume.id (not retired), and
+  // empties its tmp/. EEXIST when the id or the name is already in the set;
+  // ENOENT / EINVAL as Open() for a missing or foreign label. It starts online,
+  // not draining.
+  Status Add(const meta::Volume& volume);
+  // Drops volume `id` from the set. EINVAL for the metadata volume, ENOENT for
+  // an unknown id. The caller has moved every object off it first.
+  Status Remove(uint32_t id);
+  // Gives volume `id` the placement class `placement_class` (non-empty).
+  // ENOENT for an unknown id, EINVAL for an empty class.
+  Status SetClass(uint32_t id, const std::string& placement_class);
+  // A draining volume (being removed) takes no new data: Space() shows it with
+  // accepts_data false, so creates, moves on ENOSPC and relocations pass it by.
+  // Existing files on it stay readable and writable. ENOENT for an unknown id.
+  Status SetDraining(uint32_t id, bool draining);
+  bool Draining(uint32_t id) const;
+
+  // The metadata volume refuses data while `reserve` is depleted; removing an
+  // object from it grows the reserve back at once. Set once at mount, before
+  // serving; `reserve` must outlive the set (or be reset to null).
+  void SetMetadataReserve(meta::SpaceReserve* reserve) { reserve_ = reserve; }
+  // Unlinks every recycled object (unmount): a clean volume keeps none in tmp/.
+  void DropRecycledObjects() const;
+
+  // ---- Objects made ahead of creates (docs/design.md, "Recycled objects")
+  // A create that leaves a volume's pool under kPoolLowWater objects marks the
+  // volume and calls `on_pool_low` (once per marking, no lock held, on the
+  // create's thread: it must only wake someone). Set before serving and
+  // cleared (null) only once no create can run (ObjectPrecreator).
+  void SetOnPoolLow(std::function<void()> on_pool_low) { on_pool_low_ = std::move(on_pool_low); }
+  // The volumes marked since the last call, unmarked.
+  std::vector<uint32_t> TakeLowPools() const;
+  // Creates empty objects in tmp/ until the pool of `volume_id` holds `target`
+  // (at most kRecycledObjects); stops at the first failure (no room, no
+  // inodes), on a volume that is not online or is draining, and as soon as
+  // `stop()` says so (asked before each object). Returns how many it made.
+  size_t Precreate(uint32_t volume_id, size_t target, const std::function<bool()>& stop) const;
+  static constexpr size_t kPoolLowWater = 128;
+
+ private:
+  // Per-volume state that outlives snapshots (kept by id).
+  struct Slot {
+    std::atomic<int> health{int(VolumeHealth::kOnline)};  // VolumeHealth values
+    std::atomic<bool> draining{false};
+    // Recycled objects: emptied inodes in tmp/ ("free.<n>") that the next creates
+    // take by rename (see RemoveObject). tmp/ is emptied at mount, so the pool is
+    // memory only.
+    std::mutex pool_mu;
+    std::vector<std::string> pool;  // paths
+    uint64_t pool_names = 0;        // the next "free.<n>"
+    std::atomic<bool> pool_low{false};  // marked for Precreate (TakeLowPools)
+  };
+  // Keeps up to kRecycledObjects emptied objects per volume for the next creates.
+  static constexpr size_t kRecycledObjects = 4096;
+  // Moves the object at `path` into the volume's pool, emptied; false when the
+  // pool is full or a step failed (the caller unlinks it then).
+  bool RecycleObject(uint32_t volume_id, const std::string& path) const;
+  // Takes a pooled object and gives it the name `path` (never replacing an object
+  // there); false when the pool is empty (errno 0) or the rename failed (its
+  // errno: ENOENT when the subdirectory of `path` is missing, EEXIST).
+  bool ReuseObject(uint32_t volume_id, const std::string& path) const;
+  // Marks the volume for Precreate when its pool is under kPoolLowWater.
+  void NotePoolLevel(Slot& slot, size_t pooled) const;
+  std::function<void()> on_pool_low_;
+  // One published volume list; never changed once published.
+  struct Snapshot {
+    std::vector<meta::Volume> volumes;  // ordered by id
+    std::vector<Slot*> slots;           // parallel to volumes
+  };
+
+  VolumeSet(std::vector<meta::Volume> volumes, std::string fs_uuid, const Clock& clock,
+            VolumeIo& io);
+  const Snapshot* Current() const { return current_.load(std::memory_order_acquire); }
+  // Index of the volume with `id` in `snap`, or -1.
+  static int IndexOf(const Snapshot& snap, uint32_t id);
+  // The slot of volume `id` in the current snapshot, or nullptr.
+  Slot* SlotOf(uint32_t id) const;
+  void SetHealth(const meta::Volume& v, Slot& slot, VolumeHealth health,
+                 const std::string& why) const;
+  // An EIO naming the offline volume.
+  Status OfflineError(const meta::Volume& v) const;
+  // Checks that `dir` carries this file system's live label for volume `v`.
+  Status VerifyLabel(const meta::Volume& v) const;
+  // Publishes `next` (change_mu_ held) and drops the cached space numbers.
+  void PublishLocked(std::unique_ptr<Snapshot> next);
+  // A new slot for a volume entering the set (change_mu_ held, or in the constructor).
+  Slot* NewSlotLocked();
+
+  const std::string fs_uuid_;
+  const Clock& clock_;
+  VolumeIo& io_;
+  meta::SpaceReserve* reserve_ = nullptr;
+  std::mutex change_mu_;  // serializes Add/Remove/SetClass; guards snapshots_, slots_
+  // Every snapshot ever published (readers hold plain pointers; see the file comment).
+  std::vector<std::unique_ptr<const Snapshot>> snapshots_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::atomic<const Snapshot*> current_{nullptr};
+  mutable std::mutex space_mu_;  // guards space_ and space_time_ns_
+  mutable std::vector<policy::VolumeState> space_;
+  mutable int64_t space_time_ns_ = 0;
+};
+
+}  // namespace tierfs
