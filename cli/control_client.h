@@ -5,7 +5,7 @@
 // callback, and returns the final answer's "result" or its error. Transport
 // failures (no socket, daemon gone, a garbled answer) are told apart from the
 // daemon's own errors by unreachable(), because the tools exit with status 3
-// for the former (dst-spec.md 10, item 25).
+// for the former (docs/commands.md "How the tools find the file system").
 //
 // Not thread-safe: use one client per thread (connections are not shared).
 #pragma once

@@ -1,6 +1,6 @@
 // The cron entry `mkdstfs --cron SCHEDULE` installs: one file in /etc/cron.d
-// that runs `fsppadm enforce MOUNTPOINT` on SCHEDULE as root (dst-spec.md 5.6:
-// DST has no scheduler of its own; a root crontab runs the scans).
+// that runs `fsppadm enforce MOUNTPOINT` on SCHEDULE as root (docs/admin.md
+// "Schedules": DST has no scheduler of its own; a root crontab runs the scans).
 //
 // The directory can be redirected with the environment variable
 // TIERFS_CRON_DIR (tests, or systems with another cron layout).

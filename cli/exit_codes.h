@@ -1,4 +1,5 @@
-// Exit statuses shared by the tierfs administration tools (dst-spec.md 10, item 25).
+// Exit statuses shared by the tierfs administration tools (docs/commands.md
+// "How the tools find the file system").
 // Constants only; thread-safe.
 #pragma once
 

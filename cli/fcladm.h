@@ -1,4 +1,4 @@
-// fcladm: the File Change Log of a tierfs file system (dst-spec.md 5.5).
+// fcladm: the File Change Log of a tierfs file system (docs/commands.md "fcladm").
 //
 //   fcladm on|off|state|sync [--json] MOUNT
 //   fcladm print [-s SEQ] [-t TIME] [-n COUNT] [--json] MOUNT

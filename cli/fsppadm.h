@@ -1,4 +1,4 @@
-// fsppadm: placement policy administration for tierfs (dst-spec.md 5.1, 10).
+// fsppadm: placement policy administration for tierfs (docs/commands.md "fsppadm").
 // The syntax is in cli/fsppadm_args.h; the report layout in cli/fsppadm_report.h.
 //
 // FsppadmMain runs one command in-process, talking to the daemons of the named

@@ -1,4 +1,4 @@
-// Command-line syntax of fsppadm (VxFS syntax, dst-spec.md 5.1 and 10):
+// Command-line syntax of fsppadm (VxFS syntax, docs/commands.md "fsppadm"):
 //
 //   fsppadm assign   [-f] MOUNT... POLICY.xml
 //   fsppadm unassign MOUNT...
@@ -38,7 +38,7 @@ enum class FsppadmCommand {
   kAnalyze,
   kQuery,
   kStatus,
-  kTag,  // fsppadm tag add|remove|list ... (dst-spec 10 item 7)
+  kTag,  // fsppadm tag add|remove|list ... (docs/policies.md "SELECT: which files")
   kHeatBucket,  // fsppadm heatbucket MOUNT SECONDS (tierfs extension, issue 10)
   kAdvise,      // fsppadm advise MOUNT [POLICY.xml] (tierfs extension, issue 10)
   kReport,      // fsppadm report MOUNT: bytes and heat per directory and class (issue 9)

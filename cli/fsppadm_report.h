@@ -1,5 +1,5 @@
 // Formatting of the scan result of `fsppadm enforce|analyze|query` (the "scan"
-// answer of fs/control/control_protocol.md) as dst-spec.md 10, item 24 asks:
+// answer of fs/control/control_protocol.md) as docs/commands.md "fsppadm" describes it:
 //
 //   - one row per decided file: current class and volume, new class and volume,
 //     rule, statement, temperature and its kind, size, outcome, (with -a: access

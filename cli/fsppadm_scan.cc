@@ -1,5 +1,6 @@
 // fsppadm enforce | analyze | query: build the scan request from the options and
-// path operands, stream progress, print the report (dst-spec.md 10, items 22-25).
+// path operands, stream progress, print the report (docs/commands.md "fsppadm",
+// docs/policies.md "Which files a scan sees").
 #include <algorithm>
 #include <cmath>
 

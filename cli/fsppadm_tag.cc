@@ -1,4 +1,5 @@
-// fsppadm tag: the file tags that policies select with <TAG> (dst-spec 10 item 7).
+// fsppadm tag: the file tags that policies select with <TAG> (docs/policies.md
+// "SELECT: which files").
 //
 // Tags are words in the extended attribute user.tierfs.tags (comma-separated), so
 // this command works through the mounted file system with the caller's own

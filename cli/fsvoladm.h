@@ -1,5 +1,6 @@
-// fsvoladm: the volumes of a mounted tierfs file system (dst-spec.md 5.4, after
-// VxFS fsvoladm; fs/tiering/volume_admin.h does the work in the daemon):
+// fsvoladm: the volumes of a mounted tierfs file system (docs/commands.md
+// "fsvoladm", after VxFS fsvoladm; fs/tiering/volume_admin.h does the work in the
+// daemon):
 //
 //   fsvoladm list [--json] MOUNT
 //   fsvoladm add [-v] [--json] MOUNT DIR[:CLASS]...

@@ -1,6 +1,6 @@
 // mkdstfs: sets up a tierfs file system from a list of directories and mounts it
-// (dst-spec.md 5.3, after the Veritas paper's mkdstfs, with directories in
-// place of VxVM volumes):
+// (docs/commands.md "mkdstfs", after the Veritas paper's mkdstfs, with
+// directories in place of VxVM volumes):
 //
 //   mkdstfs [-f] [-v] [-h] [-m MOUNTOPTS] [--cron SCHEDULE] [--heat-bucket SECONDS]
 //           [--no-mount] MOUNTPOINT FSNAME DIR[:CLASS]...

@@ -1,4 +1,4 @@
-// The planning half of mkdstfs (dst-spec.md 5.3, the Veritas paper's
+// The planning half of mkdstfs (docs/commands.md "mkdstfs"; the Veritas paper's
 // "Deploying DST Using mkdstfs"), as pure functions so the rules can be tested
 // with tables:
 //

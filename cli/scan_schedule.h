@@ -1,5 +1,5 @@
 // Scheduled enforcement (`fsppadm schedule`, `mkdstfs --cron`): DST has no
-// scheduler of its own (dst-spec.md 5.6); the paper runs fsppadm from cron, an
+// scheduler of its own (docs/admin.md "Schedules"); the paper runs fsppadm from cron, an
 // active-files scan hourly and a full one daily. This writes the files that
 // make the system's scheduler run them: systemd timers where systemd runs, one
 // /etc/cron.d file otherwise.

@@ -1,6 +1,6 @@
 // Adding volumes to a mounted tierfs: the code `fsvoladm add` and `mkdstfs` on
-// an existing file system share (dst-spec.md 5.3: "Existing vset/FS: volumes
-// are added"). The caller probes each DIR[:CLASS] operand with ProbeVolumes
+// an existing file system share (docs/commands.md "mkdstfs" and "fsvoladm": on an
+// existing file system, mkdstfs adds volumes). The caller probes each DIR[:CLASS] operand with ProbeVolumes
 // (cli/mkdstfs.h), which checks the directory and detects its media type; this
 // plans the row with PlanVolume (the same class rules as a new file system)
 // and asks the daemon to label the directory and add it (the "volume_add"

@@ -1,6 +1,6 @@
 // OwnerNames: uid -> user name and gid -> group name (getpwuid_r/getgrgid_r),
 // each looked up once and cached, for policies that select files by USER or
-// GROUP (dst-spec 2.3) over many files with few owners.
+// GROUP (docs/policies.md "SELECT: which files") over many files with few owners.
 //
 // Not thread-safe: one instance per scan or replay. An id without an entry in
 // the user or group database maps to "" (it then matches no named USER/GROUP).

@@ -1,4 +1,5 @@
-// CREATE placement: where a new file goes (dst-spec 2.4 and 10 items 16, 20).
+// CREATE placement: where a new file goes (docs/policies.md "Rules" and
+// "CREATE: where new files go").
 //
 // ChooseCreateClasses() finds the governing rule of the new file (SELECT on
 // path and owner; a new file has no tags, so a TAG-only SELECT never governs

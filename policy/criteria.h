@@ -1,6 +1,6 @@
 // Comparisons of a measured value against MIN and MAX bounds.
 //
-// MIN Flags gt|gteq|eq and MAX Flags lt|lteq (dst-spec 10 item 4) compare
+// MIN Flags gt|gteq|eq and MAX Flags lt|lteq (docs/policies.md "WHEN criteria") compare
 // real numbers (temperatures, ages in hours, sizes), so equality is
 // approximate: a and b are equal when |a - b| <= 1e-9 * max(|a|, |b|)
 // (relative epsilon; exact for 0). gt and lt are strict beyond that band,

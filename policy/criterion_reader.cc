@@ -1,5 +1,5 @@
 // PolicyReader's WHEN criteria: SIZE, ACCAGE, MODAGE, IOTEMP, ACCESSTEMP and
-// their MIN, MAX and PERIOD (dst-spec 2.2, 3, 10 items 2-4, 13-14).
+// their MIN, MAX and PERIOD (docs/policies.md "WHEN criteria" and "Temperatures").
 #include <cstdio>
 #include <map>
 
@@ -11,7 +11,7 @@ namespace tierfs::policy {
 namespace {
 
 // A PERIOD longer than this needs more I/O history than the daemon should
-// keep (dst-spec 2.2 notes: one or two weeks).
+// keep (two weeks at most; docs/policies.md "Validation").
 constexpr double kLongPeriodHours = 14 * 24;
 
 const std::map<std::string_view, TempType>& TempTypes() {
@@ -111,7 +111,7 @@ void PolicyReader::ReadBound(const xmlNode* node, double unit, Criterion* c) {
 }
 
 void PolicyReader::ReadPeriod(const xmlNode* node, Criterion* c) {
-  std::optional<double> unit = 24.0;  // dst-spec 10 item 2: days by default
+  std::optional<double> unit = 24.0;  // docs/policies.md "WHEN criteria": days by default
   if (std::optional<std::string> units = AttributeOf(node, "Units")) {
     unit = TimeUnitHours(Trim(*units));  // a bad value was reported by the DTD
   }

@@ -8,8 +8,8 @@
 
 namespace tierfs::policy {
 
-// A finding about a policy document (dst-spec 10 item 11: every error says
-// where, in which element, and what was expected).
+// A finding about a policy document (docs/policies.md "Validation": every error
+// says where, in which element, and what was expected).
 struct Diagnostic {
   int line = 0;         // 1-based line in the document; 0 when unknown
   std::string element;  // element name without brackets ("MIN"); "" for document-level findings

@@ -67,7 +67,7 @@ bool Evaluator::Holds(const Criterion& c, const FileRecord& file) const {
   double scale = 1.0;
   if (c.IsTemperature() && c.average) {
     scale = Average(c.type);
-    if (scale <= 0) return !c.min.has_value();  // dst-spec 10 item 14
+    if (scale <= 0) return !c.min.has_value();  // docs/policies.md "Temperatures"
   }
   if (c.min && !MinHolds(*c.min, value, scale)) return false;
   if (c.max && !MaxHolds(*c.max, value, scale)) return false;

@@ -1,5 +1,6 @@
 // The evaluator: which rule and statement govern one file, and what they
-// decide (dst-spec 2.3, 2.4, 2.5 and 10 items 13-17, 21).
+// decide (docs/policies.md "Rules", "WHEN criteria", "Temperatures" and
+// "What a scan does").
 //
 // The first data rule with a matching SELECT governs the file. Within it,
 // DELETE and RELOCATE statements are tried in document order; the first

@@ -1,5 +1,5 @@
-// Execution order of a scan plan (dst-spec 10 item 18: "moves out of a class
-// before moves into it").
+// Execution order of a scan plan (docs/policies.md "What a scan does": moves out
+// of a volume before moves into it).
 //
 // Deletes run first (they only free space). Relocations are then replayed
 // against simulated free space: in passes over the remaining moves (plan

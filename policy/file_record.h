@@ -4,7 +4,7 @@
 // fs/ builds FileRecords from meta/ rows (inode, path, owner names, tags,
 // iostat buckets) and hands them to the evaluator and planner. Value types;
 // the functions are pure and thread-safe.
-// dst-spec 3.1, 3.4 and 10 items 12, 14, 15.
+// docs/policies.md "Temperatures".
 #pragma once
 
 #include <cstdint>
@@ -14,7 +14,7 @@
 
 namespace tierfs::policy {
 
-// I/O counted over some time span: bytes and calls (dst-spec 10 item 12).
+// I/O counted over some time span: bytes and calls (docs/policies.md "Temperatures").
 // Doubles because a bucket that straddles a window edge counts in proportion.
 struct IoCounters {
   double rbytes = 0;  // bytes read
@@ -51,7 +51,8 @@ struct FileRecord {
   std::vector<IoCounters> windows;
 };
 
-// The extended attribute that holds a file's tags for <TAG> (dst-spec 10 item 7).
+// The extended attribute that holds a file's tags for <TAG> (docs/policies.md
+// "SELECT: which files").
 inline constexpr char kFileTagsXattr[] = "user.tierfs.tags";
 // The words of a tags attribute value: separated by commas or white space, empty
 // words dropped, each word once, in first-seen order.
@@ -59,7 +60,7 @@ std::vector<std::string> ParseFileTags(std::string_view value);
 
 // Adds `bucket`, the counters of [bucket_start_s, bucket_start_s +
 // bucket_seconds), into each window i = [now_s - window_hours[i] * 3600,
-// now_s), in proportion to the overlap (dst-spec 10 item 15). A bucket still
+// now_s), in proportion to the overlap (docs/policies.md "Temperatures"). A bucket still
 // open at now_s counts as [bucket_start_s, now_s): its I/O all happened before
 // now. Resizes *windows to window_hours.size() first if it is shorter. A bucket
 // with bucket_seconds <= 0, or starting at or after now_s, is ignored.
@@ -68,7 +69,7 @@ void AccumulateBucket(const std::vector<double>& window_hours, int64_t now_s,
                       std::vector<IoCounters>* windows);
 
 // File-system-wide activity over the last AveragePeriod hours, for
-// Average="*" (dst-spec 10 item 14): sums over the files ACTIVE in that
+// Average="*" (docs/policies.md "Temperatures"): sums over the files ACTIVE in that
 // window, i.e. with any I/O in it. Build it with AddActivity() over every
 // file of the file system (not only the files a -C/-T scan looks at).
 struct ActivityTotals {

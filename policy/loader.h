@@ -7,7 +7,7 @@
 // checks. CheckClasses() and CheckHeatResolution() add the checks against a
 // file system's classes and heat bucket.
 // Pure (no I/O besides parsing the string); thread-safe.
-// dst-spec 2, 2.6 and 10 items 1-11.
+// docs/policies.md "The document", "Validation", "Rules" and "WHEN criteria".
 #pragma once
 
 #include <cstdint>
@@ -38,7 +38,7 @@ LoadResult LoadPolicy(std::string_view xml);
 
 // Checks every class `policy` names (CREATE destinations, FROM sources, TO
 // destinations of data rules) against `known_classes`, the classes the file
-// system's volumes carry (dst-spec 10 item 10). An unknown class is an error,
+// system's volumes carry (docs/policies.md "Validation"). An unknown class is an error,
 // or a warning when `force` (that class is then skipped at placement time).
 // Appends to `result` (sorted by line); when `result` then holds any error,
 // result->policy is reset. `policy` may be *result->policy: it is read fully

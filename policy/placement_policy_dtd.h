@@ -10,7 +10,7 @@
 
 namespace tierfs::policy {
 
-// The full text of placement_policy.dtd (dst-spec 10 item 11).
+// The full text of placement_policy.dtd (docs/policies.md "Validation").
 std::string_view PlacementPolicyDtd();
 
 }  // namespace tierfs::policy

@@ -160,8 +160,8 @@ class Placer {
     plan->skipped.push_back(std::move(m));
   }
 
-  // The first TO class with room under its limit, as DST's reference
-  // algorithm has it (dst-spec 4), plus the class limits.
+  // The first TO class with room under its limit, as DST places a file
+  // (docs/policies.md "What a scan does"), plus the class limits.
   bool PlaceDirect(const Statement& st, PlannedMove* m) {
     for (const Destination& d : st.to_classes) {
       const VolumeState* to = PickDestination(policy_, projected_, d, m->bytes);
@@ -315,7 +315,8 @@ ScanPlan PlanScan(const PlacementPolicy& policy, const std::vector<FileRecord>& 
   std::vector<Candidate> stays;  // kStay, in scan order
   std::unordered_set<uint64_t> seen;
   for (const FileRecord& file : files) {
-    if (!seen.insert(file.ino).second) continue;  // a hard link met again (dst-spec 10 item 21)
+    // A hard link met again (docs/policies.md "What a scan does").
+    if (!seen.insert(file.ino).second) continue;
     ++plan.files_scanned;
     FileVerdict v = ev.Evaluate(file);
     if (v.action == FileVerdict::kNone || v.action == FileVerdict::kStay) {

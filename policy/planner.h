@@ -1,6 +1,5 @@
 // The scan planner: one enforcement scan's decisions, ordered and bounded by
-// free space (dst-spec section 4 reference algorithm, 3.6, and 10 items
-// 17-19, 21).
+// free space (docs/policies.md "What a scan does" and "Prefer").
 //
 // PlanScan() evaluates every file (each inode once, by its first path), then
 // places the candidates statement by statement in document order of the

@@ -8,7 +8,7 @@
 // Units are normalised at load time: sizes in bytes, ages and periods in
 // hours, temperatures dimensionless (see temperature.h). Every element keeps
 // the line of the document it came from, for diagnostics and reports.
-// Grammar: dst-spec section 2 and section 10 items 1-11.
+// Grammar: docs/policies.md "The document", "Rules" and "WHEN criteria".
 #pragma once
 
 #include <cstdint>
@@ -25,31 +25,31 @@ struct Located {
   int line = 0;
 };
 
-// RULE Flags (dst-spec 2.2, 10 item 8). kCheckpoint stands for both
+// RULE Flags (docs/policies.md "Rules"). kCheckpoint stands for both
 // "checkpoint" and "ckpt": such rules are kept in the model for reports but
 // never select anything (tierfs has no Storage Checkpoints).
 enum class RuleFlags { kData, kCheckpoint };
 
 // <DIRECTORY Flags="recursive|nonrecursive">: `path` is normalised relative
 // to the mount root without leading or trailing '/', "" for the root itself
-// (dst-spec 2.3, 10 item 6).
+// (docs/policies.md "SELECT: which files").
 struct Directory {
   std::string path;
   bool recursive = false;
   int line = 0;
 };
 
-// <PATTERN [Flags="recursive"]>: an fnmatch(3) glob without '/' (dst-spec 10
-// item 5). Matched against the file name; when `recursive`, also against the
-// names of the directories on the file's path (see select_match.h).
+// <PATTERN [Flags="recursive"]>: an fnmatch(3) glob without '/' (docs/policies.md
+// "SELECT: which files"). Matched against the file name; when `recursive`, also
+// against the names of the directories on the file's path (see select_match.h).
 struct Pattern {
   std::string glob;
   bool recursive = false;
   int line = 0;
 };
 
-// <SELECT>: which files a rule governs (dst-spec 2.3). Empty lists do not
-// constrain; same-kind entries are OR-ed, different kinds AND-ed.
+// <SELECT>: which files a rule governs (docs/policies.md "SELECT: which files").
+// Empty lists do not constrain; same-kind entries are OR-ed, different kinds AND-ed.
 struct Select {
   std::string name;  // the optional Name attribute, "" when absent
   std::vector<Directory> directories;
@@ -62,7 +62,7 @@ struct Select {
   int line = 0;
 };
 
-// <DESTINATION> inside CREATE/ON or TO (dst-spec 2.4, 10 item 9).
+// <DESTINATION> inside CREATE/ON or TO (docs/policies.md "CREATE: where new files go").
 struct Destination {
   std::string class_name;     // "" only for a class-less DESTINATION under "any"
   uint64_t balance_size = 0;  // BALANCE_SIZE in bytes; 0 = not given
@@ -76,7 +76,7 @@ struct Destination {
   int class_line = 0;         // of <CLASS>, 0 when there is none
 };
 
-// <CREATE><ON>: where new files of the rule go (dst-spec 2.4, 10 item 20).
+// <CREATE><ON>: where new files of the rule go (docs/policies.md "CREATE: where new files go").
 struct Create {
   std::vector<Destination> destinations;  // decreasing preference
   // True for ON Flags="any" or any DESTINATION Flags="any" (how the vendor
@@ -86,14 +86,14 @@ struct Create {
   int line = 0;
 };
 
-// The kind of a WHEN criterion (dst-spec 2.2, 3).
+// The kind of a WHEN criterion (docs/policies.md "WHEN criteria").
 enum class CriterionKind { kSize, kAccAge, kModAge, kIoTemp, kAccessTemp };
 
 // Type attribute of IOTEMP (bytes) and ACCESSTEMP (calls); kNone for the
-// other kinds (dst-spec 10 item 13).
+// other kinds (docs/policies.md "Temperatures").
 enum class TempType { kNone, kNrBytes, kNwBytes, kNrwBytes, kNReads, kNWrites, kNrws };
 
-enum class MinFlag { kGt, kGtEq, kEq };  // MIN Flags (dst-spec 10 item 4)
+enum class MinFlag { kGt, kGtEq, kEq };  // MIN Flags (docs/policies.md "WHEN criteria")
 enum class MaxFlag { kLt, kLtEq };       // MAX Flags
 enum class Prefer { kNone, kHigh, kLow };
 
@@ -113,7 +113,7 @@ struct MaxBound {
 };
 
 // One criterion of a WHEN; all criteria of a statement must hold
-// (dst-spec 2.4, 10 item 3).
+// (docs/policies.md "RELOCATE and DELETE: what a scan does").
 struct Criterion {
   CriterionKind kind = CriterionKind::kSize;
   TempType type = TempType::kNone;  // IOTEMP/ACCESSTEMP only
@@ -139,7 +139,7 @@ struct SourceLimit {
   int line = 0;        // of <PERCENT>
 };
 
-// A DELETE or RELOCATE statement (dst-spec 2.4, 2.5).
+// A DELETE or RELOCATE statement (docs/policies.md "RELOCATE and DELETE: what a scan does").
 struct Statement {
   enum Kind { kRelocate, kDelete };
   Kind kind = kRelocate;
@@ -161,7 +161,7 @@ struct Statement {
   std::optional<double> SourcePercent(const std::string& class_name) const;
 };
 
-// <RULE> (dst-spec 2.2, 2.5).
+// <RULE> (docs/policies.md "Rules").
 struct Rule {
   std::string name;
   RuleFlags flags = RuleFlags::kData;
@@ -187,7 +187,7 @@ struct ClassLimit {
   int class_line = 0;    // of its <CLASS>
 };
 
-// <PLACEMENT_POLICY> (dst-spec 2.2, 10 item 1).
+// <PLACEMENT_POLICY> (docs/policies.md "The document").
 struct PlacementPolicy {
   std::string name;
   std::string version;                // "5.0", "5.1", ... as written

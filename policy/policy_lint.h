@@ -2,7 +2,7 @@
 //
 // Run by LoadPolicy() after the reader: the VxFS constraint that a directory
 // named in several rules uses one Flags value (an error), and warnings for
-// rules and statements that can never be reached (dst-spec 2.5, 2.6), for
+// rules and statements that can never be reached (docs/policies.md "Validation"), for
 // duplicate rule names, for several Prefer attributes in one statement, and
 // for Prefer on DELETE. Pure; thread-safe.
 #pragma once

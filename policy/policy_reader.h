@@ -7,7 +7,7 @@
 // '/' in PATTERN, empty names, ".." in DIRECTORY, MIN or MAX present, a CLASS
 // for every DESTINATION that needs one. It also warns about accepted but
 // ineffective grammar (PERCENT, DESTINATION Flags, checkpoint rules).
-// Grammar: dst-spec section 2 and section 10 items 1-11.
+// Grammar: docs/policies.md "The document", "Rules" and "WHEN criteria".
 // Thread-compatible: one reader per document.
 #pragma once
 

@@ -1,5 +1,5 @@
-// SELECT matching: which rule governs a file (dst-spec 2.3, 2.5, 10 items
-// 5-7 and 16).
+// SELECT matching: which rule governs a file (docs/policies.md "Rules" and
+// "SELECT: which files").
 //
 // Within one SELECT, entries of the same kind are OR-ed and different kinds
 // AND-ed; the SELECTs of a rule are OR-ed; the first data rule with a

@@ -1,5 +1,5 @@
 // Temperatures: the arithmetic of IOTEMP, ACCESSTEMP and their file-system
-// averages (dst-spec 3.2-3.5 and 10 items 13-14).
+// averages (docs/policies.md "Temperatures").
 //
 // All functions are pure and thread-safe. Temperatures are per hour:
 // IOTEMP is bytes per hour per byte of file, ACCESSTEMP calls per hour. A
@@ -14,7 +14,7 @@
 namespace tierfs::policy {
 
 // Files smaller than this count as this big in IOTEMP (bytes), so a tiny
-// file read once is not "hot" (dst-spec 10 item 13).
+// file read once is not "hot" (docs/policies.md "Temperatures").
 constexpr uint64_t kMinTemperatureSize = 4096;
 
 // IOTEMP = bytes / (period_hours * max(size, 4096)); `bytes` moved in the

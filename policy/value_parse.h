@@ -13,7 +13,7 @@
 namespace tierfs::policy {
 
 // `text` without leading and trailing spaces, tabs and line breaks
-// (dst-spec 2.1: whitespace around values is tolerated).
+// (docs/policies.md "The document": whitespace around values is tolerated).
 std::string Trim(std::string_view text);
 
 // A non-negative decimal number as policies write them: digits with at most
@@ -24,12 +24,12 @@ std::optional<double> ParseDecimal(std::string_view text);
 // A numeric user or group id: decimal digits, at most 4294967295.
 std::optional<uint32_t> ParseId(std::string_view text);
 
-// Bytes per unit for SIZE and BALANCE_SIZE Units (dst-spec 10 item 4):
+// Bytes per unit for SIZE and BALANCE_SIZE Units (docs/policies.md "WHEN criteria"):
 // bytes 1, KB 1024, MB 1024^2, GB 1024^3; nullopt for other names.
 std::optional<double> SizeUnitBytes(std::string_view units);
 
 // Hours per unit for ACCAGE, MODAGE and PERIOD Units: hours 1, days 24;
-// nullopt for other names (dst-spec 10 item 2).
+// nullopt for other names (docs/policies.md "WHEN criteria").
 std::optional<double> TimeUnitHours(std::string_view units);
 
 // The longest PERIOD and AveragePeriod the loader accepts: 100 years. Scans turn
@@ -40,10 +40,10 @@ inline constexpr double kMaxPeriodHours = 100.0 * 365 * 24;
 // The largest BALANCE_SIZE in bytes: it must fit in uint64_t (below 2^64).
 inline constexpr double kMaxBalanceSizeBytes = 18446744073709549568.0;  // 2^64 - 2^11
 
-// True for "5.0", "5.1" and later "5.<digits>" (dst-spec 10 item 1).
+// True for "5.0", "5.1" and later "5.<digits>" (docs/policies.md "The document").
 bool IsSupportedVersion(std::string_view version);
 
-// Normalises a DIRECTORY value (dst-spec 10 item 6): relative to the mount
+// Normalises a DIRECTORY value (docs/policies.md "SELECT: which files"): relative to the mount
 // root, a leading '/' tolerated, repeated and trailing '/' and "." parts
 // dropped; "" or "/" is the root and yields "". Returns nullopt and sets
 // *error for a ".." component.

@@ -1,13 +1,13 @@
 // Choosing a volume inside a class, and the default allocator.
 //
 // Shared by CREATE placement and the scan planner. Room means the volume
-// keeps its reserve: free_bytes - reserve_bytes >= needed (dst-spec 10
-// item 19). Inside a class (dst-spec 10 item 9): the volume with the most
-// free bytes; with BALANCE_SIZE, the least used one (lowest used/total),
-// which spreads a destination's files over its volumes by fill ratio
-// instead of by absolute space. Ties go to the volume listed first. The
-// default allocator (dst-spec 10 item 16) takes the volume with the most
-// free bytes among all that have room. Pure; thread-safe.
+// keeps its reserve: free_bytes - reserve_bytes >= needed (docs/policies.md
+// "What a scan does"). Inside a class (docs/policies.md "CREATE: where new files
+// go"): the volume with the most free bytes; with BALANCE_SIZE, the least used
+// one (lowest used/total), which spreads a destination's files over its volumes
+// by fill ratio instead of by absolute space. Ties go to the volume listed
+// first. The default allocator (docs/policies.md "Rules") takes the volume with
+// the most free bytes among all that have room. Pure; thread-safe.
 #pragma once
 
 #include <cstdint>

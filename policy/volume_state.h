@@ -14,11 +14,11 @@ namespace tierfs::policy {
 struct VolumeState {
   uint32_t id = 0;                   // volume id as in FileRecord::volume_id
   std::string name;                  // "vol1", for reports
-  std::vector<std::string> classes;  // placement classes the volume carries (dst-spec 1)
+  std::vector<std::string> classes;  // placement classes (docs/policies.md "Classes, not volumes")
   uint64_t total_bytes = 0;          // capacity
   uint64_t free_bytes = 0;           // free now
   // Free space that placement must leave untouched (the watermark of
-  // dst-spec 10 item 19): a volume has room for n bytes when
+  // docs/policies.md "What a scan does"): a volume has room for n bytes when
   // free_bytes - reserve_bytes >= n.
   uint64_t reserve_bytes = 0;
   // False while the volume takes no new data at all (offline, full after an

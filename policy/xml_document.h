@@ -1,4 +1,5 @@
-// Safe libxml2 parsing and validation of policy documents (dst-spec 10 item 11).
+// Safe libxml2 parsing and validation of policy documents (docs/policies.md
+// "The document" and "Validation").
 //
 // ParseXml() reads a document with the network, external entities and
 // external DTD loading disabled, and refuses DOCTYPEs that declare anything,

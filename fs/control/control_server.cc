@@ -210,6 +210,7 @@ Result<int> ConnectControlSocket(const std::string& socket_path) {
 struct ControlServer::Impl {
   struct Connection {
     int fd = -1;
+    bool root = false;  // the peer is uid 0 (SO_PEERCRED at accept)
     std::thread thread;
     bool done = false;  // guarded by Impl::mu
   };
@@ -230,6 +231,7 @@ struct ControlServer::Impl {
   // Connections admitted and not yet finished: what limits.max_connections bounds
   // (`connections` also holds finished threads until they are reaped).
   int active = 0;
+  int others_active = 0;  // of `active`, the connections of uids other than root
   std::condition_variable slot_freed;  // signalled when `active` drops, and by Stop
 
   ~Impl() {
@@ -255,26 +257,42 @@ void ControlServer::Impl::AcceptLoop() {
     Reap();
     auto conn = std::make_shared<Connection>();
     conn->fd = fd;
+    ucred cred{};
+    socklen_t cred_len = sizeof cred;
+    conn->root = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) == 0 && cred.uid == 0;
+    const int others_max =
+        limits.max_connections - std::min(limits.root_reserved, limits.max_connections - 1);
     std::unique_lock lock(mu);
     if (stopping.load()) {
       close(fd);
       break;
     }
+    auto has_place = [&] {
+      return active < limits.max_connections && (conn->root || others_active < others_max);
+    };
     // A client that calls again as soon as it has read an answer may find its
     // previous connection's thread still finishing: wait a moment for a place.
-    slot_freed.wait_for(lock, std::chrono::milliseconds(limits.queue_wait_ms), [this] {
-      return active < limits.max_connections || stopping.load();
-    });
+    // Not when the places of non-root clients are all taken by non-root clients:
+    // those are refused at once, so that a flood of them never slows the accepts.
+    if (conn->root || others_active < others_max) {
+      slot_freed.wait_for(lock, std::chrono::milliseconds(limits.queue_wait_ms),
+                          [&] { return has_place() || stopping.load(); });
+    }
     if (stopping.load()) {
       close(fd);
       break;
     }
-    if (active >= limits.max_connections) {
+    if (!has_place()) {
       lock.unlock();
       // Without blocking: a fresh socket's buffer holds this short line.
       const std::string answer = Line(ErrorReply(
-          EAGAIN, "the daemon is serving " + std::to_string(limits.max_connections) +
-                      " control connections already; try again"));
+          EAGAIN, conn->root || active >= limits.max_connections
+                      ? "the daemon is serving " + std::to_string(limits.max_connections) +
+                            " control connections already; try again"
+                      : "the daemon is serving " + std::to_string(others_max) +
+                            " control connections of non-root clients already (the other " +
+                            std::to_string(limits.max_connections - others_max) +
+                            " places are kept for root); try again"));
       (void)!send(fd, answer.data(), answer.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
       shutdown(fd, SHUT_RDWR);
       close(fd);
@@ -287,6 +305,7 @@ void ControlServer::Impl::AcceptLoop() {
       continue;
     }
     ++active;
+    if (!conn->root) ++others_active;
     connections.push_back(std::move(conn));
   }
 }
@@ -382,6 +401,7 @@ void ControlServer::Impl::Serve(Connection* conn) {
   std::lock_guard lock(mu);
   conn->done = true;
   --active;
+  if (!conn->root) --others_active;
   slot_freed.notify_all();
 }
 
@@ -394,7 +414,8 @@ Result<std::unique_ptr<ControlServer>> ControlServer::Start(const std::string& s
                                                             ControlHandler handler,
                                                             const ControlServerLimits& limits) {
   if (!handler) return Status::Invalid("ControlServer::Start: no handler");
-  if (limits.max_connections < 1 || limits.request_timeout_ms < 1 || limits.queue_wait_ms < 0) {
+  if (limits.max_connections < 1 || limits.request_timeout_ms < 1 || limits.queue_wait_ms < 0 ||
+      limits.root_reserved < 0) {
     return Status::Invalid("ControlServer::Start: limits must be positive");
   }
   struct stat st;

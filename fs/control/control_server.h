@@ -8,9 +8,13 @@
 // The full vocabulary of requests is in fs/control/control_protocol.md.
 //
 // Limits (ControlServerLimits): at most kMaxControlConnections connections are
-// served at once (each on its own thread); one more waits up to
-// kControlQueueWaitMs for a place (meanwhile no other is accepted), then is
-// answered with {"ok": false, "errno": EAGAIN, ...} and closed. A client must send its whole
+// served at once (each on its own thread); the last kRootReservedControlConnections
+// of them are root's alone, so that clients of other uids (the mounting user's,
+// even idle ones by the hundred) can never keep root's `fsppadm` out. A root
+// connection beyond the maximum waits up to kControlQueueWaitMs for a place
+// (meanwhile no other is accepted), then is answered with {"ok": false, "errno":
+// EAGAIN, ...} and closed; another uid's connection beyond its share gets that
+// answer at once. A client must send its whole
 // request line within kControlRequestTimeoutSeconds of connecting, else it is
 // answered with ETIMEDOUT and closed, so an idle client does not hold a thread for
 // ever. Only reading the request is timed: a handler may run (and stream
@@ -67,10 +71,16 @@ constexpr int kControlQueueWaitMs = 2000;
 // then the connection counts as gone, so it cannot hold its thread for ever.
 constexpr int kControlSendTimeoutSeconds = 60;
 
+// Of kMaxControlConnections, how many only root's connections may take.
+constexpr int kRootReservedControlConnections = 4;
+
 struct ControlServerLimits {
   int max_connections = kMaxControlConnections;                  // >= 1
   int request_timeout_ms = kControlRequestTimeoutSeconds * 1000;  // > 0, milliseconds
   int queue_wait_ms = kControlQueueWaitMs;                        // >= 0, milliseconds
+  // Places only root may take (other uids share the rest); at most
+  // max_connections - 1 of them take effect.
+  int root_reserved = kRootReservedControlConnections;
 };
 
 // The admission rule of the control socket: root, or the uid that mounted.

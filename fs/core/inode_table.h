@@ -36,9 +36,10 @@
 //     reads it again. So an entry never starts from a row older than a change
 //     that reached the table before it.
 //
-// Reclaim rule (conventions.md 5): an inode's object is removed only when nlink,
-// open count and lookup count are all zero; the caller that drops the last of them
-// gets `true` (or the inode) from the corresponding call and performs the reclaim.
+// Reclaim rule (docs/design.md "When an object is reclaimed"): an inode's object is
+// removed only when nlink, open count and lookup count are all zero; the caller that
+// drops the last of them gets `true` (or the inode) from the corresponding call and
+// performs the reclaim.
 #pragma once
 
 #include <atomic>

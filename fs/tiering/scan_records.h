@@ -1,6 +1,7 @@
 // Gathering the inputs of a policy scan from the metadata database: file records
 // in path-name order, their I/O per policy window, and the file-system activity
-// totals over the AveragePeriod (dst-spec 10 items 13-15, 21, 22).
+// totals over the AveragePeriod (docs/policies.md "Temperatures", "What a scan does"
+// and "Which files a scan sees").
 //
 // Internal to fs/tiering/scan_service.cc; functions are thread-safe (they only read).
 #pragma once

@@ -380,7 +380,7 @@ Result<json> ScanService::RunOnce(const ScanRequest& request, const ScanProgress
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   };
 
-  // The scan sees all I/O up to its start (dst-spec 10 item 15).
+  // The scan sees all I/O up to its start (docs/policies.md "Temperatures").
   TIERFS_RETURN_IF_ERROR(fs_.FlushAll());
   auto pol = ScanPolicy(fs_, request);
   if (!pol.ok()) return pol.status();

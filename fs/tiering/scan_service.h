@@ -10,7 +10,7 @@
 // rows also carry every temperature the governing rule measures.
 //
 // Thread-safe. Two enforce runs never overlap: the second waits for the first
-// (dst-spec 10 item 23).
+// (docs/admin.md "Schedules").
 #pragma once
 
 #include <cstdint>
@@ -46,8 +46,9 @@ struct ScanRequest {
   double max_seconds = 0;                 // -t: stop after this long (the tool sends hours x 3600)
   bool no_wait = false;                   // --no-wait: fail with EBUSY instead of waiting
                                           // for another enforce to finish
-  int io_nice = 50;                       // -p 1..100: relocation parallelism (dst-spec 5.1:
-                                          // 1 -> 1 worker, 50 -> 16, 100 -> 32)
+  int io_nice = 50;                       // -p 1..100: relocation parallelism
+                                          // (docs/commands.md "fsppadm": 1 -> 1 worker,
+                                          // 50 -> 16, 100 -> 32)
 };
 // The control protocol's "scan" request is read into a ScanRequest by
 // ParseScanRequest (fs/control/scan_request_json.h): no JSON parsing here.
@@ -55,7 +56,7 @@ struct ScanRequest {
 // Called with ("scan"|"move", done, total) as the run proceeds.
 using ScanProgress = std::function<void(const std::string& phase, uint64_t done, uint64_t total)>;
 
-// Worker threads for -p io_nice (dst-spec 5.1): 1 -> 1, 50 -> 16, 100 -> 32.
+// Worker threads for -p io_nice (docs/commands.md "fsppadm"): 1 -> 1, 50 -> 16, 100 -> 32.
 int RelocationWorkers(int io_nice);
 
 class ScanService {

@@ -1,5 +1,5 @@
 // VolumeAdmin: adding, removing and re-classing volumes of a mounted file system
-// (fsvoladm; dst-spec.md 5.4, the VxFS fsvoladm/vxvset behaviour).
+// (fsvoladm; docs/commands.md "fsvoladm", the VxFS fsvoladm/vxvset behaviour).
 //
 //  - Add labels a directory as a new dataonly volume (as mkdstfs does), commits
 //    its row, and puts it in the live VolumeSet: new files and relocations may

@@ -3,8 +3,8 @@
 // mkdir, dup2) goes through one of these, so tests can make any step fail
 // deterministically (fs/volume/fault_injecting_volume_io.h) where the real file system
 // would fail at random: ENOSPC in the middle of a write, EIO from a copy, a short
-// write, the daemon stopping between two steps (conventions.md 8 and 9, the
-// Env of LevelDB).
+// write, the daemon stopping between two steps (the Env of LevelDB; docs/design.md
+// "Why every volume system call goes through one interface").
 //
 // Each method has its system call's contract: it returns what the call returns
 // and, on failure, -1 with errno set (so callers keep Status::FromErrno). The

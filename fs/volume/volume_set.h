@@ -99,7 +99,8 @@ class VolumeSet {
   Status RemoveObject(uint32_t volume_id, uint64_t ino, uint64_t generation) const;
 
   // Capacity of every volume for the placement code, refreshed at most once per
-  // second unless `fresh`. Reserve = 1% of the volume (the watermark, dst-spec 10.19).
+  // second unless `fresh`. Reserve = 1% of the volume (the watermark; docs/reliability.md
+  // "What a full volume does").
   // A volume that is offline, full, or (the metadata volume) short of its database
   // reserve has accepts_data false, so placement and relocation pass it by; an
   // offline volume shows no capacity (its directory is not the volume).

@@ -5,7 +5,10 @@
 #include <ftw.h>
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -156,6 +159,69 @@ TEST_F(ControlServerLimitsTest, ConnectionsBeyondTheMaximumWaitThenAreRefused) {
   json answer = Ask("{\"op\":\"ping\"}\n");
   leave.join();
   EXPECT_EQ(answer["result"]["op"], "ping") << answer.dump();
+}
+
+// A local user who may use the control socket (the uid that mounted) can hold
+// every place with idle clients only up to its share: the last places are root's,
+// so root's `fsppadm` always gets in (issue 27). The user's clients run in a child
+// process with that uid; its extra clients are refused at once.
+TEST_F(ControlServerLimitsTest, IdleClientsOfTheOwnerNeverKeepRootOut) {
+  if (getuid() != 0) GTEST_SKIP() << "needs root, to run a client as another uid";
+  constexpr uid_t kOwner = 65534;  // nobody: the user who mounted
+  ASSERT_EQ(chmod(dir_.c_str(), 0755), 0);
+  ControlServerLimits limits{6, 60'000, 200};
+  limits.root_reserved = 2;
+  auto server = ControlServer::Start(
+      socket_, kOwner,
+      [](const json& request, const ControlPeer& peer, ControlReply&) -> Result<json> {
+        return json{{"op", request["op"]}, {"uid", peer.uid}};
+      },
+      limits);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  int report[2];
+  ASSERT_EQ(pipe(report), 0);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // The owner's client: ten idle connections; counts those refused at once.
+    alarm(30);  // bounded, whatever the parent does
+    if (setgid(kOwner) != 0 || setuid(kOwner) != 0) _exit(2);
+    std::vector<int> held;
+    for (int i = 0; i < 10; ++i) {
+      Result<int> fd = ConnectControlSocket(socket_);
+      if (!fd.ok()) _exit(3);
+      held.push_back(*fd);
+    }
+    int refused = 0;
+    for (int fd : held) {
+      bool eof = false;
+      const std::string answer = ReadAll(fd, 300, &eof);
+      if (eof && LastLine(answer)["errno"] == EAGAIN) refused++;
+    }
+    const char n = static_cast<char>(refused);
+    (void)!write(report[1], &n, 1);
+    pause();  // holds the admitted ones until the parent ends this process
+    _exit(0);
+  }
+  close(report[1]);
+  char refused = -1;
+  pollfd p{report[0], POLLIN, 0};
+  ASSERT_EQ(poll(&p, 1, 10'000), 1) << "the owner's client never reported";
+  ASSERT_EQ(read(report[0], &refused, 1), 1);
+  close(report[0]);
+  EXPECT_EQ(refused, 6) << "4 of the 6 places are the owner's, 2 root's";
+  // Root gets in twice at once, while the owner's four idle clients stay.
+  const int a = Connect(), b = Connect();
+  SendText(a, "{\"op\":\"ping\"}\n");
+  SendText(b, "{\"op\":\"ping\"}\n");
+  for (int fd : {a, b}) {
+    bool eof = false;
+    json answer = LastLine(ReadAll(fd, 5000, &eof));
+    EXPECT_EQ(answer["result"]["uid"], 0) << answer.dump();
+  }
+  kill(child, SIGKILL);  // the child this test started
+  int status = 0;
+  waitpid(child, &status, 0);
 }
 
 TEST_F(ControlServerLimitsTest, ManyClientsCallingInTurnAreNeverRefused) {

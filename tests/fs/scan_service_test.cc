@@ -7,7 +7,7 @@ namespace tierfs {
 namespace {
 
 TEST(RelocationWorkers, FollowsTheVxfsScale) {
-  // dst-spec 5.1: -p 1 -> one worker, 50 (the default) -> 16, 100 -> 32.
+  // docs/commands.md "fsppadm": -p 1 -> one worker, 50 (the default) -> 16, 100 -> 32.
   EXPECT_EQ(RelocationWorkers(1), 1);
   EXPECT_EQ(RelocationWorkers(50), 16);
   EXPECT_EQ(RelocationWorkers(100), 32);

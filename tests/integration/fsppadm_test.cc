@@ -1,6 +1,7 @@
 // fsppadm on a mounted tierfs: every subcommand through the real binary, its
-// output (mostly --json, parsed) and its exit status (dst-spec 10 items 16-25:
-// 0 ok, 1 failures, 2 usage or validation, 3 daemon unreachable).
+// output (mostly --json, parsed) and its exit status (docs/commands.md "fsppadm"
+// and "How the tools find the file system": 0 ok, 1 failures, 2 usage or
+// validation, 3 daemon unreachable).
 //
 // Reads that must reach the daemon (to make a file hot) use O_DIRECT or follow a
 // remount: the kernel keeps the page cache across opens otherwise.

@@ -164,7 +164,8 @@ TEST_F(PolicyEnforceTest, ManyFilesMoveInParallelAndBack) {
 }
 
 TEST_F(PolicyEnforceTest, TaggedFilesAreSelectedByTag) {
-  // dst-spec 10 item 7: <TAG> matches words of user.tierfs.tags, set with fsppadm tag.
+  // docs/policies.md "SELECT: which files": <TAG> matches words of user.tierfs.tags,
+  // set with fsppadm tag.
   AssignPolicy(R"(<?xml version="1.0"?>
 <PLACEMENT_POLICY Version="5.1" Name="tagged">
   <RULE Flags="data" Name="fast_files">

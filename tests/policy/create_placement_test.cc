@@ -1,4 +1,4 @@
-// CREATE placement (dst-spec 2.4, 10 items 9, 16, 20).
+// CREATE placement (docs/policies.md "Rules" and "CREATE: where new files go").
 #include "policy/create_placement.h"
 
 #include <gtest/gtest.h>

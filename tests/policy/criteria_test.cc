@@ -1,5 +1,5 @@
-// MIN/MAX comparisons on real numbers (dst-spec 10 item 4; eq uses a
-// relative epsilon of 1e-9).
+// MIN/MAX comparisons on real numbers (docs/policies.md "WHEN criteria"; eq uses
+// a relative epsilon of 1e-9).
 #include "policy/criteria.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
-// EvaluateFile: rule and statement choice and criteria (dst-spec 2.3-2.5,
-// 3, 10 items 13-17).
+// EvaluateFile: rule and statement choice and criteria (docs/policies.md
+// "Rules", "WHEN criteria" and "Temperatures").
 #include "policy/evaluator.h"
 
 #include <gtest/gtest.h>
@@ -39,7 +39,7 @@ TEST_F(EvaluatorTest, NoRuleMeansNoAction) {
 }
 
 TEST_F(EvaluatorTest, FirstSelectingRuleGovernsEvenIfItDoesNothing) {
-  // dst-spec 2.5: the early .dat/30-day rule shadows the later .dat/size rule.
+  // docs/policies.md "Rules": the early .dat/30-day rule shadows the later .dat/size rule.
   PlacementPolicy p = MustLoad(PolicyXml(R"(<RULE Flags="data" Name="old_dat">
   <SELECT><PATTERN>*.dat</PATTERN></SELECT>
   <RELOCATE><TO><DESTINATION><CLASS>hdd</CLASS></DESTINATION></TO>

@@ -1,5 +1,5 @@
 // PlanScan: Prefer ordering, projected free space, "nospace" skips and
-// execution order (dst-spec 4, 3.6, 10 items 17-19, 21).
+// execution order (docs/policies.md "What a scan does" and "Prefer").
 #include "policy/planner.h"
 
 #include <gtest/gtest.h>

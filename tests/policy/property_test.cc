@@ -1,8 +1,8 @@
 // Property test: random policies (rendered to XML and loaded) and random
 // file tables; EvaluateFile must agree with a straightforward reference
-// written here from dst-spec 2.3-2.5 and 10 items 13-17, which works on the
-// generator's own description of the policy and sums hourly buckets
-// directly instead of using the library's model, windows or matchers.
+// written here from docs/policies.md "Rules", "WHEN criteria" and "Temperatures",
+// which works on the generator's own description of the policy and sums hourly
+// buckets directly instead of using the library's model, windows or matchers.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// SELECT semantics (dst-spec 2.3, 10 items 5-7, 16).
+// SELECT semantics (docs/policies.md "Rules" and "SELECT: which files").
 #include "policy/select_match.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Temperature arithmetic, bucket accumulation and activity totals
-// (dst-spec 3, 10 items 12-15).
+// (docs/policies.md "Temperatures").
 #include "policy/temperature.h"
 
 #include <gtest/gtest.h>
@@ -16,8 +16,8 @@ using testing::kMiB;
 TEST(Temperature, IoTempIsBytesPerHourPerByteOfFile) {
   // 60 MiB read from a 10 MiB file over 6 hours: 1 file-size per hour.
   EXPECT_DOUBLE_EQ(IoTemp(60.0 * kMiB, 6, 10 * kMiB), 1.0);
-  // The dst-spec 3.2 example in per-hour form: a 10 MB file read 5 times in
-  // a 2-day window has IOTEMP 5 / 48.
+  // The example of docs/policies.md "Temperatures" (VxFS 5.0's, in per-hour form):
+  // a 10 MB file read 5 times in a 2-day window has IOTEMP 5 / 48.
   EXPECT_DOUBLE_EQ(IoTemp(50.0 * kMiB, 48, 10 * kMiB), 5.0 / 48);
   EXPECT_DOUBLE_EQ(IoTemp(0, 6, 10 * kMiB), 0);
 }
