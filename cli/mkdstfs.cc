@@ -86,11 +86,10 @@ std::optional<TierfsMount> TierfsMountedAt(const CliEnv& env, const std::string&
 // mkdstfs on a file system that exists and is mounted on MOUNTPOINT (docs/commands.md
 // "mkdstfs": as VxFS's mkdstfs does for an existing volume set, volumes are added,
 // classes re-applied, the policy re-assigned): each DIR that is not yet a volume
-// is added online (the code of
-// `fsvoladm add`, cli/volume_add.h); a DIR that already is one gets the CLASS
-// given for it (setclass); mkdstfs's own default policy, if it is still the
-// assigned one, is regenerated for the classes the set now has. A policy the
-// administrator assigned is left alone.
+// is added online (the code of `fsvoladm add`, cli/volume_add.h); a DIR that
+// already is one gets the CLASS given for it (setclass); mkdstfs's own default
+// policy, if it is still the assigned one, is regenerated for the classes the set
+// now has. A policy the administrator assigned is left alone.
 int AddToExisting(const MkdstfsArgs& a, const CliEnv& env, const TierfsMount& mount) {
   using nlohmann::json;
   ControlClient client(mount);

@@ -1,10 +1,11 @@
 // Adding volumes to a mounted tierfs: the code `fsvoladm add` and `mkdstfs` on
 // an existing file system share (docs/commands.md "mkdstfs" and "fsvoladm": on an
-// existing file system, mkdstfs adds volumes). The caller probes each DIR[:CLASS] operand with ProbeVolumes
-// (cli/mkdstfs.h), which checks the directory and detects its media type; this
-// plans the row with PlanVolume (the same class rules as a new file system)
-// and asks the daemon to label the directory and add it (the "volume_add"
-// control request, fs/tiering/volume_admin.h). Not thread-safe (one client).
+// existing file system, mkdstfs adds volumes). The caller probes each DIR[:CLASS]
+// operand with ProbeVolumes (cli/mkdstfs.h), which checks the directory and
+// detects its media type; this plans the row with PlanVolume (the same class
+// rules as a new file system) and asks the daemon to label the directory and add
+// it (the "volume_add" control request, fs/tiering/volume_admin.h). Not
+// thread-safe (one client).
 #pragma once
 
 #include <nlohmann/json.hpp>

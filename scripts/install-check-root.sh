@@ -29,16 +29,23 @@ unmount() {
   wait_daemon_gone
 }
 
-# What must survive an upgrade, as text: checksums, policy, FCL, heat.
+# What must survive an upgrade, as text: checksums, policy, FCL, heat. The heat
+# is taken last before the unmount of the earlier release and first after the
+# upgrade's mount (the checksums read every file, which is heat too), so the
+# two must be equal.
+heat() {
+  fcladm sync "$mnt" >/dev/null
+  fsppadm report --json --depth 1 "$mnt" >"$out/$1.heat"
+}
 record() {
   local phase=$1 fcl_args=()
-  fcladm sync "$mnt" >/dev/null
+  [[ $phase == old ]] || heat "$phase"
   (cd "$mnt" && find . -type f -print0 | sort -z | xargs -0 sha256sum) >"$out/$phase.sums"
   fsppadm print "$mnt" >"$out/$phase.policy"
   # After the upgrade: the records the earlier release wrote (more may follow).
   [[ $phase == old ]] || fcl_args=(-n "$(grep -c '^ *[0-9]' "$out/old.fcl")")
   fcladm print "${fcl_args[@]}" "$mnt" >"$out/$phase.fcl"
-  fsppadm report --json --depth 1 "$mnt" >"$out/$phase.heat"
+  [[ $phase != old ]] || heat "$phase"
 }
 
 # ---- 1. the earlier release --------------------------------------------------------

@@ -197,8 +197,9 @@ class FileSystem {
 
   // ---- Regular files
   // Creates and opens a regular file placed by the policy's CREATE rules
-  // (docs/policies.md "CREATE: where new files go"); ENOSPC when no allowed class has room (kCreateHeadroomBytes above its
-  // reserve), EIO when the only allowed volumes are offline.
+  // (docs/policies.md "CREATE: where new files go"); ENOSPC when no allowed class
+  // has room (kCreateHeadroomBytes above its reserve), EIO when the only allowed
+  // volumes are offline.
   Result<std::pair<meta::Inode, FileHandle*>> Create(const Caller& caller, uint64_t parent,
                                                      std::string_view name, mode_t mode,
                                                      int flags);

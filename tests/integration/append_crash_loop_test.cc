@@ -24,20 +24,11 @@
 #include <thread>
 #include <vector>
 
+#include "tests/integration/test_policies.h"
 #include "tests/integration/tierfs_fixture.h"
 
 namespace tierfs::testing {
 namespace {
-
-std::string MoveEverythingTo(const std::string& to) {
-  return R"(<?xml version="1.0"?>
-<PLACEMENT_POLICY Version="5.1" Name="to_)" + to + R"(">
-  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
-    <CREATE><ON><DESTINATION><CLASS>ssd</CLASS></DESTINATION></ON></CREATE>
-    <RELOCATE><TO><DESTINATION><CLASS>)" + to + R"(</CLASS></DESTINATION></TO></RELOCATE></RULE>
-</PLACEMENT_POLICY>
-)";
-}
 
 struct Shape {
   size_t files;
@@ -82,7 +73,7 @@ class AppendCrashLoopTest : public TierfsFixture {
     }
     for (int round = 0; round < shape.rounds; ++round) {
       SCOPED_TRACE("round " + std::to_string(round));
-      AssignPolicy(MoveEverythingTo(round % 2 == 0 ? "hdd" : "ssd"));
+      AssignPolicy(MoveEverythingPolicy("ssd", round % 2 == 0 ? "hdd" : "ssd"));
       for (TrackedFile& f : files_) {
         f.fd = open(Path(f.name).c_str(), O_RDWR | O_CLOEXEC);
         ASSERT_GE(f.fd, 0) << f.name << ": " << strerror(errno);

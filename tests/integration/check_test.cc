@@ -16,6 +16,7 @@
 #include <map>
 #include <thread>
 
+#include "tests/integration/test_policies.h"
 #include "tests/integration/tierfs_fixture.h"
 
 namespace tierfs::testing {
@@ -233,13 +234,7 @@ TEST_F(CheckTest, AnUnmountedCheckAfterACrashReadsTheWalAndChangesNothing) {
 }
 
 TEST_F(CheckTest, ARelocationCrashLeavesLeftoversNotDamage) {
-  AssignPolicy(R"(<?xml version="1.0"?>
-<PLACEMENT_POLICY Version="5.1" Name="to_ssd">
-  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
-    <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION></ON></CREATE>
-    <RELOCATE><TO><DESTINATION><CLASS>ssd</CLASS></DESTINATION></TO></RELOCATE></RULE>
-</PLACEMENT_POLICY>
-)");
+  AssignPolicy(MoveEverythingPolicy("hdd", "ssd"));
   const std::string data = RandomBytes(200000, 9);
   WriteFile(Path("f"), data);
   Unmount();
@@ -266,13 +261,7 @@ TEST_F(CheckTest, ARelocationCrashLeavesLeftoversNotDamage) {
 // a crash and reported by the check; repair restores the missing range from a
 // relocation's other object when one holds it.
 TEST_F(CheckTest, AShortObjectIsRestoredFromTheRelocationsOtherObject) {
-  AssignPolicy(R"(<?xml version="1.0"?>
-<PLACEMENT_POLICY Version="5.1" Name="to_ssd">
-  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
-    <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION></ON></CREATE>
-    <RELOCATE><TO><DESTINATION><CLASS>ssd</CLASS></DESTINATION></TO></RELOCATE></RULE>
-</PLACEMENT_POLICY>
-)");
+  AssignPolicy(MoveEverythingPolicy("hdd", "ssd"));
   const std::string data = RandomBytes(300000, 5);
   WriteFileSynced(Path("f"), data);
   const uint64_t ino = InoOf("f");

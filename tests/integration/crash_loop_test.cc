@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/integration/test_policies.h"
 #include "tests/integration/tierfs_fixture.h"
 
 namespace tierfs::testing {
@@ -28,16 +29,6 @@ namespace {
 
 constexpr size_t kFiles = 8;
 constexpr size_t kMaxOffset = 96 * 1024;
-
-std::string Relocating(const std::string& to) {
-  return R"(<?xml version="1.0"?>
-<PLACEMENT_POLICY Version="5.1" Name="to_)" + to + R"(">
-  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
-    <CREATE><ON><DESTINATION><CLASS>ssd</CLASS></DESTINATION></ON></CREATE>
-    <RELOCATE><TO><DESTINATION><CLASS>)" + to + R"(</CLASS></DESTINATION></TO></RELOCATE></RULE>
-</PLACEMENT_POLICY>
-)";
-}
 
 // One file as the workload knows it.
 struct ModelFile {
@@ -232,7 +223,7 @@ class CrashLoopTest : public TierfsFixture {
     std::mt19937 rng(seed);
     for (int round = 0; round < kills; ++round) {
       SCOPED_TRACE("round " + std::to_string(round));
-      AssignPolicy(Relocating(round % 2 == 0 ? "hdd" : "ssd"));
+      AssignPolicy(MoveEverythingPolicy("ssd", round % 2 == 0 ? "hdd" : "ssd"));
       std::atomic<bool> stop{false};
       std::thread enforcer([&] {
         while (!stop.load()) {

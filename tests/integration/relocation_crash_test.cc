@@ -11,18 +11,11 @@
 #include <fstream>
 #include <thread>
 
+#include "tests/integration/test_policies.h"
 #include "tests/integration/tierfs_fixture.h"
 
 namespace tierfs::testing {
 namespace {
-
-constexpr char kToSsd[] = R"(<?xml version="1.0"?>
-<PLACEMENT_POLICY Version="5.1" Name="to_ssd">
-  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
-    <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION></ON></CREATE>
-    <RELOCATE><TO><DESTINATION><CLASS>ssd</CLASS></DESTINATION></TO></RELOCATE></RULE>
-</PLACEMENT_POLICY>
-)";
 
 class RelocationCrashTest : public TierfsFixture,
                             public ::testing::WithParamInterface<const char*> {
@@ -51,7 +44,7 @@ class RelocationCrashTest : public TierfsFixture,
 
 TEST_P(RelocationCrashTest, FileIsWholeAtOneLocationAndNothingLeaks) {
   const std::string point = GetParam();
-  AssignPolicy(kToSsd);
+  AssignPolicy(MoveEverythingPolicy("hdd", "ssd"));
   const std::string data = RandomBytes(300000, 9);
   WriteFile(Path("f"), data);
   ASSERT_EQ(ClassOf("f"), "hdd");

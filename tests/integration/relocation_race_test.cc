@@ -14,18 +14,11 @@
 #include <filesystem>
 #include <thread>
 
+#include "tests/integration/test_policies.h"
 #include "tests/integration/tierfs_fixture.h"
 
 namespace tierfs::testing {
 namespace {
-
-constexpr char kToSsd[] = R"(<?xml version="1.0"?>
-<PLACEMENT_POLICY Version="5.1" Name="to_ssd">
-  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
-    <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION></ON></CREATE>
-    <RELOCATE><TO><DESTINATION><CLASS>ssd</CLASS></DESTINATION></TO></RELOCATE></RULE>
-</PLACEMENT_POLICY>
-)";
 
 class RelocationRaceTest : public TierfsFixture {
  protected:
@@ -62,7 +55,7 @@ class RelocationRaceTest : public TierfsFixture {
 
   // The whole scenario, with the file's own descriptor open or not during it.
   void AppendDuringRelocation(const std::vector<std::string>& mount_args) {
-    AssignPolicy(kToSsd);
+    AssignPolicy(MoveEverythingPolicy("hdd", "ssd"));
     const std::string before = RandomBytes(300000, 31);
     WriteFileSynced(Path("f"), before);
     ASSERT_EQ(ClassOf("f"), "hdd");

@@ -1,7 +1,21 @@
 // Placement policies shared by several integration tests.
 #pragma once
 
+#include <string>
+
 namespace tierfs::testing {
+
+// Creates every file on the class `create` and moves every file to the class `to`
+// at each enforce, whatever its heat.
+inline std::string MoveEverythingPolicy(const std::string& create, const std::string& to) {
+  return R"(<?xml version="1.0"?>
+<PLACEMENT_POLICY Version="5.1" Name="to_)" + to + R"(">
+  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
+    <CREATE><ON><DESTINATION><CLASS>)" + create + R"(</CLASS></DESTINATION></ON></CREATE>
+    <RELOCATE><TO><DESTINATION><CLASS>)" + to + R"(</CLASS></DESTINATION></TO></RELOCATE></RULE>
+</PLACEMENT_POLICY>
+)";
+}
 
 // Creates *.hot files (and every other file) on hdd and moves *.hot files to ssd
 // unconditionally at the next enforce.

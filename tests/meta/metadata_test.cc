@@ -25,6 +25,21 @@ bool Exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
+constexpr char kSchemaVersionQuery[] = "SELECT value FROM fs_info WHERE key = 'schema_version'";
+
+// The integer the first row of `sql` holds in its first column, read with the
+// SQLite C API (not through Metadata); -1 when the query yields no row.
+int64_t QueryInt(const std::string& db_path, const char* sql) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql, -1, &st, nullptr), SQLITE_OK) << sql;
+  const int64_t value = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return value;
+}
+
 MetadataOptions Options(const Clock* clock) {
   MetadataOptions options;
   options.clock = clock;
@@ -162,20 +177,8 @@ TEST(MetadataOpenTest, NullClockIsEinval) {
 
 TEST_F(MetaTest, IsMarkedWithTheApplicationIdAndSchemaVersion) {
   meta_.reset();
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(db_path_.c_str(), &db), SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  ASSERT_EQ(sqlite3_prepare_v2(db, "PRAGMA application_id", -1, &st, nullptr), SQLITE_OK);
-  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
-  EXPECT_EQ(sqlite3_column_int64(st, 0), kApplicationId);
-  sqlite3_finalize(st);
-  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT value FROM fs_info WHERE key = 'schema_version'", -1,
-                               &st, nullptr),
-            SQLITE_OK);
-  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
-  EXPECT_EQ(sqlite3_column_int64(st, 0), kSchemaVersion);
-  sqlite3_finalize(st);
-  sqlite3_close(db);
+  EXPECT_EQ(QueryInt(db_path_, "PRAGMA application_id"), kApplicationId);
+  EXPECT_EQ(QueryInt(db_path_, kSchemaVersionQuery), kSchemaVersion);
 }
 
 TEST_F(MetaTest, NewerSchemaIsEinval) {
@@ -401,16 +404,7 @@ TEST_P(MigrationTest, FromAnOlderSchemaVersionNothingIsLost) {
   EXPECT_EQ(Fcl().size(), fcl_records);
   EXPECT_EQ(Names(dir.ino), std::vector<std::string>{"file"});
   meta_.reset();
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(db_path_.c_str(), &db), SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT value FROM fs_info WHERE key = 'schema_version'", -1,
-                               &st, nullptr),
-            SQLITE_OK);
-  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
-  EXPECT_EQ(sqlite3_column_int64(st, 0), kSchemaVersion);
-  sqlite3_finalize(st);
-  sqlite3_close(db);
+  EXPECT_EQ(QueryInt(db_path_, kSchemaVersionQuery), kSchemaVersion);
 }
 
 INSTANTIATE_TEST_SUITE_P(EachOlderVersion, MigrationTest, ::testing::Values(1, 2, 3));
