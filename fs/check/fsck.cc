@@ -11,6 +11,10 @@
 // attributes) before it is reported or repaired, which is what makes the live
 // mode sound while the daemon keeps serving, and what lets a repair see its own
 // earlier repairs.
+//
+// Why one file of about 1,100 lines: the passes are the members of one class,
+// Checker, and share its tables (files_, set_aside_, pending_); their order is
+// the algorithm, and reads top to bottom here.
 #include "fs/check/fsck.h"
 
 #include <dirent.h>

@@ -1,9 +1,9 @@
 // FileSystem: opening, attributes, writeback, policy and reclaim.
 // Entry operations are in fs/core/entry_ops.cc, file data in fs/core/file_ops.cc, directories
-// and xattrs in fs/core/dir_ops.cc.
+// and xattrs in fs/core/dir_ops.cc, what the mount does after a crash in
+// fs/core/crash_recovery.cc.
 #include "fs/core/file_system.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -14,10 +14,8 @@
 #include <cstdio>
 #include <map>
 #include <optional>
-#include <unordered_set>
 
 #include "common/log.h"
-#include "fs/check/fsck.h"
 #include "fs/volume/volume_label.h"
 #include "policy/loader.h"
 
@@ -219,119 +217,6 @@ void FileSystem::CheckVolumes() {
     Status st = reserve_->Refill();
     if (!st.ok()) LogError("{}", st.ToString());
   }
-}
-
-Status FileSystem::RemoveOrphanObjects() {
-  std::vector<uint32_t> ids;
-  for (const meta::Volume& v : volumes_->volumes()) ids.push_back(v.id);
-  auto files = meta_->FilesOnVolumes(ids);
-  if (!files.ok()) return files.status();
-  std::unordered_set<uint64_t> owned;
-  owned.reserve(files->size());
-  for (const meta::Inode& f : *files) owned.insert(f.ino);
-  uint64_t removed = 0;
-  for (const meta::Volume& v : volumes_->volumes()) {
-    for (int sub = 0; sub < 256; ++sub) {
-      const std::string dir = ObjectsDir(v.path) + "/" + ObjectSubdirName(sub);
-      std::unique_ptr<DIR, int (*)(DIR*)> d(opendir(dir.c_str()), closedir);
-      if (!d) continue;  // never used, or the volume is offline
-      std::vector<std::string> orphans;
-      while (dirent* e = readdir(d.get())) {
-        std::optional<ObjectName> name = ParseObjectName(e->d_name);
-        // Only what is named like an object and owned by no inode at all: an object
-        // whose row points elsewhere may be a relocation's copy (pending_objects).
-        if (name && owned.count(name->ino) == 0 && meta_->GetInode(name->ino).status().code() ==
-                                                       ENOENT) {
-          orphans.push_back(e->d_name);
-        }
-      }
-      for (const std::string& name : orphans) {
-        if (volumes_->io().Unlink(dir + "/" + name) == 0) removed++;
-      }
-    }
-  }
-  if (removed > 0) {
-    LogInfo("removed {} objects of files whose creation the crash undid", removed);
-  }
-  return Status::Ok();
-}
-
-Status FileSystem::TrimObjectsAfterCrash() {
-  std::vector<uint32_t> ids;
-  for (const meta::Volume& v : volumes_->volumes()) ids.push_back(v.id);
-  auto files = meta_->FilesOnVolumes(ids);
-  if (!files.ok()) return files.status();
-  VolumeIo& io = volumes_->io();
-  uint64_t trimmed = 0, bytes = 0, short_objects = 0;
-  for (const meta::Inode& f : *files) {
-    const std::string path = volumes_->ObjectPath(f.volume_id, f.ino, f.generation);
-    struct stat st;
-    // A missing object is for `tierfs check` to report (an empty file may have none).
-    if (stat(path.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_size) == f.size) continue;
-    if (static_cast<uint64_t>(st.st_size) < f.size) {
-      // Acknowledged bytes that are not there: damage, never passed in silence. The
-      // file keeps its size (its tail reads zeros) until `tierfs check --repair`
-      // restores the range from another object or says it cannot.
-      Result<std::string> name = meta_->PathOf(f.ino);
-      LogError("{} (inode {}): its object {} has {} bytes, the file {}: {} acknowledged bytes "
-               "are missing (run `tierfs check --repair`)",
-               name.ok() ? *name : "(no name)", f.ino, path, st.st_size, f.size,
-               f.size - static_cast<uint64_t>(st.st_size));
-      short_objects++;
-      continue;
-    }
-    const int fd = io.Open(path, O_WRONLY | O_CLOEXEC, 0);
-    if (fd < 0) return Status::FromErrno("crash recovery: open " + path);
-    const int rc = io.Ftruncate(fd, static_cast<off_t>(f.size));
-    const int err = errno;
-    io.Close(fd);
-    if (rc != 0) return Status::FromErrno(err, "crash recovery: trim " + path);
-    trimmed++;
-    bytes += static_cast<uint64_t>(st.st_size) - f.size;
-  }
-  LogWarning("the last mount did not end cleanly: checked {} objects, trimmed {} to their "
-             "recorded sizes ({} bytes never acknowledged), {} shorter than their files",
-             files->size(), trimmed, bytes, short_objects);
-  return Status::Ok();
-}
-
-Status FileSystem::RemovePendingObjects() {
-  auto pending = meta_->ListPendingObjects();
-  if (!pending.ok()) return pending.status();
-  for (const meta::PendingObject& p : *pending) {
-    auto inode = meta_->GetInode(p.ino);
-    const bool is_location = inode.ok() && inode->volume_id == p.volume_id &&
-                             inode->generation == p.generation;
-    // Never remove what may hold a file's only copy of some bytes: if the
-    // location's object is missing or shorter than the file (it should not be: it
-    // was renamed into place and its directory synced before the commit), keep the
-    // pending one for `tierfs check --repair`, which points the file there or
-    // restores the missing range from it.
-    if (inode.ok() && S_ISREG(inode->mode) && inode->size > 0 && !is_location &&
-        inode->generation == p.generation) {
-      struct stat location, other;
-      const bool missing =
-          stat(volumes_->ObjectPath(inode->volume_id, inode->ino, inode->generation).c_str(),
-               &location) != 0;
-      const bool short_location =
-          !missing && static_cast<uint64_t>(location.st_size) < inode->size &&
-          stat(volumes_->ObjectPath(p.volume_id, p.ino, p.generation).c_str(), &other) == 0 &&
-          other.st_size > location.st_size;
-      if (missing || short_location) {
-        LogError("inode {}: its object on {} is {}; keeping the one on {} (run `tierfs check "
-                 "--repair`)",
-                 p.ino, volumes_->NameOf(inode->volume_id),
-                 missing ? "missing" : "shorter than the file", volumes_->NameOf(p.volume_id));
-        continue;
-      }
-    }
-    if (!is_location) {
-      Status st = volumes_->RemoveObject(p.volume_id, p.ino, p.generation);
-      if (!st.ok()) return st;
-    }
-    TIERFS_RETURN_IF_ERROR(meta_->RemovePendingObject(p.ino, p.volume_id));
-  }
-  return Status::Ok();
 }
 
 Status FileSystem::ReloadPolicy() {
