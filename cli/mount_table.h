@@ -11,28 +11,18 @@
 #include <string_view>
 #include <vector>
 
+#include "common/mount_info.h"
 #include "common/status.h"
 
 namespace tierfs::cli {
 
 constexpr char kTierfsFsType[] = "fuse.tierfs";
 
-struct MountEntry {
-  std::string mount_point;  // absolute; octal escapes (\040) decoded
-  std::string fs_type;      // "ext4", "fuse.tierfs"...
-  std::string source;       // device or, for tierfs, the metadata volume directory
-};
-
 struct TierfsMount {
   std::string mount_point;   // absolute
   std::string metadata_dir;  // the mount's source
   std::string socket_path;   // ControlSocketPath(metadata_dir)
 };
-
-// Parses the text of /proc/<pid>/mountinfo; lines that do not parse are skipped.
-std::vector<MountEntry> ParseMountInfo(std::string_view text);
-// Reads and parses `path`. Errors: the open/read errno naming the file.
-Result<std::vector<MountEntry>> ReadMountInfo(const std::string& path);
 
 // The tierfs mount holding absolute path `abs_path`: the mount with the longest
 // mount point that is a prefix of it (the last such line when several mounts are

@@ -26,6 +26,7 @@
 #include "common/log.h"
 #include "fs/control/control_handlers.h"
 #include "fs/control/control_server.h"
+#include "fs/volume/daemon_lock.h"
 #include "fs/volume/fault_injecting_volume_io.h"
 #include "fs/metrics/metrics_exporter.h"
 #include "fs/core/file_system.h"
@@ -134,110 +135,6 @@ void Detach(const std::string& log_path) {
 // it gives up (docs/man/tierfs.8).
 constexpr int kExitingDaemonWaitSeconds = 10;
 
-// "\040" and the other octal escapes of /proc/self/mountinfo, undone.
-std::string UnescapeMountField(const std::string& field) {
-  std::string out;
-  for (size_t i = 0; i < field.size(); ++i) {
-    auto octal = [&](size_t j) { return field[j] >= '0' && field[j] <= '7'; };
-    if (field[i] == '\\' && i + 3 < field.size() && octal(i + 1) && octal(i + 2) && octal(i + 3)) {
-      out += static_cast<char>((field[i + 1] - '0') * 64 + (field[i + 2] - '0') * 8 +
-                               (field[i + 3] - '0'));
-      i += 3;
-    } else {
-      out += field[i];
-    }
-  }
-  return out;
-}
-
-// Where the tierfs file system of `metadata_dir` (its fsname) is mounted, "" if
-// nowhere.
-std::string MountPointOf(const std::string& metadata_dir) {
-  FILE* f = std::fopen("/proc/self/mountinfo", "re");
-  if (f == nullptr) return "";
-  std::string found;
-  char* line = nullptr;
-  size_t cap = 0;
-  while (found.empty() && getline(&line, &cap, f) > 0) {
-    // id parent major:minor root mountpoint options [optional...] - type source superoptions
-    std::vector<std::string> fields;
-    std::istringstream words(line);
-    for (std::string word; words >> word;) fields.push_back(std::move(word));
-    size_t dash = 6;
-    while (dash < fields.size() && fields[dash] != "-") ++dash;
-    if (dash + 2 >= fields.size() || fields.size() < 5) continue;
-    if (fields[dash + 1] == "fuse.tierfs" && UnescapeMountField(fields[dash + 2]) == metadata_dir) {
-      found = UnescapeMountField(fields[4]);
-    }
-  }
-  std::free(line);
-  std::fclose(f);
-  return found;
-}
-
-// Holds <metadata volume>/.tierfs/daemon.lock (flock) for the daemon's life, so one
-// file system is never served by two daemons; tests and tools wait on it to know
-// that an unmounted daemon has finished its final flush.
-class DaemonLock {
- public:
-  ~DaemonLock() {
-    if (fd_ >= 0) close(fd_);
-  }
-  // Takes the lock. While another daemon holds it: EBUSY at once when that
-  // daemon's file system is mounted; otherwise (it is exiting after an unmount,
-  // or still starting) waits up to kExitingDaemonWaitSeconds for it, then EBUSY.
-  Status Acquire(const std::string& metadata_dir) {
-    const std::string path = DaemonLockPath(metadata_dir);
-    fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd_ < 0) return Status::FromErrno("open " + path);
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::seconds(kExitingDaemonWaitSeconds);
-    while (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      if (errno != EWOULDBLOCK && errno != EINTR) return Status::FromErrno("lock " + path);
-      const std::string holder = "daemon pid " + HolderPid();
-      if (std::string mounted_on = MountPointOf(metadata_dir); !mounted_on.empty()) {
-        return Status::Error(EBUSY, "the file system on " + metadata_dir +
-                                        " is already mounted on " + mounted_on + " (" + holder +
-                                        ")");
-      }
-      if (std::chrono::steady_clock::now() >= deadline) {
-        // The holder may also be a tool such as `tierfs check` (which leaves the
-        // last daemon's pid in the file).
-        return Status::Error(EBUSY, "the file system on " + metadata_dir +
-                                        " is not mounted but its daemon lock is still held (by " +
-                                        holder + ", still exiting? or by `tierfs check`); waited " +
-                                        std::to_string(kExitingDaemonWaitSeconds) + " s");
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    path_ = path;
-    return Status::Ok();
-  }
-  // Writes this process's pid into the held lock file, once the file system
-  // opened: a mount refused before that changes nothing, not even this file.
-  Status RecordPid() {
-    const std::string pid = std::to_string(getpid()) + "\n";
-    if (ftruncate(fd_, 0) != 0 || pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
-      return Status::FromErrno("write " + path_);
-    }
-    return Status::Ok();
-  }
-
- private:
-  // The pid the holder wrote in the file ("123"; "unknown" when unreadable).
-  std::string HolderPid() const {
-    char buf[32] = {0};
-    ssize_t n = pread(fd_, buf, sizeof buf - 1, 0);
-    std::string pid(buf, n > 0 ? static_cast<size_t>(n) : 0);
-    pid.erase(pid.find_last_not_of(" \t\r\n") + 1);
-    pid.erase(0, pid.find_first_not_of(" \t\r\n"));
-    return pid.empty() ? "unknown" : pid;
-  }
-
-  int fd_ = -1;
-  std::string path_;
-};
-
 // Raises the daemon's soft limit of open files to its hard limit, and returns
 // `wanted` cached opens (FileSystemOptions::cached_opens), fewer when two fds
 // each would not fit in that limit beside kFdsForTheRest (the database,
@@ -272,8 +169,11 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   if (stat(mountpoint.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
     return fail("tierfs: mount point " + mountpoint + " is not a directory");
   }
-  DaemonLock daemon_lock;
-  if (Status st = daemon_lock.Acquire(metadata_dir); !st.ok()) return fail("tierfs: " + st.message());
+  // Held for the daemon's life, so one file system is never served by two
+  // daemons; tests and tools wait on it to know an unmounted daemon has finished.
+  Result<DaemonLock> daemon_lock =
+      DaemonLock::Acquire(metadata_dir, DaemonLock::Mode::kDaemon, kExitingDaemonWaitSeconds);
+  if (!daemon_lock.ok()) return fail("tierfs: " + daemon_lock.status().message());
   // The log, from here on (recovery at open included): the log file and syslog;
   // in the foreground standard error instead of the file (systemd's journal).
   const bool foreground = startup == nullptr;
@@ -324,7 +224,7 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
     }
     return fail(message);
   }
-  if (Status st = daemon_lock.RecordPid(); !st.ok()) return fail("tierfs: " + st.message());
+  if (Status st = daemon_lock->RecordPid(); !st.ok()) return fail("tierfs: " + st.message());
   if (Status st = (*fs)->ApplyRetention(); !st.ok()) {
     return fail("tierfs: FCL retention: " + st.message());
   }

@@ -1,0 +1,29 @@
+// The mount table, from /proc/<pid>/mountinfo: what is mounted where, with
+// which file-system type and source. One parser for the tools (which tierfs
+// file system holds a path: cli/mount_table.h) and the daemon (is this file
+// system mounted already: fs/volume/daemon_lock.h). Thread-safe; pure but for
+// ReadMountInfo.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace tierfs {
+
+struct MountEntry {
+  std::string mount_point;  // absolute; octal escapes (\040) decoded
+  std::string fs_type;      // "ext4", "fuse.tierfs"...
+  std::string source;       // device or, for tierfs, the metadata volume directory
+};
+
+// Parses the text of /proc/<pid>/mountinfo, in its order; lines that do not
+// parse are skipped.
+std::vector<MountEntry> ParseMountInfo(std::string_view text);
+// Reads and parses `path` (default: this process's mount table). Errors: the
+// open/read errno naming the file.
+Result<std::vector<MountEntry>> ReadMountInfo(const std::string& path = "/proc/self/mountinfo");
+
+}  // namespace tierfs
