@@ -34,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/unique_dir.h"
 #include "fs/volume/volume_label.h"
 
 namespace tierfs {
@@ -42,14 +43,6 @@ namespace {
 using nlohmann::json;
 
 constexpr char kLostFound[] = "lost+found";
-
-// A directory stream closed on scope exit.
-struct DirCloser {
-  void operator()(DIR* d) const {
-    if (d != nullptr) closedir(d);
-  }
-};
-using DirPtr = std::unique_ptr<DIR, DirCloser>;
 
 // Removes a private temporary directory and what is in it (one level).
 class TempDir {
@@ -66,7 +59,7 @@ class TempDir {
   TempDir& operator=(TempDir&&) = delete;
   ~TempDir() {
     if (path_.empty()) return;
-    if (DirPtr d{opendir(path_.c_str())}) {
+    if (UniqueDir d{opendir(path_.c_str())}) {
       while (dirent* e = readdir(d.get())) {
         std::string name = e->d_name;
         if (name != "." && name != "..") unlink((path_ + "/" + name).c_str());
@@ -329,7 +322,7 @@ class Checker {
 
   void WalkObjects(const meta::Volume& v) {
     const std::string objects = ObjectsDir(v.path);
-    DirPtr top{opendir(objects.c_str())};
+    UniqueDir top{opendir(objects.c_str())};
     if (!top) {
       Add("label", FindingSeverity::kDamage,
           "volume " + VolumeText(v.id) + ": " +
@@ -359,7 +352,7 @@ class Checker {
   }
 
   void WalkSubdir(const meta::Volume& v, const std::string& sub, const std::string& sub_path) {
-    DirPtr d{opendir(sub_path.c_str())};
+    UniqueDir d{opendir(sub_path.c_str())};
     if (!d) {
       Add("stray", FindingSeverity::kNote, Status::FromErrno("cannot read " + sub_path).message());
       return;
@@ -399,7 +392,7 @@ class Checker {
 
   void WalkTmp(const meta::Volume& v) {
     const std::string tmp = TmpDir(v.path);
-    DirPtr d{opendir(tmp.c_str())};
+    UniqueDir d{opendir(tmp.c_str())};
     if (!d) return;  // no tmp/ is no leftover (VolumeSet recreates it at mount)
     std::vector<std::string> leftovers;
     while (dirent* e = readdir(d.get())) {

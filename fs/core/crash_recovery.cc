@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/log.h"
+#include "common/unique_dir.h"
 #include "fs/check/fsck.h"
 #include "fs/core/file_system.h"
 #include "fs/volume/volume_label.h"
@@ -30,7 +31,7 @@ Status FileSystem::RemoveOrphanObjects() {
   for (const meta::Volume& v : volumes_->volumes()) {
     for (int sub = 0; sub < 256; ++sub) {
       const std::string dir = ObjectsDir(v.path) + "/" + ObjectSubdirName(sub);
-      std::unique_ptr<DIR, int (*)(DIR*)> d(opendir(dir.c_str()), closedir);
+      UniqueDir d = tierfs::OpenDir(dir);
       if (!d) continue;  // never used, or the volume is offline
       std::vector<std::string> orphans;
       while (dirent* e = readdir(d.get())) {

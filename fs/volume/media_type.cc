@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "common/unique_dir.h"
+
 namespace tierfs {
 namespace {
 
@@ -52,14 +54,13 @@ std::string DiskOf(const std::string& device_dir) {
 
 std::vector<std::string> Slaves(const std::string& disk_dir) {
   std::vector<std::string> out;
-  DIR* d = opendir((disk_dir + "/slaves").c_str());
-  if (d == nullptr) return out;
-  while (dirent* e = readdir(d)) {
+  UniqueDir d = OpenDir(disk_dir + "/slaves");
+  if (!d) return out;
+  while (dirent* e = readdir(d.get())) {
     std::string name = e->d_name;
     if (name == "." || name == "..") continue;
     out.push_back(disk_dir + "/slaves/" + name);
   }
-  closedir(d);
   return out;
 }
 

@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "common/log.h"
+#include "common/unique_dir.h"
 #include "fs/volume/volume_label.h"
 #include "meta/space_reserve.h"
 
@@ -18,14 +19,13 @@ namespace {
 
 // Removes every entry of a flat directory (the tmp/ of a volume).
 void EmptyDirectory(const std::string& dir) {
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return;
-  while (dirent* e = readdir(d)) {
+  UniqueDir d = OpenDir(dir);
+  if (!d) return;
+  while (dirent* e = readdir(d.get())) {
     std::string name = e->d_name;
     if (name == "." || name == "..") continue;
     unlink((dir + "/" + name).c_str());
   }
-  closedir(d);
 }
 
 }  // namespace
