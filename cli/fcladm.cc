@@ -161,19 +161,10 @@ Result<FcladmArgs> ParseFcladmArgs(const std::vector<std::string>& args) {
 int FcladmMain(const std::vector<std::string>& args, const CliEnv& env) {
   try {
     Result<FcladmArgs> parsed = ParseFcladmArgs(args);
-    if (!parsed.ok()) {
-      PrintError(env, kTool, parsed.status().message());
-      return kExitUsage;
+    if (std::optional<int> ended = AnswerParseVersionHelp(parsed, env, kTool, FcladmUsage)) {
+      return *ended;
     }
     const FcladmArgs& a = *parsed;
-    if (a.version) {
-      *env.out << VersionText(kTool);
-      return kExitOk;
-    }
-    if (a.help) {
-      *env.out << FcladmUsage();
-      return kExitOk;
-    }
     int code = kExitOk;
     Result<LocatedPath> where = LocatePath(env, a.mount, &code);
     if (!where.ok()) {

@@ -198,19 +198,11 @@ int FsppadmMain(const std::vector<std::string>& args, const CliEnv& env) {
   using fsppadm::kTool;
   try {
     Result<FsppadmArgs> parsed = ParseFsppadmArgs(args);
-    if (!parsed.ok()) {
-      PrintError(env, kTool, parsed.status().message());
-      return kExitUsage;
+    if (std::optional<int> ended = AnswerParseVersionHelp(
+            parsed, env, kTool, [&] { return FsppadmUsage(parsed->command); })) {
+      return *ended;
     }
     const FsppadmArgs& a = *parsed;
-    if (a.version) {
-      *env.out << VersionText(kTool);
-      return kExitOk;
-    }
-    if (a.help) {
-      *env.out << FsppadmUsage(a.command);
-      return kExitOk;
-    }
     int code = kExitOk;
     switch (a.command) {
       case FsppadmCommand::kAssign:

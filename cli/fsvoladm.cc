@@ -222,19 +222,10 @@ Result<FsvoladmArgs> ParseFsvoladmArgs(const std::vector<std::string>& args) {
 int FsvoladmMain(const std::vector<std::string>& args, const CliEnv& env) {
   try {
     Result<FsvoladmArgs> parsed = ParseFsvoladmArgs(args);
-    if (!parsed.ok()) {
-      PrintError(env, kTool, parsed.status().message());
-      return kExitUsage;
+    if (std::optional<int> ended = AnswerParseVersionHelp(parsed, env, kTool, FsvoladmUsage)) {
+      return *ended;
     }
     const FsvoladmArgs& a = *parsed;
-    if (a.version) {
-      *env.out << VersionText(kTool);
-      return kExitOk;
-    }
-    if (a.help) {
-      *env.out << FsvoladmUsage();
-      return kExitOk;
-    }
     int code = kExitOk;
     Result<LocatedPath> where = LocatePath(env, a.mount, &code);
     if (!where.ok()) {

@@ -344,19 +344,11 @@ Result<std::vector<VolumeProbe>> ProbeVolumes(const std::vector<std::string>& op
 int MkdstfsMain(const std::vector<std::string>& args, const CliEnv& env) {
   try {
     Result<MkdstfsArgs> parsed = ParseMkdstfsArgs(args);
-    if (!parsed.ok()) {
-      PrintError(env, kTool, parsed.status().message() + " (see mkdstfs --help)");
-      return kExitUsage;
+    if (std::optional<int> ended = AnswerParseVersionHelp(parsed, env, kTool, MkdstfsUsage,
+                                                          " (see mkdstfs --help)")) {
+      return *ended;
     }
     const MkdstfsArgs& a = *parsed;
-    if (a.version) {
-      *env.out << VersionText(kTool);
-      return kExitOk;
-    }
-    if (a.help) {
-      *env.out << MkdstfsUsage();
-      return kExitOk;
-    }
     std::ostream* verbose = a.verbose ? env.out : nullptr;
     if (std::optional<TierfsMount> existing =
             TierfsMountedAt(env, ResolveMountPoint(a.mount_point))) {

@@ -3,11 +3,15 @@
 // Thread-safe apart from the CliEnv streams they write to.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "cli/cli_env.h"
+#include "cli/exit_codes.h"
 #include "cli/mount_table.h"
+#include "cli/version.h"
 #include "common/status.h"
 
 namespace tierfs::cli {
@@ -33,5 +37,30 @@ Status WriteTextFile(const std::string& path, const std::string& text);
 
 // Prints "<tool>: <message>" and a newline on env.err.
 void PrintError(const CliEnv& env, std::string_view tool, std::string_view message);
+
+// The start every tool's main shares, once its arguments are parsed: a parse
+// error is printed ("<tool>: <message><hint>") and ends the run with kExitUsage;
+// --version prints VersionText(tool) and --help `usage`, each ending it with
+// kExitOk. Returns the exit code when the run ends here, nullopt when the tool
+// goes on with *parsed. `Args` has bool members `version` and `help`.
+template <typename Args>
+std::optional<int> AnswerParseVersionHelp(const Result<Args>& parsed, const CliEnv& env,
+                                          std::string_view tool,
+                                          const std::function<std::string()>& usage,
+                                          std::string_view hint = "") {
+  if (!parsed.ok()) {
+    PrintError(env, tool, parsed.status().message() + std::string(hint));
+    return kExitUsage;
+  }
+  if (parsed->version) {
+    *env.out << VersionText(tool);
+    return kExitOk;
+  }
+  if (parsed->help) {
+    *env.out << usage();
+    return kExitOk;
+  }
+  return std::nullopt;
+}
 
 }  // namespace tierfs::cli
