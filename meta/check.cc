@@ -111,11 +111,8 @@ Status Metadata::ForEachRegularFile(const std::function<void(const Inode&)>& vis
                                   " FROM inodes WHERE ino > ?1 AND (mode & 61440) = 32768"
                                   " ORDER BY ino LIMIT ?2");
       st.BindAll(after, kRegularFileBatch);
-      for (;;) {
-        META_ASSIGN_OR_RETURN(bool row, st.Step());
-        if (!row) break;
-        batch.push_back(InodeFromRow(st, 0));
-      }
+      TIERFS_RETURN_IF_ERROR(
+          st.AppendRows(&batch, [](const Statement& r) { return InodeFromRow(r, 0); }));
     }
     for (const Inode& inode : batch) visit(inode);
     if (static_cast<int64_t>(batch.size()) < kRegularFileBatch) return Status::Ok();
@@ -127,18 +124,16 @@ Result<std::vector<DirentProblem>> Metadata::DirentProblems() {
   auto lock = db_->Lock();
   Statement st = db_->Prepare(kDirentProblems);
   std::vector<DirentProblem> out;
-  for (;;) {
-    META_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
+  TIERFS_RETURN_IF_ERROR(st.AppendRows(&out, [](const Statement& r) {
     DirentProblem p;
-    p.parent = st.Uint64(0);
-    p.name = st.Text(1);
-    p.ino = st.Uint64(2);
-    p.inode_missing = st.Int64(3) != 0;
-    p.parent_missing = st.Int64(4) != 0;
-    p.parent_not_directory = st.Int64(5) != 0;
-    out.push_back(std::move(p));
-  }
+    p.parent = r.Uint64(0);
+    p.name = r.Text(1);
+    p.ino = r.Uint64(2);
+    p.inode_missing = r.Int64(3) != 0;
+    p.parent_missing = r.Int64(4) != 0;
+    p.parent_not_directory = r.Int64(5) != 0;
+    return p;
+  }));
   return out;
 }
 
@@ -147,18 +142,16 @@ Result<std::vector<LinkCountProblem>> Metadata::LinkCountProblems() {
   Statement st = db_->Prepare(kLinkCountProblems);
   st.Bind(1, kRootIno);
   std::vector<LinkCountProblem> out;
-  for (;;) {
-    META_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
+  TIERFS_RETURN_IF_ERROR(st.AppendRows(&out, [](const Statement& r) {
     LinkCountProblem p;
-    p.ino = st.Uint64(0);
-    p.mode = static_cast<uint32_t>(st.Int64(1));
-    p.nlink = static_cast<uint32_t>(st.Int64(2));
-    p.names = st.Uint64(3);
-    p.subdirs = st.Uint64(4);
+    p.ino = r.Uint64(0);
+    p.mode = static_cast<uint32_t>(r.Int64(1));
+    p.nlink = static_cast<uint32_t>(r.Int64(2));
+    p.names = r.Uint64(3);
+    p.subdirs = r.Uint64(4);
     p.expected = static_cast<uint32_t>(S_ISDIR(p.mode) ? 2 + p.subdirs : p.names);
-    out.push_back(p);
-  }
+    return p;
+  }));
   return out;
 }
 

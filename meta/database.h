@@ -32,6 +32,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 #include <unordered_map>
 #include <utility>
 
@@ -87,6 +88,18 @@ class Statement {
   Result<bool> Step();
   // Runs a statement to completion, ignoring any rows (INSERT, UPDATE, DELETE).
   Status Run();
+  // Steps through every row, appending read(*this) (a T made from the current
+  // row's columns) to *out for each. Errors: Step()'s; *out keeps the rows read
+  // before the error.
+  template <typename T, typename Read>
+  Status AppendRows(std::vector<T>* out, Read read) {
+    for (;;) {
+      Result<bool> row = Step();
+      if (!row.ok()) return row.status();
+      if (!*row) return Status::Ok();
+      out->push_back(read(*this));
+    }
+  }
 
   // Columns of the current row.
   bool IsNull(int column) const;

@@ -106,19 +106,17 @@ Status Metadata::ReadFcl(int64_t from_seq, int64_t from_time_ns, size_t limit,
           "WHERE seq >= ?1 AND +time_ns >= ?2 ORDER BY seq LIMIT ?3");
       st.BindAll(next_seq, from_time_ns,
                  static_cast<int64_t>(std::min<size_t>(remaining, kReadFclBatch)));
-      for (;;) {
-        META_ASSIGN_OR_RETURN(bool row, st.Step());
-        if (!row) break;
+      TIERFS_RETURN_IF_ERROR(st.AppendRows(&batch, [](const Statement& r) {
         FclRecord record;
-        record.seq = st.Int64(0);
-        record.time_ns = st.Int64(1);
-        record.event = st.Text(2);
-        record.ino = st.Uint64(3);
-        record.parent = st.Uint64(4);
-        record.name = st.Text(5);
-        record.detail = st.Text(6);
-        batch.push_back(std::move(record));
-      }
+        record.seq = r.Int64(0);
+        record.time_ns = r.Int64(1);
+        record.event = r.Text(2);
+        record.ino = r.Uint64(3);
+        record.parent = r.Uint64(4);
+        record.name = r.Text(5);
+        record.detail = r.Text(6);
+        return record;
+      }));
     }
     for (const FclRecord& record : batch) visit(record);
     remaining -= batch.size();

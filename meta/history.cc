@@ -81,14 +81,11 @@ Result<std::vector<RelocationRecord>> Metadata::RecentRelocations(size_t limit) 
       "ORDER BY id DESC LIMIT ?1");
   st.BindAll(SqlLimit(limit));
   std::vector<RelocationRecord> records;
-  for (;;) {
-    META_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    records.push_back(RelocationRecord{st.Int64(0), st.Uint64(1),
-                                       static_cast<uint32_t>(st.Int64(2)),
-                                       static_cast<uint32_t>(st.Int64(3)), st.Uint64(4),
-                                       st.Double(5), st.Text(6)});
-  }
+  TIERFS_RETURN_IF_ERROR(st.AppendRows(&records, [](const Statement& r) {
+    return RelocationRecord{r.Int64(0),  r.Uint64(1), static_cast<uint32_t>(r.Int64(2)),
+                            static_cast<uint32_t>(r.Int64(3)), r.Uint64(4), r.Double(5),
+                            r.Text(6)};
+  }));
   return records;
 }
 
@@ -125,13 +122,10 @@ Result<std::vector<ScanRecord>> Metadata::RecentScans(size_t limit) {
       "errors, files_deleted, coalesce(failure, '') FROM scans ORDER BY id DESC LIMIT ?1");
   st.BindAll(SqlLimit(limit));
   std::vector<ScanRecord> scans;
-  for (;;) {
-    META_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    scans.push_back(ScanRecord{st.Int64(0), st.Int64(1), st.Double(2), st.Text(3), st.Text(4),
-                               st.Uint64(5), st.Uint64(6), st.Uint64(7), st.Uint64(8),
-                               st.Uint64(9), st.Text(10)});
-  }
+  TIERFS_RETURN_IF_ERROR(st.AppendRows(&scans, [](const Statement& r) {
+    return ScanRecord{r.Int64(0),  r.Int64(1),  r.Double(2), r.Text(3),  r.Text(4), r.Uint64(5),
+                      r.Uint64(6), r.Uint64(7), r.Uint64(8), r.Uint64(9), r.Text(10)};
+  }));
   return scans;
 }
 

@@ -172,20 +172,18 @@ Result<std::vector<Volume>> Metadata::ListVolumes() {
       "SELECT id, name, path, placement_class, media_type, media_type_source, role, state "
       "FROM volumes ORDER BY id");
   std::vector<Volume> volumes;
-  for (;;) {
-    META_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
+  TIERFS_RETURN_IF_ERROR(st.AppendRows(&volumes, [](const Statement& r) {
     Volume v;
-    v.id = static_cast<uint32_t>(st.Int64(0));
-    v.name = st.Text(1);
-    v.path = st.Text(2);
-    v.placement_class = st.Text(3);
-    v.media_type = st.Text(4);
-    v.media_type_source = st.Text(5);
-    v.role = st.Text(6);
-    v.state = st.Text(7);
-    volumes.push_back(std::move(v));
-  }
+    v.id = static_cast<uint32_t>(r.Int64(0));
+    v.name = r.Text(1);
+    v.path = r.Text(2);
+    v.placement_class = r.Text(3);
+    v.media_type = r.Text(4);
+    v.media_type_source = r.Text(5);
+    v.role = r.Text(6);
+    v.state = r.Text(7);
+    return v;
+  }));
   return volumes;
 }
 
