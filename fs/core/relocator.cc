@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 

@@ -177,7 +177,9 @@ BlockingKind KindOf(std::string_view op) {
 void FaultInjectingVolumeIo::Wait(const char* op, const Verdict& verdict) {
   if (verdict.delay_ms == 0 && !verdict.hold) return;
   BlockingSection blocking(KindOf(op));  // a slow device: the wait blocks as its I/O would
-  if (verdict.delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(verdict.delay_ms));
+  if (verdict.delay_ms > 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(verdict.delay_ms));
+  }
   if (!verdict.hold) return;
   const std::string marker = hold_dir_ + "/" + op + ".held";
   const int fd = open(marker.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
