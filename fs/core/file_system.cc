@@ -21,8 +21,8 @@
 
 namespace tierfs {
 
-Result<std::unique_ptr<FileSystem>> FileSystem::Open(const std::string& metadata_dir,
-                                                     const FileSystemOptions& options) {
+Result<std::unique_ptr<FileSystem>> FileSystem::Mount(const std::string& metadata_dir,
+                                                      const FileSystemOptions& options) {
   Result<VolumeLabel> label = ReadVolumeLabel(metadata_dir);
   if (!label.ok()) return label.status();
   meta::MetadataOptions mopts;

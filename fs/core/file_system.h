@@ -147,12 +147,14 @@ inline constexpr uint64_t kCreateHeadroomBytes = 1 << 20;
 
 class FileSystem {
  public:
-  // Opens <metadata_dir>/.tierfs/meta.db, verifies every volume's label, installs
-  // the database's space reserve (.tierfs/meta.reserve), reclaims orphans
-  // (unlinked inodes a crash left behind) and loads the policy. Errors name the
-  // volume or file at fault.
-  static Result<std::unique_ptr<FileSystem>> Open(const std::string& metadata_dir,
-                                                  const FileSystemOptions& options);
+  // Brings the file system of `metadata_dir` up, ready to serve (the mount's
+  // first step; Open(ino, flags) opens a file): opens <metadata_dir>/.tierfs/meta.db,
+  // verifies every volume's label, installs the database's space reserve
+  // (.tierfs/meta.reserve), recovers from a crash (fs/core/crash_recovery.cc),
+  // reclaims orphans (unlinked inodes a crash left behind) and loads the policy.
+  // Errors name the volume or file at fault.
+  static Result<std::unique_ptr<FileSystem>> Mount(const std::string& metadata_dir,
+                                                   const FileSystemOptions& options);
   ~FileSystem();
   FileSystem(const FileSystem&) = delete;
   FileSystem& operator=(const FileSystem&) = delete;

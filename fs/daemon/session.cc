@@ -213,7 +213,7 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
     fs_options.volume_io = faults.get();
   }
 #endif
-  auto fs = FileSystem::Open(metadata_dir, fs_options);
+  auto fs = FileSystem::Mount(metadata_dir, fs_options);
   if (!fs.ok()) {
     std::string message = "tierfs: " + fs.status().message();
     // A damaged database (meta::Metadata::Open checks it, changing nothing):

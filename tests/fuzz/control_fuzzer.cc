@@ -162,7 +162,7 @@ Harness* Setup() {
 
   tierfs::FileSystemOptions options;
   options.mountpoint = mnt;  // never mounted: reports name it, nothing reads it
-  auto fs = tierfs::FileSystem::Open(ssd, options);
+  auto fs = tierfs::FileSystem::Mount(ssd, options);
   if (!fs.ok()) Die("FileSystem::Open: " + fs.status().message());
   h->fs = std::move(fs).value();
   h->fs->SetEntryRemovedHook([](uint64_t, uint64_t, std::string_view) {});
