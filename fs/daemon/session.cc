@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <limits.h>
-#include <sys/file.h>
 #include <sys/resource.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -19,7 +18,6 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <sstream>
 #include <thread>
 #include <vector>
 
