@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "common/unique_dir.h"
+#include "fs/volume/range_copy.h"
 #include "fs/volume/volume_label.h"
 
 namespace tierfs {
@@ -829,31 +830,12 @@ class Checker {
     int in = o_.io->Open(source, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
     if (in < 0) return Status::FromErrno("open " + source);
     int out = o_.io->Open(target, O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0);
-    if (out < 0) {
-      Status st = Status::FromErrno("open " + target);
-      o_.io->Close(in);
-      return st;
-    }
-    Status st;
-    std::vector<char> buf(1 << 20);
-    for (uint64_t at = from; at < to && st.ok();) {
-      const ssize_t n = o_.io->Pread(in, buf.data(), std::min<uint64_t>(buf.size(), to - at),
-                                     static_cast<off_t>(at));
-      if (n <= 0) {
-        st = n < 0 ? Status::FromErrno("read " + source) : Status::Io(source + " ended early");
-        break;
-      }
-      for (ssize_t done = 0; done < n && st.ok();) {
-        const ssize_t w = o_.io->Pwrite(out, buf.data() + done, static_cast<size_t>(n - done),
-                                        static_cast<off_t>(at) + done);
-        if (w <= 0) st = Status::FromErrno(w < 0 ? errno : ENOSPC, "write " + target);
-        else done += w;
-      }
-      at += static_cast<uint64_t>(n);
-    }
+    Status st = out < 0 ? Status::FromErrno("open " + target)
+                        : CopyRange(*o_.io, in, out, static_cast<off_t>(from),
+                                    static_cast<off_t>(to - from));
     if (st.ok() && o_.io->Fsync(out, false) != 0) st = Status::FromErrno("fsync " + target);
     o_.io->Close(in);
-    o_.io->Close(out);
+    if (out >= 0) o_.io->Close(out);
     return st;
   }
 

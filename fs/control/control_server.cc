@@ -210,7 +210,10 @@ Result<int> ConnectControlSocket(const std::string& socket_path) {
 struct ControlServer::Impl {
   struct Connection {
     int fd = -1;
-    bool root = false;  // the peer is uid 0 (SO_PEERCRED at accept)
+    // The peer, read once at accept (SO_PEERCRED); `have_peer` false when unreadable.
+    ControlPeer peer;
+    bool have_peer = false;
+    bool root() const { return have_peer && peer.uid == 0; }
     std::thread thread;
     bool done = false;  // guarded by Impl::mu
   };
@@ -259,7 +262,8 @@ void ControlServer::Impl::AcceptLoop() {
     conn->fd = fd;
     ucred cred{};
     socklen_t cred_len = sizeof cred;
-    conn->root = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) == 0 && cred.uid == 0;
+    conn->have_peer = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) == 0;
+    if (conn->have_peer) conn->peer = ControlPeer{cred.pid, cred.uid, cred.gid};
     const int others_max =
         limits.max_connections - std::min(limits.root_reserved, limits.max_connections - 1);
     std::unique_lock lock(mu);
@@ -268,13 +272,13 @@ void ControlServer::Impl::AcceptLoop() {
       break;
     }
     auto has_place = [&] {
-      return active < limits.max_connections && (conn->root || others_active < others_max);
+      return active < limits.max_connections && (conn->root() || others_active < others_max);
     };
     // A client that calls again as soon as it has read an answer may find its
     // previous connection's thread still finishing: wait a moment for a place.
     // Not when the places of non-root clients are all taken by non-root clients:
     // those are refused at once, so that a flood of them never slows the accepts.
-    if (conn->root || others_active < others_max) {
+    if (conn->root() || others_active < others_max) {
       slot_freed.wait_for(lock, std::chrono::milliseconds(limits.queue_wait_ms),
                           [&] { return has_place() || stopping.load(); });
     }
@@ -286,7 +290,7 @@ void ControlServer::Impl::AcceptLoop() {
       lock.unlock();
       // Without blocking: a fresh socket's buffer holds this short line.
       const std::string answer = Line(ErrorReply(
-          EAGAIN, conn->root || active >= limits.max_connections
+          EAGAIN, conn->root() || active >= limits.max_connections
                       ? "the daemon is serving " + std::to_string(limits.max_connections) +
                             " control connections already; try again"
                       : "the daemon is serving " + std::to_string(others_max) +
@@ -305,7 +309,7 @@ void ControlServer::Impl::AcceptLoop() {
       continue;
     }
     ++active;
-    if (!conn->root) ++others_active;
+    if (!conn->root()) ++others_active;
     connections.push_back(std::move(conn));
   }
 }
@@ -333,15 +337,8 @@ void ControlServer::Impl::Serve(Connection* conn) {
   const int fd = conn->fd;
   const timeval send_timeout{kControlSendTimeoutSeconds, 0};
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof send_timeout);
-  ControlPeer peer;
-  ucred cred{};
-  socklen_t cred_len = sizeof cred;
-  bool have_cred = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len) == 0;
-  if (have_cred) {
-    peer.pid = cred.pid;
-    peer.uid = cred.uid;
-    peer.gid = cred.gid;
-  }
+  const ControlPeer& peer = conn->peer;
+  const bool have_cred = conn->have_peer;
 
   json answer;
   std::string line;
@@ -401,7 +398,7 @@ void ControlServer::Impl::Serve(Connection* conn) {
   std::lock_guard lock(mu);
   conn->done = true;
   --active;
-  if (!conn->root) --others_active;
+  if (!conn->root()) --others_active;
   slot_freed.notify_all();
 }
 
