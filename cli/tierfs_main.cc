@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli/check_command.h"
+#include "cli/retired_options.h"
 #include "cli/version.h"
 #include "fs/daemon/session.h"
 
@@ -32,8 +33,9 @@ DEFINE_string(o, "",
 DEFINE_bool(sync_full, kDefaults.sync_full, "SQLite synchronous=FULL: every metadata commit reaches the disk");
 DEFINE_double(entry_timeout, kDefaults.entry_timeout, "seconds the kernel may cache directory entries (0..31536000)");
 DEFINE_double(attr_timeout, kDefaults.attr_timeout, "seconds the kernel may cache attributes (0..31536000)");
-DEFINE_int32(writeback_seconds, kDefaults.writeback_seconds,
-             "period of the I/O counter and inode writeback, seconds (1..3600)");
+DEFINE_int32(writeback_seconds, kDefaults.flush_seconds,
+             "period of the flush of I/O counters and dirty inode attributes to the database, "
+             "seconds (1..3600)");
 DEFINE_int32(threads, kDefaults.max_threads, "maximum FUSE worker threads (1..1024)");
 DEFINE_int32(running_threads, kDefaults.running_threads,
              "FUSE worker threads that read and serve requests at once over /dev/fuse "
@@ -47,19 +49,10 @@ DEFINE_bool(writeback_cache, kDefaults.writeback_cache,
             "let the kernel cache writes and send them to the daemon in large batches "
             "(FUSE writeback cache; on by default, --writeback_cache=false turns it off); "
             "write errors such as ENOSPC then show at fsync or close");
-DEFINE_int32(precreate_objects, kDefaults.precreate_objects,
-             "empty objects kept ready on each volume that takes creates, so that a create "
-             "renames one into place instead of waiting for the backing file system's "
-             "inode allocation: for one writer creating many files (0..4096; 0, the "
-             "default, makes none ahead)");
 DEFINE_int32(cached_inodes, kDefaults.cached_inodes,
              "idle inodes whose attributes the daemon keeps in memory (about 500 bytes "
              "each; 0..10000000), so a file opened or stat'ed again needs no database "
              "read; every other inode the kernel knows costs about 60 bytes");
-DEFINE_bool(splice_writes, kDefaults.splice_writes,
-            "move the bytes of large writes from the kernel into the backing object with "
-            "splice(2), without copying them through the daemon: for large sequential "
-            "writes; every other request then costs one system call more (off by default)");
 DEFINE_bool(direct_writes, kDefaults.direct_writes,
             "write whole pages of large writes (128 KiB or more) to the volume with "
             "O_DIRECT, past its page cache: the kernel's page cache of the tierfs file "
@@ -113,7 +106,7 @@ static bool InRange(const char* flag, double value, double min, double max) {
 static bool ValidateTimeout(const char* flag, double value) {
   return InRange(flag, value, 0, 31'536'000);  // a year
 }
-static bool ValidateWriteback(const char* flag, int32_t value) {
+static bool ValidateFlushPeriod(const char* flag, int32_t value) {
   return InRange(flag, value, 1, 3600);
 }
 static bool ValidateCommitMs(const char* flag, double value) {
@@ -124,9 +117,6 @@ static bool ValidateThreads(const char* flag, int32_t value) {
 }
 static bool ValidateRunningThreads(const char* flag, int32_t value) {
   return InRange(flag, value, 0, 1024);
-}
-static bool ValidatePrecreate(const char* flag, int32_t value) {
-  return InRange(flag, value, 0, 4096);
 }
 static bool ValidateCachedInodes(const char* flag, int32_t value) {
   return InRange(flag, value, 0, 10'000'000);
@@ -162,10 +152,9 @@ DEFINE_validator(entry_timeout, &ValidateTimeout);
 DEFINE_validator(metrics_listen, &ValidateListen);
 DEFINE_validator(metrics_textfile, &ValidateTextfile);
 DEFINE_validator(attr_timeout, &ValidateTimeout);
-DEFINE_validator(writeback_seconds, &ValidateWriteback);
+DEFINE_validator(writeback_seconds, &ValidateFlushPeriod);
 DEFINE_validator(threads, &ValidateThreads);
 DEFINE_validator(running_threads, &ValidateRunningThreads);
-DEFINE_validator(precreate_objects, &ValidatePrecreate);
 DEFINE_validator(cached_inodes, &ValidateCachedInodes);
 DEFINE_validator(cached_opens, &ValidateCachedOpens);
 DEFINE_validator(commit_ms, &ValidateCommitMs);
@@ -180,7 +169,8 @@ namespace {
 // -flagfile...) among them, and exits 1; its --version prints "tierfs version
 // X". Both are answered here instead, before gflags parses anything. The list
 // is built from gflags' registry, keeping the flags defined in cli/, so a new
-// DEFINE_ there shows up without touching this text.
+// DEFINE_ there shows up without touching this text; retired options
+// (cli/retired_options.h) are left out.
 
 constexpr char kUsageHead[] =
     "usage: tierfs [OPTIONS] METADATA_VOLUME_DIR MOUNTPOINT\n"
@@ -208,7 +198,6 @@ std::string ValueName(const gflags::CommandLineFlagInfo& flag) {
       {"writeback_seconds", "SECONDS"},
       {"threads", "N"},
       {"running_threads", "N"},
-      {"precreate_objects", "N"},
       {"cached_inodes", "N"},
       {"cached_opens", "N"},
       {"commit_ms", "MILLISECONDS"},
@@ -273,7 +262,7 @@ std::string TierfsUsage() {
   std::vector<gflags::CommandLineFlagInfo> flags;
   gflags::GetAllFlags(&flags);  // sorted by file, then name
   for (const gflags::CommandLineFlagInfo& flag : flags) {
-    if (!DefinedInCli(flag)) continue;
+    if (!DefinedInCli(flag) || tierfs::cli::IsRetiredOption(flag.name)) continue;
     std::string value = ValueName(flag);
     std::string left = "  -" + flag.name + (value.empty() ? "" : " " + value);
     usage += left;
@@ -390,16 +379,14 @@ int main(int argc, char** argv) {
   options.sync_full = FLAGS_sync_full;
   options.entry_timeout = FLAGS_entry_timeout;
   options.attr_timeout = FLAGS_attr_timeout;
-  options.writeback_seconds = FLAGS_writeback_seconds;
+  options.flush_seconds = FLAGS_writeback_seconds;
   options.max_threads = FLAGS_threads;
   options.running_threads = FLAGS_running_threads;
   options.commit_window_us = static_cast<int64_t>(FLAGS_commit_ms * 1000);
   options.exact_atime = FLAGS_exact_atime;
   options.direct_writes = FLAGS_direct_writes;
   options.writeback_cache = FLAGS_writeback_cache;
-  options.splice_writes = FLAGS_splice_writes;
   options.io_uring = FLAGS_io_uring;
-  options.precreate_objects = FLAGS_precreate_objects;
   options.cached_inodes = FLAGS_cached_inodes;
   options.no_open = FLAGS_no_open && !FLAGS_exact_atime;
   options.cached_opens = FLAGS_cached_opens;
@@ -409,5 +396,6 @@ int main(int argc, char** argv) {
   options.syslog = FLAGS_syslog;
   options.metrics.listen = FLAGS_metrics_listen;
   options.metrics.textfile = FLAGS_metrics_textfile;
+  options.startup_warnings = tierfs::cli::RetiredOptionWarnings();
   return tierfs::RunSession(options);
 }

@@ -4,7 +4,7 @@
 // (fs/fuse/fuse_worker_pool.h).
 //
 // A pool installs its hooks in each of its threads (t_blocking_hooks); in any
-// other thread (the writeback thread, the group committer, io_uring threads,
+// other thread (the periodic flush, the group committer, io_uring threads,
 // tests) a BlockingSection costs a thread-local load and does nothing. Sections
 // nest: only the outermost calls the hooks.
 #pragma once

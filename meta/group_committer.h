@@ -36,7 +36,7 @@ class GroupCommitter {
   GroupCommitter(const GroupCommitter&) = delete;
   GroupCommitter& operator=(const GroupCommitter&) = delete;
 
-  // A batch of many changes (a writeback of thousands of inodes, an I/O
+  // A batch of many changes (an attribute flush of thousands of inodes, an I/O
   // statistics flush) is under way: while any hold lasts, the committer lets the
   // group stay open past its window, by whole windows, for at most
   // kMaxBatchDeferral, so the batch reaches the WAL in one commit instead of one

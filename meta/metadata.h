@@ -217,11 +217,11 @@ class Metadata {
   // name, detail "to=/new/path" (+ " replaced=INO") or "exchange=/other/path".
   Result<RenameResult> Rename(uint64_t parent, std::string_view name, uint64_t new_parent,
                               std::string_view new_name, unsigned int flags);
-  // Writes back mode (permission bits; the type never changes), uid, gid, size,
+  // Writes mode (permission bits; the type never changes), uid, gid, size,
   // atime, mtime, ctime, rdev of inode.ino (not nlink, not volume, not symlink).
   // If `fcl_event` is not empty ("setattr", "truncate") it is logged. ENOENT.
   Status WriteInode(const Inode& inode, std::string_view fcl_event = {});
-  // Writes back only the attributes named in `fields` (a mask of kAttr* bits,
+  // Writes only the attributes named in `fields` (a mask of kAttr* bits,
   // records.h) from `values` to inode values.ino, in one transaction, and returns
   // the row after. Unlike WriteInode it leaves every other column as it is, so a
   // change made by a concurrent namespace operation (a directory's mtime, a file's
@@ -229,7 +229,7 @@ class Metadata {
   // kAttrCtime stores max(stored, values.ctime_ns). Mode takes the permission bits
   // only. If `fcl_event` is not empty it is logged; with `log_write` a "write"
   // record comes first (the change also carries the size of data written since
-  // the file's last writeback: a chmod right after writes). ENOENT; EINVAL for
+  // the file's last attribute flush: a chmod right after writes). ENOENT; EINVAL for
   // no fields.
   Result<Inode> UpdateAttributes(const Inode& values, uint32_t fields,
                                  std::string_view fcl_event = {}, bool log_write = false);
@@ -247,7 +247,7 @@ class Metadata {
   Status Sync();
   // While a BatchScope lives, the group commit stays open past its window (at
   // most GroupCommitter::kMaxBatchDeferral) so that many changes made in a row
-  // (a writeback of every dirty inode, an I/O statistics flush) reach the WAL in
+  // (a flush of every dirty inode, an I/O statistics flush) reach the WAL in
   // one commit. A crash may then lose up to that long of acknowledged changes
   // not covered by an fsync. Without group commit it does nothing. Scopes may
   // overlap (from several threads); they must not outlive the Metadata.

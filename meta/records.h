@@ -32,7 +32,7 @@ struct Inode {
   uint64_t rdev = 0;        // device number for S_IFCHR / S_IFBLK
   std::string symlink;      // target, for S_IFLNK only
   uint32_t volume_id = 0;   // volume holding the object, for S_IFREG only; 0 otherwise
-  // 512-byte blocks allocated to the object as last written back; -1 unknown
+  // 512-byte blocks allocated to the object as last flushed; -1 unknown
   // (never recorded, or the size or the volume changed since): stat the object.
   int64_t blocks = -1;
   // Not a column: the database's change count (Database::ChangeEpoch) the row

@@ -149,7 +149,7 @@ ALTER TABLE pending_objects_v2 RENAME TO pending_objects;
 )sql";
 
 // Version 3: the blocks (512-byte) allocated to a regular file's object as last
-// recorded (at writeback), so a stat of a closed file needs no stat(2) of its
+// recorded (at an attribute flush), so a stat of a closed file needs no stat(2) of its
 // object; NULL = unknown (after a size change or a relocation), stat the object.
 constexpr char kMigrateV2ToV3[] = "ALTER TABLE inodes ADD COLUMN blocks INTEGER";
 

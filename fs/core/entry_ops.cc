@@ -177,8 +177,8 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
       // With the writeback cache the kernel sends the times of written data as a
       // bare mtime+ctime setattr after the pages (fuse_flush_times), at every
       // fsync and close. They are the data path's times: kept in memory with the
-      // dirty size and written back with it (logged as the FCL "write") at the
-      // next writeback, close or fsync, so that a database fdatasync-ing its log
+      // dirty size and flushed with it (logged as the FCL "write") at the
+      // next attribute flush, close or fsync, so that a database fdatasync-ing its log
       // writes nothing to the metadata per commit (design.md, "Group commit").
       const bool kernel_times = !truncate && (fields & meta::kAttrMode) == 0 &&
                                 (to_set & ~(FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_CTIME)) == 0 &&
@@ -189,7 +189,7 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
       // ctime in that change's own commit, moments before; the kernel's stamp
       // (from its coarse clock) is usually older and changes nothing, as ctime
       // never goes back (Metadata::UpdateAttributes). A newer one waits in
-      // memory for the periodic writeback; an unlinked file's is never
+      // memory for the periodic flush; an unlinked file's is never
       // written. An unlink or a rename then costs no second write to the
       // database, and the FCL shows no "setattr" the user never made. (A
       // utimes that sets mtime to the value it already has looks the same and
@@ -212,9 +212,9 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
       if (inode->dirty) {
         fields |= meta::kAttrSize | meta::kAttrAtime | meta::kAttrMtime | meta::kAttrCtime;
       }
-      // This commit is the file's writeback when it carries the size (a chmod,
+      // This commit is the file's attribute flush when it carries the size (a chmod,
       // utimes or truncate of a file with unwritten-back writes): record the
-      // object's allocation with it, as Writeback does.
+      // object's allocation with it, as FlushAttributes does.
       struct stat object;
       if ((fields & meta::kAttrSize) != 0 && S_ISREG(a.mode) && inode->fd >= 0 &&
           fstat(inode->fd, &object) == 0) {
@@ -229,7 +229,7 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
         event = "write";
         inode->data_written = false;
       }
-      // Any other change of a file with data written since its last writeback
+      // Any other change of a file with data written since its last attribute flush
       // (a chmod or utimes right after the writes, as tar and cp -p make)
       // carries the written size too, and logs the "write" before its own.
       if (inode->dirty && inode->data_written) {
@@ -242,7 +242,7 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
     auto row = meta_->UpdateAttributes(values, fields, event, log_write);
     if (!row.ok() && (event == "write" || log_write)) {
       std::lock_guard lock(inode->mu);
-      inode->data_written = true;  // logged by the next writeback instead
+      inode->data_written = true;  // logged by the next attribute flush instead
     }
     if (!row.ok()) {
       st = row.status();

@@ -46,8 +46,9 @@ struct FileHandle : OpenHandle {
   int flags = 0;                      // open(2) flags as the kernel passed them
   std::atomic<bool> wrote{false};     // a write went through this handle
   // Stands for the kernel's unreported opens (no-open mode,
-  // fs/core/kernel_open_cache.h): no release follows a close, so writes through it
-  // are written back shortly after (fs/core/write_behind.h). Set before it is shared.
+  // fs/core/kernel_open_cache.h): no release follows a close, so the attributes
+  // of files written through it are flushed shortly after
+  // (fs/core/delayed_attribute_flush.h). Set before it is shared.
   bool kernel_open = false;
   // Whether the kernel may keep the file's page cache at this open. False when a
   // read would update atime (relatime) and the open does not stand for its reads

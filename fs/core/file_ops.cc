@@ -4,7 +4,8 @@
 // Every open handle of an inode shares the inode's one backing fd; reads and writes
 // hold the inode's io_lock shared, the relocator holds it exclusively while it
 // switches the object under that fd (fs/core/relocator.cc). Data writes never touch the
-// database: size and times change in memory and are written back on flush. Every
+// database: size and times change in memory and reach the database with an attribute
+// flush (FlushAttributes). Every
 // system call on an object goes through the VolumeIo seam (volumes_->io()).
 //
 // Full volumes (design.md, "Living with full volumes"): a write that meets ENOSPC
@@ -170,24 +171,6 @@ Result<size_t> FileSystem::Read(FileHandle* fh, char* buf, size_t size, off_t of
   return static_cast<size_t>(n);
 }
 
-namespace {
-
-// Reads exactly `size` bytes out of the pipe `pipe_fd` into `out`.
-Status DrainPipe(int pipe_fd, size_t size, std::vector<char>* out) {
-  out->resize(size);
-  size_t got = 0;
-  while (got < size) {
-    ssize_t n = read(pipe_fd, out->data() + got, size - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Status::FromErrno(errno, "read of a spliced write");
-    if (n == 0) return Status::Io("spliced write ended early");
-    got += static_cast<size_t>(n);
-  }
-  return Status::Ok();
-}
-
-}  // namespace
-
 FileSystem::DirectWrite FileSystem::DirectWriteFor(InodeState& inode, const char* bytes,
                                                    size_t count, off_t offset) {
   if (!options_.direct_writes || count < kDirectWriteMinBytes ||
@@ -232,12 +215,9 @@ FileSystem::DirectWrite FileSystem::DirectWriteFor(InodeState& inode, const char
   return {};
 }
 
-Result<size_t> FileSystem::WriteFrom(FileHandle* fh, WriteSource source, off_t offset,
-                                     bool* setgid_check) {
+Result<size_t> FileSystem::Write(FileHandle* fh, const char* buf, size_t size, off_t offset,
+                                 bool* setgid_check) {
   InodeState& inode = *fh->inode;
-  const size_t size = source.size;
-  std::vector<char> drained;  // the pipe's bytes, when the object refused a splice
-  size_t bytes_base = 0;      // the offset within the write of source.bytes[0]
   // Bounded: each move goes to another volume, so a file cannot move more often
   // than there are volumes before every one of them has been tried.
   const size_t max_moves = volumes_->volumes().size();
@@ -262,14 +242,10 @@ Result<size_t> FileSystem::WriteFrom(FileHandle* fh, WriteSource source, off_t o
         // sees the generation move whichever side of its start the write began.
         inode.write_gen.fetch_add(1);
         const off_t at = offset + static_cast<off_t>(done);
-        if (source.pipe_fd >= 0) {
-          n = volumes_->io().SpliceIn(source.pipe_fd, inode.Fd(), size - done, at);
-        } else {
-          const char* from = source.bytes + (done - bytes_base);
-          direct = DirectWriteFor(inode, from, size - done, at);
-          n = direct.fd >= 0 ? volumes_->io().PwriteDirect(direct.fd, from, direct.count, at)
-                             : volumes_->io().Pwrite(inode.Fd(), from, size - done, at);
-        }
+        const char* from = buf + done;
+        direct = DirectWriteFor(inode, from, size - done, at);
+        n = direct.fd >= 0 ? volumes_->io().PwriteDirect(direct.fd, from, direct.count, at)
+                           : volumes_->io().Pwrite(inode.Fd(), from, size - done, at);
         err = errno;
         inode.write_gen.fetch_add(1);
       }
@@ -296,13 +272,6 @@ Result<size_t> FileSystem::WriteFrom(FileHandle* fh, WriteSource source, off_t o
       // cache from now on (the fd stays open: another write may be using it).
       std::lock_guard lock(inode.mu);
       inode.direct_refused = true;
-      continue;
-    }
-    if (err == EINVAL && source.pipe_fd >= 0) {
-      // The object's file system takes no splice: the rest from memory.
-      TIERFS_RETURN_IF_ERROR(DrainPipe(source.pipe_fd, size - done, &drained));
-      source = WriteSource{drained.data(), -1, size};
-      bytes_base = done;
       continue;
     }
     if ((err == ENOSPC || err == EDQUOT) && moves < max_moves) {
@@ -401,13 +370,13 @@ void FileSystem::DropSetgidAfterWrite(FileHandle* fh, const Caller& caller) {
   ApplyRow(inode, *row);
 }
 
-Status FileSystem::WritebackOnClose(const InodeRef& inode) {
+Status FileSystem::FlushAttributesAtClose(const InodeRef& inode) {
   {
     std::lock_guard lock(inode->mu);
-    // Lazy times wait for the periodic writeback (MarkTimesLazilyDirty).
+    // Lazy times wait for the periodic flush (MarkTimesLazilyDirty).
     if (inode->dirty && inode->lazy_times && inode->attr.nlink > 0) return Status::Ok();
   }
-  return Writeback(inode, {});
+  return FlushAttributes(inode, {});
 }
 
 Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
@@ -422,7 +391,7 @@ Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
     // fdatasync(2) promises the data and what is needed to read it back: an
     // overwrite of a file whose volume and size the database already holds
     // durably is complete once its object is synced. The times stay dirty and
-    // reach the database with the next writeback (design.md, "Group commit").
+    // reach the database with the next attribute flush (design.md, "Group commit").
     // Checked under io_lock, so no relocation can switch the object between
     // the sync above and this check.
     if (datasync && inode.durable_size == inode.attr.size &&
@@ -433,11 +402,11 @@ Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
     volume_before = inode.attr.volume_id;
     epoch = inode.layout_epoch;
   }
-  TIERFS_RETURN_IF_ERROR(Writeback(fh->inode, {}));
+  TIERFS_RETURN_IF_ERROR(FlushAttributes(fh->inode, {}));
   // The size and the namespace changes before it must survive a crash too.
   TIERFS_RETURN_IF_ERROR(SyncMetadata());
-  // Everything written back before the commit above is durable, so the size
-  // and volume seen before the writeback are. A size changed since by a write
+  // Everything flushed before the commit above is durable, so the size
+  // and volume seen before the flush are. A size changed since by a write
   // racing this fsync differs from the current one, so the next fdatasync
   // commits; a truncate, fallocate or relocation since moved the epoch, and
   // nothing is recorded.
@@ -467,7 +436,7 @@ Status FileSystem::Release(FileHandle* fh) {
     UnlinkHandleLocked(fh);
   }
   delete fh;
-  Status st = WritebackOnClose(inode);
+  Status st = FlushAttributesAtClose(inode);
   ReleaseHold(inode, Hold::kOpen);
   return st;
 }

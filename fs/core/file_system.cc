@@ -1,4 +1,4 @@
-// FileSystem: opening, attributes, writeback, policy and reclaim.
+// FileSystem: opening, attributes, attribute flushes, policy and reclaim.
 // Entry operations are in fs/core/entry_ops.cc, file data in fs/core/file_ops.cc, directories
 // and xattrs in fs/core/dir_ops.cc, what the mount does after a crash in
 // fs/core/crash_recovery.cc.
@@ -82,9 +82,6 @@ Result<std::unique_ptr<FileSystem>> FileSystem::Mount(const std::string& metadat
     TIERFS_RETURN_IF_ERROR(fs->TrimObjectsAfterCrash());
     TIERFS_RETURN_IF_ERROR(fs->RemoveOrphanObjects());
   }
-  if (options.precreate_objects > 0) {
-    fs->precreator_ = std::make_unique<ObjectPrecreator>(*fs->volumes_, options.precreate_objects);
-  }
   // Started last: the recovery above commits change by change.
   FileSystem* raw = fs.get();
   fs->meta_->StartGroupCommit(std::chrono::microseconds(options.commit_window_us),
@@ -111,46 +108,45 @@ FileSystem::FileSystem(std::unique_ptr<meta::SpaceReserve> reserve,
       },
       [this](FileHandle* fh) {
         if (Status st = Release(fh); !st.ok()) {
-          LogError("writeback of a file the kernel no longer uses: {}", st.ToString());
+          LogError("attribute flush of a file the kernel no longer uses: {}", st.ToString());
         }
       });
-  write_behind_ = std::make_unique<WriteBehind>(
-      kWriteBehindDelay, [this](const std::vector<InodeRef>& inodes) { WriteBackBehind(inodes); });
+  delayed_flush_ = std::make_unique<DelayedAttributeFlush>(
+      kAttributeFlushDelay, [this](const std::vector<InodeRef>& inodes) { FlushDelayed(inodes); });
 }
 
 void FileSystem::DataWrittenLocked(const FileHandle& fh, uint64_t size_before) {
   MarkDirty(*fh.inode);
   fh.inode->data_written = true;
   if (fh.kernel_open && fh.inode->attr.size != size_before) {
-    write_behind_->EnqueueLocked(fh.inode);
+    delayed_flush_->EnqueueLocked(fh.inode);
   }
 }
 
-void FileSystem::WriteBackBehind(const std::vector<InodeRef>& inodes) {
+void FileSystem::FlushDelayed(const std::vector<InodeRef>& inodes) {
   meta::Metadata::BatchScope batch(*meta_);  // one commit group for all of them
   for (const InodeRef& inode : inodes) {
     {
       std::lock_guard lock(inode->mu);
-      inode->write_behind_queued = false;  // a write from now on queues it again
+      inode->delayed_flush_queued = false;  // a write from now on queues it again
     }
-    if (Status st = WritebackAndSettle(inode); !st.ok()) {
-      // Still dirty: the periodic writeback tries again.
-      LogWarning("writeback of inode {} after its writes: {}", inode->ino, st.ToString());
+    if (Status st = FlushAttributesAndSettle(inode); !st.ok()) {
+      // Still dirty: the periodic flush tries again.
+      LogWarning("delayed attribute flush of inode {}: {}", inode->ino, st.ToString());
     }
   }
 }
 
-Status FileSystem::WritebackAndSettle(const InodeRef& inode) {
-  TIERFS_RETURN_IF_ERROR(Writeback(inode, {}));
+Status FileSystem::FlushAttributesAndSettle(const InodeRef& inode) {
+  TIERFS_RETURN_IF_ERROR(FlushAttributes(inode, {}));
   if (inodes_.MaybeErase(inode)) Reclaim(inode->attr);
   return Status::Ok();
 }
 
 FileSystem::~FileSystem() {
-  precreator_.reset();  // before the pools are emptied below
   // Released as RELEASEs would be, before the handles of opens the kernel never
-  // released (which would otherwise count them) and the final writeback.
-  write_behind_.reset();
+  // released (which would otherwise count them) and the final flush.
+  delayed_flush_.reset();
   kernel_opens_->DropAll();
   if (size_t released = ReleaseUnreleasedHandles(); released > 0) {
     LogInfo("released {} handles whose RELEASE the kernel never sent", released);
@@ -396,7 +392,7 @@ uint64_t FileSystem::AllocatedBlocks(const meta::Inode& attr) {
             return static_cast<uint64_t>(st.st_blocks);
           }
         }
-        // A closed one: as recorded at its last writeback, without a stat(2) of
+        // A closed one: as recorded at its last attribute flush, without a stat(2) of
         // the object (that would read the object's inode from disk when cold).
         if (attr.blocks >= 0) return static_cast<uint64_t>(attr.blocks);
         const std::string path = volumes_->ObjectPath(attr.volume_id, attr.ino, attr.generation);
@@ -413,7 +409,7 @@ uint64_t FileSystem::AllocatedBlocks(const meta::Inode& attr) {
   }
 }
 
-Status FileSystem::Writeback(const InodeRef& inode, std::string_view event) {
+Status FileSystem::FlushAttributes(const InodeRef& inode, std::string_view event) {
   std::lock_guard sync(inode->sync_mu);
   meta::Inode snapshot;
   uint64_t seq;
@@ -439,7 +435,7 @@ Status FileSystem::Writeback(const InodeRef& inode, std::string_view event) {
   if (!row.ok()) {
     if (row.status().code() == ENOENT && inode->attr.nlink == 0) {
       // Reclaimed meanwhile (an unlinked file's last reference went away while
-      // this writeback ran): there is nothing left to write to.
+      // this flush ran): there is nothing left to write to.
       inode->dirty = false;
       return Status::Ok();
     }
@@ -460,7 +456,7 @@ Status FileSystem::FlushAll() {
   // One commit for the whole flush (below), not one per group commit window.
   std::optional<meta::Metadata::BatchScope> batch(std::in_place, *meta_);
   for (const InodeRef& inode : inodes_.Snapshot()) {
-    Status st = WritebackAndSettle(inode);
+    Status st = FlushAttributesAndSettle(inode);
     if (!st.ok() && first.ok()) first = st;
   }
   std::vector<meta::IoDelta> deltas;
@@ -478,7 +474,7 @@ Status FileSystem::FlushAll() {
   } else if (!deltas.empty()) {
     LogFileStats(deltas);
   }
-  // A scan, `fcladm sync` and the periodic writeback see (and leave) everything
+  // A scan, `fcladm sync` and the periodic flush see (and leave) everything
   // committed, reclaims that waited for a commit included.
   batch.reset();
   Status synced = SyncMetadata();

@@ -6,7 +6,7 @@
 // that unpack a FUSE request, call one of these, and reply once.
 //
 // Threading: all methods are safe to call from the multi-threaded FUSE loop, the
-// writeback thread and control-channel threads at once. Locks: see inode_table.h.
+// periodic flush and control-channel threads at once. Locks: see inode_table.h.
 // Ordering rules (docs/design.md, "Namespace and objects"): the database may point at a
 // missing object only for an empty file (a create's row commits first, its object
 // follows, and opening an empty file re-creates it); an object is removed only
@@ -34,10 +34,9 @@
 #include "fs/core/inode_table.h"
 #include "fs/core/io_accounting.h"
 #include "fs/core/kernel_open_cache.h"
-#include "fs/volume/object_precreator.h"
 #include "fs/volume/volume_io.h"
 #include "fs/volume/volume_set.h"
-#include "fs/core/write_behind.h"
+#include "fs/core/delayed_attribute_flush.h"
 #include "meta/metadata.h"
 #include "meta/space_reserve.h"
 #include "policy/create_placement.h"
@@ -107,9 +106,6 @@ struct FileSystemOptions {
   // database transaction (meta/group_committer.h); fsync and fsyncdir commit at
   // once. 0 = every change commits on its own.
   int64_t commit_window_us = 5000;
-  // Empty objects kept ready on each volume that takes creates (fs/volume/object_precreator.h);
-  // 0 = none made ahead (creates still take recycled ones).
-  size_t precreate_objects = 0;
   // Idle inodes whose entries (attributes) the daemon keeps, about 500 bytes
   // each, so a file opened or stat'ed again needs no database read
   // (fs/core/inode_table.h). 0: none.
@@ -132,13 +128,13 @@ struct FileSystemOptions {
 // The smallest write sent to a volume with O_DIRECT, bytes. Such a write skips
 // the daemon's copy into the volume's page cache (the kernel's page cache of the
 // tierfs file already holds the bytes) but waits for the device; a page of
-// writeback (random 4 KiB writes) is cheaper to copy than to wait for.
+// the kernel's writeback (random 4 KiB writes) is cheaper to copy than to wait for.
 inline constexpr size_t kDirectWriteMinBytes = size_t{128} << 10;
 
 // How soon after a write through a kernel-open handle (no-open mode) the file's
-// size and times are written back (fs/core/write_behind.h): the release that wrote
-// them back after the last close(2) never comes in that mode.
-inline constexpr std::chrono::milliseconds kWriteBehindDelay{50};
+// size and times are flushed to the database (fs/core/delayed_attribute_flush.h):
+// the release that flushed them after the last close(2) never comes in that mode.
+inline constexpr std::chrono::milliseconds kAttributeFlushDelay{50};
 
 // A create needs this much room above a volume's reserve: a new file's size is
 // not known, and a volume with only a few blocks left would send its first write
@@ -171,8 +167,8 @@ class FileSystem {
   // regular file (sparse files and relocated copies report what they use), and for
   // other types what ext4 reports (a directory block, a slow symlink's block).
   uint64_t AllocatedBlocks(const meta::Inode& attr);
-  // The stat(2) view of `attr` as ext4 would show it (a directory is one 4096-byte
-  // block; st_blksize 4096).
+  // The stat(2) view of `attr` as ext4 would show it (a directory is one block
+  // of kPageBytes; st_blksize kPageBytes).
   void FillStat(const meta::Inode& attr, struct stat* st);
   // `to_set` is a FUSE_SET_ATTR_* mask; `fh` may be null (truncate(2) by path).
   // `caller` (with its groups) for a size or owner change by an unprivileged user:
@@ -223,21 +219,7 @@ class FileSystem {
   // Sets *setgid_check when the file has setgid without group-execute: the caller
   // then asks DropSetgidAfterWrite with the writer's credentials.
   Result<size_t> Write(FileHandle* fh, const char* buf, size_t size, off_t offset,
-                       bool* setgid_check = nullptr) {
-    return WriteFrom(fh, WriteSource{buf, -1, size}, offset, setgid_check);
-  }
-  // The same for bytes in memory or waiting in a pipe (a WRITE request that
-  // libfuse spliced off /dev/fuse): those are spliced into the object without a
-  // copy through the daemon, and leave the pipe exactly as they are written.
-  // When the object's file system refuses splice (EINVAL), the rest is read
-  // out of the pipe and written from memory.
-  struct WriteSource {
-    const char* bytes = nullptr;  // the bytes, when pipe_fd < 0
-    int pipe_fd = -1;             // else the pipe holding them, in order
-    size_t size = 0;
-  };
-  Result<size_t> WriteFrom(FileHandle* fh, WriteSource source, off_t offset,
-                           bool* setgid_check = nullptr);
+                       bool* setgid_check = nullptr);
   // After a successful fsync of `fh`'s file under the writeback cache, whose
   // kernel keeps the file's attributes and refreshes nothing after writeback:
   // whether the object's allocation (st_blocks) changed since an fsync last
@@ -285,9 +267,10 @@ class FileSystem {
   Result<std::shared_ptr<FileHandle>> KernelOpen(uint64_t ino);
   // Inodes with a kernel-open handle now (at most FileSystemOptions::cached_opens).
   size_t KernelOpenCount() const { return kernel_opens_->size(); }
-  // Writes back now the files written through kernel-open handles whose
-  // writeback is still due (kWriteBehindDelay): before a tool reads the database.
-  void DrainWriteBehind() { write_behind_->Drain(); }
+  // Flushes now the attributes of files written through kernel-open handles
+  // whose delayed flush is still due (kAttributeFlushDelay): before a tool reads
+  // the database.
+  void DrainDelayedFlushes() { delayed_flush_->Drain(); }
 
   // ---- Directories
   Result<DirHandle*> OpenDir(uint64_t ino);
@@ -312,17 +295,17 @@ class FileSystem {
 
   // ---- Administration
   // Writes every dirty inode's attributes and the in-memory I/O counters to the
-  // database (the periodic writeback, and the first step of every scan), then
+  // database (the periodic flush, and the first step of every scan), then
   // commits the open commit group (SyncMetadata).
   Status FlushAll();
-  // The periodic volume check (with every writeback): labels (offline/online),
+  // The periodic volume check (with every periodic flush): labels (offline/online),
   // full volumes that have room again, and the database reserve grown back.
   void CheckVolumes();
   // The database's space reserve, or null when none could be installed.
   const meta::SpaceReserve* reserve() const { return reserve_.get(); }
   // Drops FCL records and iostat buckets beyond the retention bounds of the options.
   Status ApplyRetention();
-  // Changes the heat resolution (fsppadm heatbucket): writes back what is dirty,
+  // Changes the heat resolution (fsppadm heatbucket): flushes what is dirty,
   // then deletes every iostat bucket and sets iostat_bucket_seconds in the
   // database, and restarts the in-memory counts with the new length. I/O counted
   // before is gone (FCL records are kept). `bucket_seconds`: 1..86400; EINVAL
@@ -384,18 +367,18 @@ class FileSystem {
   std::atomic<bool> kernel_keeps_write_times_{false};  // see SetKernelKeepsWriteTimes
   // No-open mode's handles (KernelOpen); emptied first at the stop.
   std::unique_ptr<KernelOpenCache> kernel_opens_;
-  // Writebacks of files written through them (DataWrittenLocked).
-  std::unique_ptr<WriteBehind> write_behind_;
+  // Attribute flushes of files written through them (DataWrittenLocked).
+  std::unique_ptr<DelayedAttributeFlush> delayed_flush_;
   // Data went through `fh` (a write, fallocate or copy) into its inode, whose
   // size was `size_before` and whose new size and times are set: marks the
-  // inode dirty with data written (its writeback logs the FCL "write"), and,
-  // with a kernel-open handle and a new size, queues that writeback
-  // (WriteBehind). An overwrite in place (a database's pages) changes only
-  // times, which wait for the periodic writeback, so it adds no database write
+  // inode dirty with data written (its attribute flush logs the FCL "write"),
+  // and, with a kernel-open handle and a new size, queues that flush
+  // (DelayedAttributeFlush). An overwrite in place (a database's pages) changes
+  // only times, which wait for the periodic flush, so it adds no database write
   // every 50 ms. `fh.inode->mu` held.
   void DataWrittenLocked(const FileHandle& fh, uint64_t size_before);
-  // WriteBehind's write function: one database batch for all of `inodes`.
-  void WriteBackBehind(const std::vector<InodeRef>& inodes);
+  // DelayedAttributeFlush's flush function: one database batch for all of `inodes`.
+  void FlushDelayed(const std::vector<InodeRef>& inodes);
   // Volumes whose refusal of O_DIRECT was logged (once each: DirectWriteFor).
   std::mutex direct_refusals_mu_;
   std::vector<uint32_t> direct_refusals_logged_;
@@ -427,7 +410,7 @@ class FileSystem {
   Status TrimObjectsAfterCrash();
   // At the daemon's stop, after the last request: releases every file and directory
   // handle the kernel never released (its RELEASE was still queued when the
-  // connection ended), as their RELEASE would have: writeback, then the hold.
+  // connection ended), as their RELEASE would have: attribute flush, then the hold.
   // Returns how many there were.
   size_t ReleaseUnreleasedHandles();
   // At the daemon's stop, after the last request: reclaims every inode with nlink 0
@@ -445,23 +428,24 @@ class FileSystem {
   // had one); false (logged) when its removal failed and the row must stay.
   bool RemoveObjectOf(const meta::Inode& attr);
   // Runs the reclaims whose nlink-0 change is committed now (after every group
-  // commit, and from the periodic writeback as a backstop); their rows go in
+  // commit, and from the periodic flush as a backstop); their rows go in
   // one change (Metadata::DeleteInodes).
   void ReclaimCommitted();
   // At a mount after a crash: removes objects that no inode row owns (a create's
   // object made in a commit group the crash lost). Objects of rows that point
   // elsewhere are left alone (pending_objects and `tierfs check` handle those).
   Status RemoveOrphanObjects();
-  // Writeback at close and release: skipped while only lazy times are dirty (a
-  // read's atime, the kernel's ctime stamp; the periodic writeback takes those,
+  // FlushAttributes at close and release: skipped while only lazy times are
+  // dirty (a read's atime, the kernel's ctime stamp; the periodic flush takes those,
   // see MarkTimesLazilyDirty).
-  Status WritebackOnClose(const InodeRef& inode);
-  // Writes back one inode's attributes if dirty.
-  Status Writeback(const InodeRef& inode, std::string_view event);
-  // Writeback, then lets an entry that nothing keeps active any more go idle
-  // (the kernel forgot it while it was dirty, its kernel-open handle went), or
-  // reclaims it when it is unlinked. Errors: Writeback's (the entry stays).
-  Status WritebackAndSettle(const InodeRef& inode);
+  Status FlushAttributesAtClose(const InodeRef& inode);
+  // Writes one inode's in-memory attributes (size, times, blocks) to the
+  // database if dirty, logging `event` (or the FCL "write" for data written).
+  Status FlushAttributes(const InodeRef& inode, std::string_view event);
+  // FlushAttributes, then lets an entry that nothing keeps active any more go
+  // idle (the kernel forgot it while it was dirty, its kernel-open handle went),
+  // or reclaims it when it is unlinked. Errors: FlushAttributes' (the entry stays).
+  Status FlushAttributesAndSettle(const InodeRef& inode);
   // relatime for a directory being listed: updates its atime (synchronously, a
   // directory is never dirty) when ext4 would.
   void TouchDirAtime(const InodeRef& dir);
@@ -479,7 +463,7 @@ class FileSystem {
                                InodeRef* opened);
   // Opens the inode's shared backing fd if it is not open yet (inode->mu held).
   Status EnsureFdLocked(InodeState& inode);
-  // How WriteFrom sends `count` bytes from `bytes` at `offset` to `inode`'s object
+  // How Write sends `count` bytes from `bytes` at `offset` to `inode`'s object
   // with O_DIRECT (FileSystemOptions::direct_writes): the object's O_DIRECT fd
   // (opened on first use) and the whole pages of the write to send through it;
   // fd -1 to send the write through the page cache (too small, not on a page,
@@ -513,8 +497,6 @@ class FileSystem {
   std::unique_ptr<meta::SpaceReserve> reserve_;
   std::unique_ptr<meta::Metadata> meta_;
   std::unique_ptr<VolumeSet> volumes_;
-  // Keeps empty objects ready for creates; stopped first at unmount.
-  std::unique_ptr<ObjectPrecreator> precreator_;
   const meta::FsInfo info_;
   const FileSystemOptions options_;
   InodeTable inodes_;

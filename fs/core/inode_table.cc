@@ -24,7 +24,7 @@ void ApplyRow(InodeState& inode, const meta::Inode& row) {
   meta::Inode& a = inode.attr;
   if (row.row_epoch < a.row_epoch) return;  // older than what the entry shows
   if (inode.dirty) {
-    // Size and times of a file being written live in memory until writeback.
+    // Size and times of a file being written live in memory until an attribute flush.
     const meta::Inode keep = a;
     a = row;
     a.size = keep.size;
@@ -168,7 +168,7 @@ bool InodeTable::MaybeErase(const InodeRef& inode) {
 bool InodeTable::SettleLocked(const InodeRef& entry) {
   if (entry->nopen > 0 || entry->pins > 0 || entry->fd >= 0) return false;
   const bool unlinked = entry->attr.nlink == 0;
-  // Attributes not yet written back stay until FlushAll writes them (and
+  // Attributes not yet flushed stay until FlushAll writes them (and
   // settles the entry then); an unlinked inode has nothing left worth writing.
   if (entry->dirty && !unlinked) return false;
   const uint64_t ino = entry->ino;

@@ -13,7 +13,7 @@
 // file opened again, or stat'ed right after a close, needs no read.
 //
 // For a regular file being written, size and times live in its entry ("dirty")
-// and are written back on flush, fsync, release and periodically (design.md:
+// and are flushed to the database at fsync, release and periodically (design.md:
 // data writes never touch the database on their path).
 //
 // Lock order (outer to inner): InodeState::io_lock -> InodeState::sync_mu ->
@@ -63,16 +63,16 @@ struct InodeState {
   explicit InodeState(const meta::Inode& a) : ino(a.ino), attr(a) {}
 
   const uint64_t ino;  // attr.ino, readable without `mu` (it never changes)
-  // Serializes the database writes fs/ makes from this entry's values (writeback,
-  // setattr), so that one never writes back what another is replacing. Held
+  // Serializes the database writes fs/ makes from this entry's values (attribute
+  // flush, setattr), so that one never writes what another is replacing. Held
   // across SQL, taken before `mu`.
   std::mutex sync_mu;
   std::mutex mu;              // guards every field below except io_lock and write_gen
   meta::Inode attr;           // current attributes (size/atime/mtime authoritative while dirty)
   bool dirty = false;         // size/atime/mtime/ctime differ from the database (data path)
   uint64_t change_seq = 0;    // bumped with every data-path change (see MarkDirty)
-  bool data_written = false;  // a write since the last writeback: logged as FCL "write"
-  // Dirty only by times that may wait for the periodic writeback: atime moved by
+  bool data_written = false;  // a write since the last attribute flush: logged as FCL "write"
+  // Dirty only by times that may wait for the periodic flush: atime moved by
   // reads (relatime), and the kernel's own ctime stamp after a namespace change
   // (see MarkTimesLazilyDirty). Close and release leave them to it, so reading a
   // file or renaming one writes nothing more to the database as it happens.
@@ -113,8 +113,8 @@ struct InodeState {
   bool kept_idle = false;
   bool referenced = false;
   uint32_t nopen = 0;         // open file handles
-  // Queued for a writeback shortly after its last write (fs/core/write_behind.h).
-  bool write_behind_queued = false;
+  // Queued for an attribute flush shortly after its last write (fs/core/delayed_attribute_flush.h).
+  bool delayed_flush_queued = false;
   // Every file and directory handle of this inode, for the daemon's stop to
   // release those whose RELEASE never came (fs/core/file_handle.h).
   OpenHandle* handles = nullptr;
@@ -147,7 +147,7 @@ struct InodeState {
 using InodeRef = std::shared_ptr<InodeState>;
 
 // Records a data-path change of size or times in `inode` (its mu held): the entry is
-// now ahead of the database until a writeback commits it.
+// now ahead of the database until an attribute flush commits it.
 inline void MarkDirty(InodeState& inode) {
   inode.dirty = true;
   inode.lazy_times = false;
@@ -155,7 +155,7 @@ inline void MarkDirty(InodeState& inode) {
 }
 
 // A read moved atime (relatime), or the kernel re-stamped ctime (`inode.mu`
-// held): dirty, but close and release leave it to the periodic writeback
+// held): dirty, but close and release leave it to the periodic flush
 // (FileSystem::FlushAll), every few seconds, for all such files in one
 // transaction. A crash may lose the time updates of that period, as ext4's
 // lazytime does.
@@ -240,7 +240,7 @@ class InodeTable {
   // nothing holds it any more).
   bool Unpin(const InodeRef& inode);
   // Called when something that kept `inode` active went (its last handle closed,
-  // nopen already 0; a writeback cleaned it): makes it idle or drops it if
+  // nopen already 0; an attribute flush cleaned it): makes it idle or drops it if
   // nothing else keeps it. True when the inode must be reclaimed (nlink 0).
   bool MaybeErase(const InodeRef& inode);
 
@@ -266,7 +266,7 @@ class InodeTable {
   // whether the kernel's lookup count reached 0.
   std::optional<meta::Inode> Forget(uint64_t ino, uint64_t n, bool* forgotten = nullptr);
 
-  // Every active entry, for the periodic writeback of dirty attributes.
+  // Every active entry, for the periodic flush of dirty attributes.
   std::vector<InodeRef> Snapshot() const;
   // Inodes known (kernel lookups or holds), and how many of them are active.
   struct Counts {
@@ -308,7 +308,7 @@ class InodeTable {
 
   mutable std::mutex mu_;  // guards everything below
   // Kept apart so an idle inode costs only its slot, and the periodic
-  // writeback walks the active entries alone.
+  // flush walks the active entries alone.
   std::unordered_map<uint64_t, Slot> known_;
   std::unordered_map<uint64_t, InodeRef> active_;
   // Counts changes reported for idle inodes and entries gone idle. Changed

@@ -12,7 +12,7 @@
 // A handle leaves the cache when the CLOCK (an approximation of least recently
 // used) passes it over, when the kernel forgets its inode (FileSystem::Forget:
 // no open file can remain then, so an unlinked file is reclaimed at once), and
-// at the daemon's stop. It is released (FileSystem::Release: writeback of dirty
+// at the daemon's stop. It is released (FileSystem::Release: flush of dirty
 // attributes, the hold given back, the fd closed) when the last request using
 // it ends, never under the cache's lock. A request that misses while an evicted
 // handle is still in use makes a second one; both share the inode's fd, as two

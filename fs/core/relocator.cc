@@ -167,7 +167,7 @@ Result<int> Relocator::CopyAndVerify(const meta::Inode& attr, uint32_t to_volume
 RelocationOutcome Relocator::CommitLocked(InodeState& inode, uint32_t from_volume,
                                           uint32_t to_volume, int new_fd, bool* durable) {
   RelocationOutcome result;
-  // sync_mu orders this commit with the writebacks and setattrs of the entry.
+  // sync_mu orders this commit with the attribute flushes and setattrs of the entry.
   std::lock_guard sync(inode.sync_mu);
   *durable = false;
   auto row = fs_.metadata().SetInodeVolume(inode.ino, from_volume, to_volume);

@@ -36,13 +36,14 @@
 namespace tierfs {
 namespace {
 
-// Periodic writeback of I/O counters and dirty inodes, plus retention pruning
+// The periodic flush of I/O counters and dirty inode attributes to the database
+// and the volume check, every SessionOptions::flush_seconds, plus retention pruning
 // (at start and then every minute).
-class WritebackThread {
+class PeriodicFlushThread {
  public:
-  WritebackThread(FileSystem& fs, const SessionOptions& options)
+  PeriodicFlushThread(FileSystem& fs, const SessionOptions& options)
       : fs_(fs), options_(options), thread_([this] { Run(); }) {}
-  ~WritebackThread() {
+  ~PeriodicFlushThread() {
     {
       std::lock_guard lock(mu_);
       stop_ = true;
@@ -56,11 +57,11 @@ class WritebackThread {
     auto last_prune = std::chrono::steady_clock::time_point{};
     std::unique_lock lock(mu_);
     while (!stop_) {
-      cv_.wait_for(lock, std::chrono::seconds(options_.writeback_seconds));
+      cv_.wait_for(lock, std::chrono::seconds(options_.flush_seconds));
       if (stop_) break;
       lock.unlock();
       Status st = fs_.FlushAll();
-      if (!st.ok()) LogError("writeback: {}", st.ToString());
+      if (!st.ok()) LogError("periodic flush: {}", st.ToString());
       fs_.CheckVolumes();  // lost or regained volumes, full ones with room again
       auto now = std::chrono::steady_clock::now();
       if (now - last_prune > std::chrono::minutes(1)) {
@@ -186,6 +187,7 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   struct LogCloser {
     ~LogCloser() { ShutdownDaemonLog(); }
   } log_closer;
+  for (const std::string& warning : options.startup_warnings) Log(LogLevel::kWarning, warning);
   FileSystemOptions fs_options;
   fs_options.mountpoint = mountpoint;
   fs_options.sync_full = options.sync_full;
@@ -193,7 +195,6 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   fs_options.fcl_max_records = options.fcl_max_records;
   fs_options.iostat_keep_seconds = options.iostat_keep_seconds;
   fs_options.commit_window_us = options.commit_window_us;
-  fs_options.precreate_objects = static_cast<size_t>(options.precreate_objects);
   fs_options.cached_inodes = static_cast<size_t>(options.cached_inodes);
   fs_options.exact_atime = options.exact_atime;
   fs_options.direct_writes = options.direct_writes;
@@ -251,7 +252,6 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   context.entry_timeout = options.entry_timeout;
   context.attr_timeout = options.attr_timeout;
   context.writeback_cache = options.writeback_cache;
-  context.splice_writes = options.splice_writes;
   context.no_open = options.no_open;
   const fuse_lowlevel_ops& ops = TierfsOperations();
   fuse_session* se = fuse_session_new(&args, &ops, sizeof ops, &context);
@@ -295,21 +295,17 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
           (*fs)->volumes().volumes().size(), mount_opts);
 
   // The session's custom I/O: the rings (--io_uring) and FUSE_HANDLE_KILLPRIV_V2
-  // (fs/fuse/uring_transport.h). libfuse splices no request through a custom I/O, so
-  // --splice_writes without --io_uring keeps libfuse's own reads of /dev/fuse.
+  // (fs/fuse/uring_transport.h).
   std::unique_ptr<UringTransport> uring;
-  if (options.io_uring || !options.splice_writes) {
-    auto installed = UringTransport::Install(se, options.io_uring);
-    if (installed.ok()) {
-      uring = std::move(*installed);
-    } else {
-      LogWarning("custom /dev/fuse I/O: {}; serving over /dev/fuse without io_uring and "
-                 "without FUSE_HANDLE_KILLPRIV_V2", installed.status().ToString());
-    }
+  if (auto installed = UringTransport::Install(se, options.io_uring); installed.ok()) {
+    uring = std::move(*installed);
+  } else {
+    LogWarning("custom /dev/fuse I/O: {}; serving over /dev/fuse without io_uring and "
+               "without FUSE_HANDLE_KILLPRIV_V2", installed.status().ToString());
   }
   FuseServeEnd end;
   {
-    WritebackThread writeback(**fs, options);
+    PeriodicFlushThread periodic_flush(**fs, options);
     FuseWorkerPoolOptions pool;
     pool.max_threads = options.max_threads;
     pool.runners = options.running_threads > 0 ? options.running_threads

@@ -3,13 +3,14 @@
 // Order of work: open and check everything (database, volume labels, orphans)
 // while errors can still reach the terminal; mount; detach from the terminal
 // unless foreground (the parent exits 0 only once the mount is up, or prints the
-// child's error and exits 1); start the control socket and the writeback thread;
+// child's error and exits 1); start the control socket and the periodic flush;
 // run the multi-threaded FUSE loop; on unmount (fusermount3 -u, umount, SIGTERM)
 // stop the threads, flush counters and dirty inodes, and close the database.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "fs/metrics/metrics_options.h"
 
@@ -24,16 +25,17 @@ struct SessionOptions {
   bool sync_full = false;            // SQLite synchronous=FULL
   double entry_timeout = 60;         // seconds
   double attr_timeout = 60;          // seconds
-  int writeback_seconds = 5;         // period of the counter/inode writeback
+  // Period of the flush of I/O counters and dirty inode attributes to the
+  // database (FileSystem::FlushAll); --writeback_seconds on the command line,
+  // a name kept for existing mount lines.
+  int flush_seconds = 5;
   int max_threads = 16;              // FUSE worker threads
   int running_threads = 0;           // FuseWorkerPoolOptions::runners (0 = DefaultFuseRunners)
   int64_t commit_window_us = 5000;   // group commit window (0 = commit every change)
   bool exact_atime = false;          // FileSystemOptions::exact_atime
   bool direct_writes = true;         // FileSystemOptions::direct_writes
   bool writeback_cache = true;       // FUSE_CAP_WRITEBACK_CACHE (fs/fuse/fuse_ops.cc OpInit)
-  bool splice_writes = false;        // FUSE_CAP_SPLICE_READ (fs/fuse/fuse_ops.h)
   bool io_uring = true;              // requests over io_uring when offered (fs/fuse/uring_transport.h)
-  int precreate_objects = 0;         // FileSystemOptions::precreate_objects
   int cached_inodes = 16384;         // FileSystemOptions::cached_inodes
   bool no_open = true;               // FuseContext::no_open (fs/fuse/fuse_ops.h)
   int cached_opens = 4096;           // FileSystemOptions::cached_opens
@@ -42,6 +44,9 @@ struct SessionOptions {
   int64_t iostat_keep_seconds = 31 * 24 * 3600;
   MetricsOptions metrics;            // Prometheus endpoint / textfile (off when empty)
   bool syslog = true;                // also log to syslog (common/log.h)
+  // Logged as warnings once the daemon's log is open (retired options:
+  // cli/retired_options.h).
+  std::vector<std::string> startup_warnings;
 };
 
 // Runs the file system; returns the process exit status (0 after a clean unmount,

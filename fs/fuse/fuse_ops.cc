@@ -185,14 +185,6 @@ void OpInit(void* userdata, fuse_conn_info* conn) {
   FuseContext* ctx = static_cast<FuseContext*>(userdata);
   // Every request then fits a worker's ReceiveBuffer (libfuse 3.14's default too).
   conn->max_write = std::min<unsigned>(conn->max_write, kMaxWriteBytes);
-  if (ctx->splice_writes && (conn->capable & FUSE_CAP_SPLICE_READ)) {
-    conn->want |= FUSE_CAP_SPLICE_READ;
-    // libfuse splices a request into a pipe of max_write + one header page; a
-    // pipe grows to 1 MiB (pipe-max-size) without CAP_SYS_RESOURCE.
-    conn->max_write = std::min<unsigned>(conn->max_write, kMaxWriteBytes - kPageBytes);
-  } else {
-    conn->want &= ~FUSE_CAP_SPLICE_READ;  // libfuse's default once write_buf is set
-  }
   // A symlink never changes once made: the kernel may cache its target.
   if (conn->capable & FUSE_CAP_CACHE_SYMLINKS) conn->want |= FUSE_CAP_CACHE_SYMLINKS;
   // Writeback cache unless --writeback_cache=false (on by default): the kernel then keeps
@@ -424,11 +416,10 @@ void OpRead(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off, fuse_file_in
   fuse_reply_buf(req, buf, *r);
 }
 
-// WRITE, with its bytes as libfuse received them: in memory, or (splice,
-// FuseContext::splice_writes) still in the worker's pipe, from which they are
-// spliced into the object without passing through the daemon's memory.
-void OpWriteBuf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t off,
-                fuse_file_info* fi) {
+// WRITE, with its bytes where the request was received (page-aligned in the
+// receive buffer when the transport keeps them so: FileSystem::DirectWriteFor).
+void OpWrite(fuse_req_t req, fuse_ino_t ino, const char* buf, size_t size, off_t off,
+             fuse_file_info* fi) {
   RequestTimer timer(req, FuseOp::kWrite);
   FileOf file(req, ino, fi);
   if (!file.status().ok()) return ReplyStatus(req, file.status());
@@ -442,27 +433,9 @@ void OpWriteBuf(fuse_req_t req, fuse_ino_t ino, fuse_bufvec* in, off_t off,
       if (fuse_session* se = Ctx(req).session) fuse_lowlevel_notify_inval_inode(se, ino, -1, 0);
     }
   }
-  FileSystem::WriteSource source;
-  source.size = fuse_buf_size(in);
-  const bool one_buffer = in->count - in->idx == 1 && in->off == 0;
-  if (one_buffer && (in->buf[in->idx].flags & FUSE_BUF_IS_FD)) {
-    source.pipe_fd = in->buf[in->idx].fd;
-  } else if (one_buffer) {
-    source.bytes = static_cast<const char*>(in->buf[in->idx].mem);
-  } else {  // libfuse hands a WRITE over as one buffer; anything else is copied out
-    char* mem = ReadBuffer(source.size);
-    fuse_bufvec to = FUSE_BUFVEC_INIT(source.size);
-    to.buf[0].mem = mem;
-    const ssize_t copied = fuse_buf_copy(&to, in, FUSE_BUF_NO_SPLICE);
-    if (copied < 0) return ReplyStatus(req, Status::Error(static_cast<int>(-copied), "write"));
-    source.bytes = mem;
-    source.size = static_cast<size_t>(copied);
-  }
   bool setgid_check = false;
-  auto r = Fs(req).WriteFrom(file, source, off, &setgid_check);
+  auto r = Fs(req).Write(file, buf, size, off, &setgid_check);
   if (!r.ok()) return ReplyStatus(req, r.status());
-  // All of it consumed: libfuse keeps the pipe (else it empties it).
-  if (source.pipe_fd >= 0 && *r == source.size) in->idx = in->count;
   // With the writeback cache the kernel clears setuid/setgid at write(2) with the
   // writer's credentials, and writes reach the daemon later without a caller.
   if (setgid_check && !Ctx(req).writeback_cache && fuse_req_ctx(req)->uid != 0) {
@@ -681,7 +654,7 @@ fuse_lowlevel_ops MakeOperations() {
   ops.create = OpCreate;
   ops.open = OpOpen;
   ops.read = OpRead;
-  ops.write_buf = OpWriteBuf;  // libfuse then never calls ops.write
+  ops.write = OpWrite;
   ops.flush = OpFlush;
   ops.release = OpRelease;
   ops.fsync = OpFsync;

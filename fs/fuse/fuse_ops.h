@@ -21,10 +21,6 @@ struct FuseContext {
   // Ask for FUSE_CAP_WRITEBACK_CACHE: writes land in the page cache and reach the
   // daemon in batches at writeback (fsync, close, memory pressure, 30 s).
   bool writeback_cache = false;
-  // Ask for FUSE_CAP_SPLICE_READ: libfuse splices each request off /dev/fuse into
-  // a pipe, and the bytes of a large WRITE go from there into the object
-  // (OpWriteBuf) without a copy through the daemon's memory.
-  bool splice_writes = false;
   // Answer OPEN, OPENDIR and CREATE with ENOSYS when the kernel offers
   // FUSE_CAP_NO_OPEN_SUPPORT and FUSE_CAP_NO_OPENDIR_SUPPORT (OpInit clears it
   // otherwise): the kernel then sends no OPEN, RELEASE, OPENDIR or RELEASEDIR,

@@ -13,7 +13,7 @@
 // libfuse parses it, in the thread that goes on to run the handler (a /dev/fuse
 // worker reads and serves in one thread, as does a ring thread). libfuse splices
 // no message through a custom I/O, so it sees every one; without the custom I/O
-// (--splice_writes with --io_uring=false) nothing is recorded and
+// (when installing it failed, as the log says) nothing is recorded and
 // FUSE_HANDLE_KILLPRIV_V2 is not negotiated, so the kernel sets no mark.
 //
 // Thread-safe: the record is per thread.

@@ -158,7 +158,7 @@ void MetricsCollector::CollectVolumes(std::vector<MetricFamily>* out) const {
                        MetricType::Counter, mount);
 
   std::map<uint32_t, meta::VolumeUsage> usage;
-  fs_.DrainWriteBehind();  // the sizes of files written a moment ago, too
+  fs_.DrainDelayedFlushes();  // the sizes of files written a moment ago, too
   if (auto rows = fs_.metadata().UsageByVolume(); rows.ok()) {
     for (const meta::VolumeUsage& u : *rows) usage[u.volume_id] = u;
   }

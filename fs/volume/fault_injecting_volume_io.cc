@@ -17,9 +17,9 @@
 namespace tierfs {
 namespace {
 
-constexpr std::array<const char*, 15> kOps = {
-    "open",  "read",  "write", "fsync", "truncate", "fallocate", "copy",  "rename",
-    "unlink", "mkdir", "dup2", "close", "precreate", "point", "any"};
+constexpr std::array<const char*, 14> kOps = {
+    "open",   "read",  "write", "fsync", "truncate", "fallocate", "copy",
+    "rename", "unlink", "mkdir", "dup2", "close",   "point",     "any"};
 
 // How long a `hold` waits for its release before it lets the call go on.
 constexpr auto kHoldLimit = std::chrono::seconds(120);
@@ -238,11 +238,6 @@ ssize_t FaultInjectingVolumeIo::PwriteDirect(int fd, const void* buf, size_t cou
   return base_.PwriteDirect(fd, buf, verdict.shorten ? Half(count) : count, offset);
 }
 
-ssize_t FaultInjectingVolumeIo::SpliceIn(int pipe_fd, int fd, size_t count, off_t offset) {
-  TIERFS_FAULT_OR_PASS("write", PathOf(fd));
-  return base_.SpliceIn(pipe_fd, fd, verdict.shorten ? Half(count) : count, offset);
-}
-
 int FaultInjectingVolumeIo::Fsync(int fd, bool datasync) {
   TIERFS_FAULT_OR_PASS("fsync", PathOf(fd));
   return base_.Fsync(fd, datasync);
@@ -280,11 +275,6 @@ int FaultInjectingVolumeIo::RenameNoReplace(const std::string& from, const std::
 int FaultInjectingVolumeIo::Unlink(const std::string& path) {
   TIERFS_FAULT_OR_PASS("unlink", path);
   return base_.Unlink(path);
-}
-
-int FaultInjectingVolumeIo::CreateEmpty(const std::string& path) {
-  TIERFS_FAULT_OR_PASS("precreate", path);
-  return base_.CreateEmpty(path);
 }
 
 int FaultInjectingVolumeIo::Mkdir(const std::string& path, mode_t mode) {

@@ -5,8 +5,8 @@
 //     OP[:PATH]@N[+]=ACTION
 //
 //   OP      open read write fsync truncate fallocate copy rename unlink mkdir dup2
-//           close precreate (an empty object made ahead of a create), point (a
-//           named step, VolumeIo::ReachPoint, with its name as PATH), or `any`;
+//           close, point (a named step, VolumeIo::ReachPoint, with its name as
+//           PATH), or `any`;
 //           `open` also names the O_DIRECT reopen of an object (ReopenDirect)
 //   PATH    only calls on paths containing this text (for fd calls: the path the
 //           fd was opened with, followed through dup2), e.g. `/ssd/` or `.tierfs/tmp`
@@ -14,7 +14,7 @@
 //           with `+`, that call and every later one
 //   ACTION  an errno name (ENOSPC, EIO, EDQUOT, EROFS, ENOENT, EACCES, EXDEV,
 //           EFBIG, ENOMEM, EINTR, EAGAIN, EINVAL): the call fails with it and does
-//           nothing (EINVAL from a write: a file system that refuses splice);
+//           nothing (EINVAL from a write: a file system that refuses O_DIRECT);
 //           `short`: a read, write or copy moves only half of what was asked (at
 //           least one byte); `stop`: the process dies at once (_exit(70), as in a
 //           crash: the page cache survives, nothing is cleaned up); `delayMS`
@@ -62,7 +62,6 @@ class FaultInjectingVolumeIo : public VolumeIo {
   ssize_t Pread(int fd, void* buf, size_t count, off_t offset) override;
   ssize_t Pwrite(int fd, const void* buf, size_t count, off_t offset) override;
   ssize_t PwriteDirect(int fd, const void* buf, size_t count, off_t offset) override;  // "write"
-  ssize_t SpliceIn(int pipe_fd, int fd, size_t count, off_t offset) override;  // op "write"
   int Fsync(int fd, bool datasync) override;
   int Ftruncate(int fd, off_t length) override;
   int Fallocate(int fd, int mode, off_t offset, off_t length) override;
@@ -71,7 +70,6 @@ class FaultInjectingVolumeIo : public VolumeIo {
   int Rename(const std::string& from, const std::string& to) override;
   int RenameNoReplace(const std::string& from, const std::string& to) override;  // op "rename"
   int Unlink(const std::string& path) override;
-  int CreateEmpty(const std::string& path) override;  // op "precreate"
   int Mkdir(const std::string& path, mode_t mode) override;
   int Dup2(int old_fd, int new_fd) override;
   int Close(int fd) override;

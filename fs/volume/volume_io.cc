@@ -37,12 +37,6 @@ ssize_t VolumeIo::PwriteDirect(int fd, const void* buf, size_t count, off_t offs
   return pwrite(fd, buf, count, offset);
 }
 
-ssize_t VolumeIo::SpliceIn(int pipe_fd, int fd, size_t count, off_t offset) {
-  BlockingSection blocking(BlockingKind::kWrite);
-  loff_t at = offset;
-  return splice(pipe_fd, nullptr, fd, &at, count, 0);
-}
-
 int VolumeIo::Fsync(int fd, bool datasync) {
   BlockingSection blocking(BlockingKind::kSync);
   return datasync ? fdatasync(fd) : fsync(fd);
@@ -77,13 +71,6 @@ int VolumeIo::RenameNoReplace(const std::string& from, const std::string& to) {
 int VolumeIo::Unlink(const std::string& path) {
   BlockingSection blocking(BlockingKind::kNamespace);
   return unlink(path.c_str());
-}
-
-int VolumeIo::CreateEmpty(const std::string& path) {
-  BlockingSection blocking(BlockingKind::kNamespace);
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return -1;
-  return close(fd);
 }
 
 int VolumeIo::Mkdir(const std::string& path, mode_t mode) {

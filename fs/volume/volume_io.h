@@ -9,7 +9,7 @@
 // Each method has its system call's contract: it returns what the call returns
 // and, on failure, -1 with errno set (so callers keep Status::FromErrno). The
 // paths are absolute. Thread-safe: implementations are called from every FUSE
-// worker, the writeback thread and relocation workers at once.
+// worker, the periodic flush and relocation workers at once.
 #pragma once
 
 #include <sys/types.h>
@@ -33,11 +33,6 @@ class VolumeIo {
   // waits for the device (BlockingKind::kDirectWrite). Fault rules name it
   // "write", as Pwrite.
   virtual ssize_t PwriteDirect(int fd, const void* buf, size_t count, off_t offset);
-  // splice(2) of up to `count` bytes from the pipe `pipe_fd` into `fd` at
-  // `offset` (fd's file offset untouched). The bytes moved leave the pipe; the
-  // rest stay in it. EINVAL when `fd`'s file system cannot take a splice.
-  // Fault rules name it "write", as Pwrite.
-  virtual ssize_t SpliceIn(int pipe_fd, int fd, size_t count, off_t offset);
   // fdatasync(2) when `datasync`, else fsync(2).
   virtual int Fsync(int fd, bool datasync);
   virtual int Ftruncate(int fd, off_t length);
@@ -48,10 +43,6 @@ class VolumeIo {
   // renameat2(2) with RENAME_NOREPLACE: EEXIST instead of replacing `to`.
   virtual int RenameNoReplace(const std::string& from, const std::string& to);
   virtual int Unlink(const std::string& path);
-  // Creates the empty file `path` (O_CREAT | O_EXCL, mode 0600) and closes it:
-  // an object made ahead of the create that will take it (VolumeSet's pool).
-  // 0, or -1 with errno (EEXIST, ENOSPC, ...). Fault rules name it "precreate".
-  virtual int CreateEmpty(const std::string& path);
   virtual int Mkdir(const std::string& path, mode_t mode);
   // dup2(2): the relocator points an open object fd at its new object.
   virtual int Dup2(int old_fd, int new_fd);

@@ -354,42 +354,6 @@ bool VolumeSet::RecycleObject(uint32_t volume_id, const std::string& path) const
   return true;
 }
 
-void VolumeSet::NotePoolLevel(Slot& slot, size_t pooled) const {
-  if (pooled >= kPoolLowWater || !on_pool_low_ || slot.draining.load()) return;
-  if (!slot.pool_low.exchange(true)) on_pool_low_();
-}
-
-std::vector<uint32_t> VolumeSet::TakeLowPools() const {
-  std::vector<uint32_t> low;
-  const Snapshot& snap = *Current();
-  for (size_t i = 0; i < snap.volumes.size(); ++i) {
-    if (snap.slots[i]->pool_low.exchange(false)) low.push_back(snap.volumes[i].id);
-  }
-  return low;
-}
-
-size_t VolumeSet::Precreate(uint32_t volume_id, size_t target,
-                            const std::function<bool()>& stop) const {
-  const meta::Volume* v = Find(volume_id);
-  Slot* slot = SlotOf(volume_id);
-  if (v == nullptr || slot == nullptr) return 0;
-  target = std::min(target, kRecycledObjects);
-  size_t made = 0;
-  while (!slot->draining.load() && Health(volume_id) == VolumeHealth::kOnline && !stop()) {
-    std::string path;
-    {
-      std::lock_guard lock(slot->pool_mu);
-      if (slot->pool.size() >= target) break;
-      path = TmpDir(v->path) + "/free." + std::to_string(slot->pool_names++);
-    }
-    if (io_.CreateEmpty(path) != 0) break;  // no room or no inodes: creates will say so
-    std::lock_guard lock(slot->pool_mu);
-    slot->pool.push_back(std::move(path));
-    made++;
-  }
-  return made;
-}
-
 void VolumeSet::DropRecycledObjects() const {
   for (const meta::Volume& v : volumes()) {
     Slot* slot = SlotOf(v.id);
@@ -404,19 +368,14 @@ bool VolumeSet::ReuseObject(uint32_t volume_id, const std::string& path) const {
   Slot* slot = SlotOf(volume_id);
   if (slot == nullptr) return false;
   std::string from;
-  size_t left = 0;
   {
     std::lock_guard lock(slot->pool_mu);
-    if (!slot->pool.empty()) {
-      from = std::move(slot->pool.back());
-      slot->pool.pop_back();
-      left = slot->pool.size();
+    if (slot->pool.empty()) {
+      errno = 0;
+      return false;
     }
-  }
-  NotePoolLevel(*slot, left);
-  if (from.empty()) {
-    errno = 0;
-    return false;
+    from = std::move(slot->pool.back());
+    slot->pool.pop_back();
   }
   if (io_.RenameNoReplace(from, path) == 0) return true;
   const int err = errno;

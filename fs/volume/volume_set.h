@@ -36,7 +36,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -127,7 +126,7 @@ class VolumeSet {
   // A full volume back to online when its free space is above twice its reserve
   // (called after objects were removed from it, so a delete makes room at once).
   void RecheckFull(uint32_t volume_id) const;
-  // The periodic check (every writeback period): labels of all volumes, and
+  // The periodic check (with every periodic flush): labels of all volumes, and
   // RecheckFull for every full one.
   void CheckHealth() const;
   // ---- Changes at run time (fsvoladm). Each publishes a new snapshot and makes
@@ -159,21 +158,6 @@ class VolumeSet {
   // Unlinks every recycled object (unmount): a clean volume keeps none in tmp/.
   void DropRecycledObjects() const;
 
-  // ---- Objects made ahead of creates (docs/design.md, "Recycled objects")
-  // A create that leaves a volume's pool under kPoolLowWater objects marks the
-  // volume and calls `on_pool_low` (once per marking, no lock held, on the
-  // create's thread: it must only wake someone). Set before serving and
-  // cleared (null) only once no create can run (ObjectPrecreator).
-  void SetOnPoolLow(std::function<void()> on_pool_low) { on_pool_low_ = std::move(on_pool_low); }
-  // The volumes marked since the last call, unmarked.
-  std::vector<uint32_t> TakeLowPools() const;
-  // Creates empty objects in tmp/ until the pool of `volume_id` holds `target`
-  // (at most kRecycledObjects); stops at the first failure (no room, no
-  // inodes), on a volume that is not online or is draining, and as soon as
-  // `stop()` says so (asked before each object). Returns how many it made.
-  size_t Precreate(uint32_t volume_id, size_t target, const std::function<bool()>& stop) const;
-  static constexpr size_t kPoolLowWater = 128;
-
  private:
   // Per-volume state that outlives snapshots (kept by id).
   struct Slot {
@@ -185,7 +169,6 @@ class VolumeSet {
     std::mutex pool_mu;
     std::vector<std::string> pool;  // paths
     uint64_t pool_names = 0;        // the next "free.<n>"
-    std::atomic<bool> pool_low{false};  // marked for Precreate (TakeLowPools)
   };
   // Keeps up to kRecycledObjects emptied objects per volume for the next creates.
   static constexpr size_t kRecycledObjects = 4096;
@@ -196,9 +179,6 @@ class VolumeSet {
   // there); false when the pool is empty (errno 0) or the rename failed (its
   // errno: ENOENT when the subdirectory of `path` is missing, EEXIST).
   bool ReuseObject(uint32_t volume_id, const std::string& path) const;
-  // Marks the volume for Precreate when its pool is under kPoolLowWater.
-  void NotePoolLevel(Slot& slot, size_t pooled) const;
-  std::function<void()> on_pool_low_;
   // One published volume list; never changed once published.
   struct Snapshot {
     std::vector<meta::Volume> volumes;  // ordered by id

@@ -44,7 +44,7 @@ TEST(ApplyRowTest, ADirtyEntryKeepsItsSizeAndTimes) {
   file.mode = S_IFREG | 0644;
   InodeState entry(file);
   std::lock_guard lock(entry.mu);
-  entry.attr.size = 4096;  // written, not yet written back
+  entry.attr.size = 4096;  // written, not yet flushed
   entry.attr.mtime_ns = 500;
   entry.attr.ctime_ns = 500;
   MarkDirty(entry);
@@ -105,13 +105,13 @@ TEST(InodeTableTest, AnIdleInodeKeepsOnlyItsLookups) {
   EXPECT_EQ(table.Find(9), held.entry);
   {
     std::lock_guard lock(held.entry->mu);
-    MarkDirty(*held.entry);  // attributes not written back keep it active
+    MarkDirty(*held.entry);  // attributes not flushed keep it active
   }
   EXPECT_FALSE(table.Unpin(held.entry));
   EXPECT_EQ(table.Count().active, 1u);
   {
     std::lock_guard lock(held.entry->mu);
-    held.entry->dirty = false;  // as a writeback leaves it
+    held.entry->dirty = false;  // as an attribute flush leaves it
   }
   EXPECT_FALSE(table.MaybeErase(held.entry));
   EXPECT_EQ(table.Find(9), nullptr);

@@ -1,5 +1,5 @@
-// KernelOpenCache (no-open mode's handles) and WriteBehind (their writebacks),
-// without a mount: which handles are made, kept, evicted and released, and when.
+// KernelOpenCache (no-open mode's handles) and DelayedAttributeFlush (the
+// attribute flushes of files written through them), without a mount: which handles are made, kept, evicted and released, and when.
 #include "fs/core/kernel_open_cache.h"
 
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "fs/core/write_behind.h"
+#include "fs/core/delayed_attribute_flush.h"
 
 namespace tierfs {
 namespace {
@@ -143,19 +143,20 @@ meta::Inode FileRow(uint64_t ino) {
   return row;
 }
 
-TEST(WriteBehindTest, AnInodeIsWrittenOnceAfterTheDelayAndQueuedAgainAfterThat) {
+TEST(DelayedAttributeFlushTest, AnInodeIsWrittenOnceAfterTheDelayAndQueuedAgainAfterThat) {
   std::mutex mu;
   std::vector<uint64_t> written;
   std::atomic<int> batches{0};
   const auto start = std::chrono::steady_clock::now();
   std::chrono::steady_clock::duration first_after{};
   {
-    WriteBehind wb(std::chrono::milliseconds(30), [&](const std::vector<InodeRef>& inodes) {
+    DelayedAttributeFlush flush(std::chrono::milliseconds(30),
+                                [&](const std::vector<InodeRef>& inodes) {
       std::lock_guard lock(mu);
       if (batches++ == 0) first_after = std::chrono::steady_clock::now() - start;
       for (const InodeRef& inode : inodes) {
         std::lock_guard ilock(inode->mu);
-        inode->write_behind_queued = false;
+        inode->delayed_flush_queued = false;
         written.push_back(inode->ino);
       }
     });
@@ -163,11 +164,11 @@ TEST(WriteBehindTest, AnInodeIsWrittenOnceAfterTheDelayAndQueuedAgainAfterThat) 
     auto b = std::make_shared<InodeState>(FileRow(2));
     for (int i = 0; i < 5; ++i) {  // five writes of a: queued once
       std::lock_guard lock(a->mu);
-      wb.EnqueueLocked(a);
+      flush.EnqueueLocked(a);
     }
     {
       std::lock_guard lock(b->mu);
-      wb.EnqueueLocked(b);
+      flush.EnqueueLocked(b);
     }
     for (int i = 0; i < 200; ++i) {
       {
@@ -181,32 +182,32 @@ TEST(WriteBehindTest, AnInodeIsWrittenOnceAfterTheDelayAndQueuedAgainAfterThat) 
       EXPECT_EQ(written, (std::vector<uint64_t>{1, 2}));
       EXPECT_GE(first_after, std::chrono::milliseconds(30));
     }
-    // Written back: the next write queues it again, and the destructor writes
+    // Flushed: the next write queues it again, and the destructor writes
     // what is still queued.
     std::lock_guard lock(a->mu);
-    wb.EnqueueLocked(a);
+    flush.EnqueueLocked(a);
   }
   EXPECT_EQ(written, (std::vector<uint64_t>{1, 2, 1}));
 }
 
-TEST(WriteBehindTest, DrainWritesEverythingQueuedBeforeItReturns) {
+TEST(DelayedAttributeFlushTest, DrainWritesEverythingQueuedBeforeItReturns) {
   std::vector<uint64_t> written;
-  WriteBehind wb(std::chrono::hours(1), [&](const std::vector<InodeRef>& inodes) {
+  DelayedAttributeFlush flush(std::chrono::hours(1), [&](const std::vector<InodeRef>& inodes) {
     for (const InodeRef& inode : inodes) {
       std::lock_guard ilock(inode->mu);
-      inode->write_behind_queued = false;
+      inode->delayed_flush_queued = false;
       written.push_back(inode->ino);
     }
   });
   auto a = std::make_shared<InodeState>(FileRow(3));
   {
     std::lock_guard lock(a->mu);
-    wb.EnqueueLocked(a);
+    flush.EnqueueLocked(a);
   }
   EXPECT_TRUE(written.empty());
-  wb.Drain();
+  flush.Drain();
   EXPECT_EQ(written, (std::vector<uint64_t>{3}));
-  wb.Drain();  // nothing queued
+  flush.Drain();  // nothing queued
   EXPECT_EQ(written.size(), 1u);
 }
 

@@ -1,8 +1,8 @@
 // st_blocks of a closed regular file comes from its inode row (recorded at its
-// last writeback, schema v3), so stat, lookup and `ls -l` of closed files never
+// last attribute flush, schema v3), so stat, lookup and `ls -l` of closed files never
 // stat(2) the object: on a cold cache that would read each object's inode from
 // the backing disk. A size change or a relocation forgets the recorded value
-// until the next writeback; an open file reports its object as it is now.
+// until the next attribute flush; an open file reports its object as it is now.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -34,7 +34,7 @@ class AllocatedBlocksTest : public TierfsFixture {
   }
 };
 
-TEST_F(AllocatedBlocksTest, AClosedFileReportsWhatItsLastWritebackRecorded) {
+TEST_F(AllocatedBlocksTest, AClosedFileReportsWhatItsLastFlushRecorded) {
   // Sparse: 4 KiB at 0 and 4 KiB at 1 MiB.
   const int fd = open(Path("f").c_str(), O_CREAT | O_WRONLY, 0644);
   ASSERT_GE(fd, 0);
@@ -42,7 +42,7 @@ TEST_F(AllocatedBlocksTest, AClosedFileReportsWhatItsLastWritebackRecorded) {
   ASSERT_EQ(pwrite(fd, page.data(), page.size(), 0), 4096);
   ASSERT_EQ(pwrite(fd, page.data(), page.size(), 1 << 20), 4096);
   ASSERT_EQ(close(fd), 0);
-  // Written back (no-open mode writes a closed file back shortly after its
+  // Flushed (no-open mode flushes a closed file's attributes shortly after its
   // last write; `fcladm sync` does it at once).
   ASSERT_EQ(Tool("fcladm", {"sync", mnt_}).exit_code, 0);
   const std::string object = OnlyObject();

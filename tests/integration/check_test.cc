@@ -102,7 +102,7 @@ TEST_F(CheckTest, AHealthyMountedFileSystemIsCleanAndNothingChanges) {
   ASSERT_EQ(link(Path("b").c_str(), Path("d/b2").c_str()), 0);
   ASSERT_EQ(symlink("b", Path("l").c_str()), 0);
   WriteFile(Path("empty"), "");
-  Remount();  // everything flushed; the new daemon has nothing to write back
+  Remount();  // everything flushed; the new daemon has nothing to flush
 
   const auto before = Snapshot();
   CommandResult r = Check({mnt_});

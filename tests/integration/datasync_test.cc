@@ -81,7 +81,7 @@ class DatasyncTest : public TierfsFixture {
     if (HasFatalFailure()) return;
     // Writes reach the daemon as they are made (no writeback cache, whose
     // mtime setattr at fsync would commit the size by another way), and no
-    // periodic writeback runs during a test: only an fsync commits.
+    // periodic flush runs during a test: only an fsync commits.
     Unmount();
     Mount({"--writeback_cache=false", "--writeback_seconds=3600"});
   }

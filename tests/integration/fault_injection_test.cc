@@ -60,50 +60,22 @@ class FaultInjectionTest : public TierfsFixture {
   }
 };
 
-// Both ways a WRITE's bytes reach the daemon: spliced (still in libfuse's pipe,
-// written into the object with splice(2)) and read into memory.
-// Splices only what is read from /dev/fuse, so never over io_uring (which is on
-// by default where the kernel offers it, as during IoUringTest).
-const std::vector<std::string> kSpliceOn = {"--splice_writes=true", "--io_uring=false"};
-const std::vector<std::string> kSpliceOff = {"--splice_writes=false"};
-
 TEST_F(FaultInjectionTest, EnospcOnTheSsdMovesTheWriteToHdd) {
   AssignPolicy(kSsdThenHdd);
-  for (const auto& args : {kSpliceOn, kSpliceOff}) {
-    SCOPED_TRACE(args[0]);
-    const std::string name = args == kSpliceOn ? "spliced" : "copied";
-    MountWithFaults("write:/ssd/@1+=ENOSPC", args);
-    const std::string data = RandomBytes(3 * kMiB, 1);
-    WriteFile(Path(name), data);
-    EXPECT_EQ(ClassOf(name), "hdd");
-    EXPECT_TRUE(ReadFile(Path(name)) == data) << "contents differ";
-    Remount();
-    EXPECT_TRUE(ReadFile(Path(name)) == data) << "contents differ";
-    EXPECT_EQ(Objects(ssd_), 0u) << "the first object stays behind on the ssd";
-  }
+  MountWithFaults("write:/ssd/@1+=ENOSPC");
+  const std::string data = RandomBytes(3 * kMiB, 1);
+  WriteFile(Path("f"), data);
+  EXPECT_EQ(ClassOf("f"), "hdd");
+  EXPECT_TRUE(ReadFile(Path("f")) == data) << "contents differ";
+  Remount();
+  EXPECT_TRUE(ReadFile(Path("f")) == data) << "contents differ";
+  EXPECT_EQ(Objects(ssd_), 0u) << "the first object stays behind on the ssd";
 }
 
 TEST_F(FaultInjectionTest, ShortWritesAreCompleted) {
-  for (const auto& args : {kSpliceOn, kSpliceOff}) {
-    SCOPED_TRACE(args[0]);
-    MountWithFaults("write@1+=short", args);
-    const std::string data = RandomBytes(kMiB + 12345, 2);
-    WriteFile(Path("f"), data);
-    EXPECT_TRUE(ReadFile(Path("f")) == data) << "contents differ";
-  }
-}
-
-// A volume whose file system takes no splice (EINVAL): the WRITE's bytes are
-// read out of the pipe and written from memory, none lost or repeated.
-TEST_F(FaultInjectionTest, AVolumeRefusingSpliceGetsTheBytesFromMemory) {
-  // Every WRITE of this file holds several pages, so libfuse splices each, and
-  // the first write call is a splice. (Only the first: the order of later ones
-  // across worker threads is not fixed, and a failed pwrite is a real error.)
-  MountWithFaults("write@1=EINVAL", kSpliceOn);
-  const std::string data = RandomBytes(3 * kMiB + 4321, 6);
+  MountWithFaults("write@1+=short");
+  const std::string data = RandomBytes(kMiB + 12345, 2);
   WriteFile(Path("f"), data);
-  EXPECT_TRUE(ReadFile(Path("f")) == data) << "contents differ";
-  Remount();
   EXPECT_TRUE(ReadFile(Path("f")) == data) << "contents differ";
 }
 
@@ -111,7 +83,7 @@ TEST_F(FaultInjectionTest, AVolumeRefusingSpliceGetsTheBytesFromMemory) {
 // the file's later ones go through the page cache, none lost or repeated.
 TEST_F(FaultInjectionTest, AVolumeRefusingODirectGetsWritesThroughThePageCache) {
   // The first write call is the file's first WRITE: a MiB of whole pages, direct.
-  MountWithFaults("write@1=EINVAL", kSpliceOff);
+  MountWithFaults("write@1=EINVAL");
   const std::string data = RandomBytes(3 * kMiB + 4321, 7);
   WriteFile(Path("f"), data);
   EXPECT_TRUE(ReadFile(Path("f")) == data) << "contents differ";

@@ -4,7 +4,7 @@
 // Assumed (fs/daemon/session.cc and fs/core/file_system.cc, owned elsewhere): the daemon logs
 // one "filestats" record per file at each flush of its I/O counters, with the
 // detail "rbytes=N wbytes=N reads=N writes=N" (the I/O since the previous record);
-// data written since the last writeback is logged as an event whose name starts
+// data written since the last attribute flush is logged as an event whose name starts
 // with "write".
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -154,10 +154,10 @@ TEST_F(FcladmTest, NamespaceChangesAreRecordedInOrder) {
 // bookkeeping of the change already logged, not a change of attributes: no
 // "setattr" record. ctime still moves, and after a remount it is not older
 // than what the kernel showed (the daemon's own stamp of the change, or the
-// kernel's if newer, stored by the periodic or final writeback).
+// kernel's if newer, stored by the periodic or final flush).
 TEST_F(FcladmTest, KernelCtimeStampsAreNotLoggedAsSetattr) {
   WriteFile(Path("a"), "hello");
-  ASSERT_EQ(Tool("fcladm", {"sync", mnt_}).exit_code, 0);  // the data's times written back
+  ASSERT_EQ(Tool("fcladm", {"sync", mnt_}).exit_code, 0);  // the data's times flushed
   const uint64_t a = Ino("a");
   const int64_t start = LastSeq();
   struct stat before, after;

@@ -77,7 +77,7 @@ TEST_F(GroupCommitTest, FsyncOfAFileCommitsItsSizeAndItsName) {
   ASSERT_GE(fd, 0);
   ASSERT_EQ(write(fd, data.data(), data.size()), static_cast<ssize_t>(data.size()));
   ASSERT_EQ(fsync(fd), 0);
-  close(fd);  // its writeback joins the open group: the fsync alone must have done it
+  close(fd);  // its attribute flush joins the open group: the fsync alone must have done it
   CrashDaemon();
   Mount();
   EXPECT_EQ(ReadFile(Path("f")), data);

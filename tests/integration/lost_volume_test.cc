@@ -93,7 +93,7 @@ TEST_F(LostVolumeTest, FilesOnALostVolumeAnswerEioAndItComesBack) {
   EXPECT_EQ(mkdir(Path("cold/sub").c_str(), 0755), 0);  // namespace only
 
   RegainHdd();
-  // The periodic check (every writeback period, 5 s) brings it back.
+  // The periodic check (every flush period, 5 s) brings it back.
   std::string state;
   for (int i = 0; i < 100 && (state = HddState()) != "online"; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));

@@ -160,7 +160,7 @@ TEST_F(MetricsTest, EndpointCountsBytesPerClassRelocationsScansAndRequests) {
   EXPECT_EQ(Value(after, "tierfs_volume_files", R"(class="ssd",volume="vol1")"), 1);
 }
 
-// A file closed and written back costs the daemon only its lookup count, but
+// A file closed and flushed costs the daemon only its lookup count, but
 // for the --cached_inodes most recently used; an open one keeps its entry
 // (InodeTable: idle and active inodes).
 TEST_F(MetricsTest, ClosedFilesKeepNoEntryInTheDaemonButTheMostRecentlyUsed) {

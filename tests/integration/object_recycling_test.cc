@@ -1,7 +1,8 @@
 // Recycled objects (fs/volume/volume_set.h): an unlinked file's object is emptied and
 // kept in the volume's tmp/ for the next create, which takes it by rename instead
 // of making the backing file system allocate an inode. The reused object must
-// show none of its old bytes, and nothing of the pool may outlive an unmount.
+// show none of its old bytes, and nothing of the pool may outlive an unmount or
+// a crash.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,9 +23,6 @@ class ObjectRecyclingTest : public TierfsFixture {
   void SetUp() override {
     TierfsFixture::SetUp();
     if (HasFatalFailure()) return;
-    // Recycled objects alone in the pool: none made ahead (object_precreation_test.cc).
-    Unmount();
-    Mount({"--precreate_objects=0"});
     // Every file on one volume: the pool is per volume.
     AssignPolicy(kAllOnSsdPolicy);
   }
@@ -93,6 +91,20 @@ TEST_F(ObjectRecyclingTest, ThePoolIsGoneAfterUnmountAndCheckIsClean) {
   CommandResult offline = Tool("tierfs", {"check", ssd_});
   EXPECT_EQ(offline.exit_code, 0) << offline.output;
   Mount();
+}
+
+TEST_F(ObjectRecyclingTest, ACrashLeavesNoRecycledObjectBehind) {
+  WriteFileSynced(Path("gone"), RandomBytes(5000, 9));
+  WriteFileSynced(Path("kept"), "data");
+  ASSERT_EQ(unlink(Path("gone").c_str()), 0);
+  FsyncDir(mnt_);
+  ASSERT_TRUE(WaitForPooled(1));
+  CrashDaemon();
+  Mount();  // the mount after a crash empties tmp/
+  EXPECT_EQ(PooledObjects(), 0u) << "a recycled object outlived the crash";
+  EXPECT_EQ(ReadFile(Path("kept")), "data");
+  CommandResult check = Tool("tierfs", {"check", mnt_});
+  EXPECT_EQ(check.exit_code, 0) << check.output;
 }
 
 }  // namespace

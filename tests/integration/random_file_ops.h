@@ -1,7 +1,7 @@
 // A random mix of writes, truncates, fsyncs and relocations on one file of a
 // mounted tierfs, with a model of the file's bytes kept in step, so that a test
-// can compare what reads back with what must (splice_writes_test.cc,
-// direct_writes_test.cc).
+// can compare what reads back with what must (direct_writes_test.cc,
+// no_open_test.cc).
 #pragma once
 
 #include <sys/types.h>

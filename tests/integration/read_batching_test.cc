@@ -1,6 +1,6 @@
 // Reading writes nothing to the database while it happens (issue 11): the atime
 // a read moves (relatime) and the heat it earns stay in memory until the
-// periodic writeback, which writes all of them in one transaction.
+// periodic flush, which writes all of them in one transaction.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,10 +26,10 @@ class ReadBatchingTest : public TierfsFixture {
   }
 };
 
-TEST_F(ReadBatchingTest, ReadingFilesWritesNothingUntilThePeriodicWriteback) {
+TEST_F(ReadBatchingTest, ReadingFilesWritesNothingUntilThePeriodicFlush) {
   constexpr int kFiles = 40;
   for (int i = 0; i < kFiles; ++i) WriteFile(Path("f" + std::to_string(i)), "data");
-  // No periodic writeback during the test; the remount checkpoints the WAL.
+  // No periodic flush during the test; the remount checkpoints the WAL.
   Unmount();
   Mount({"--writeback_seconds=3600"});
   const int64_t before = AtimeNs(Path("f0"));
@@ -41,7 +41,7 @@ TEST_F(ReadBatchingTest, ReadingFilesWritesNothingUntilThePeriodicWriteback) {
   EXPECT_EQ(WalBytes(), wal) << "reads wrote to the database";
   const int64_t after = AtimeNs(Path("f0"));
   EXPECT_GT(after, before) << "relatime: the first read after the write moves atime";
-  // The unmount's writeback keeps it.
+  // The unmount's flush keeps it.
   Remount();
   EXPECT_EQ(AtimeNs(Path("f0")), after);
 }

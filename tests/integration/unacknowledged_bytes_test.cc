@@ -44,7 +44,7 @@ class UnacknowledgedBytesTest : public TierfsFixture {
   // Writes 100 bytes and fsyncs, then 1000 more without fsync, and crashes with the
   // file still open (so no close writes its size back).
   void WriteThenCrash(const std::string& name) {
-    // A writeback period longer than the test: only fsync and close write sizes.
+    // A flush period longer than the test: only fsync and close write sizes.
     Unmount();
     Mount({"--writeback_seconds=3600"});
     int fd = open(Path(name).c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -202,7 +202,7 @@ TEST_F(WritebackCacheTest, FsyncedBytesSurviveKill9) {
   ASSERT_EQ(fsync(fd), 0);
   const Stat synced = StatOf(f);
   // Closed so the mount is not busy (the kernel's flush at close adds nothing
-  // after the fsync); then kill -9 before any periodic writeback could run.
+  // after the fsync); then kill -9 before any periodic flush could run.
   close(fd);
   CrashDaemon();
   Mount({"--writeback_cache"});

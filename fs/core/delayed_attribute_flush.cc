@@ -1,13 +1,13 @@
-#include "fs/core/write_behind.h"
+#include "fs/core/delayed_attribute_flush.h"
 
 #include <utility>
 
 namespace tierfs {
 
-WriteBehind::WriteBehind(std::chrono::milliseconds delay, WriteFn write)
-    : delay_(delay), write_(std::move(write)), thread_([this] { Run(); }) {}
+DelayedAttributeFlush::DelayedAttributeFlush(std::chrono::milliseconds delay, FlushFn flush)
+    : delay_(delay), flush_(std::move(flush)), thread_([this] { Run(); }) {}
 
-WriteBehind::~WriteBehind() {
+DelayedAttributeFlush::~DelayedAttributeFlush() {
   {
     std::lock_guard lock(mu_);
     stop_ = true;
@@ -17,9 +17,9 @@ WriteBehind::~WriteBehind() {
   Drain();
 }
 
-void WriteBehind::EnqueueLocked(const InodeRef& inode) {
-  if (inode->write_behind_queued) return;
-  inode->write_behind_queued = true;
+void DelayedAttributeFlush::EnqueueLocked(const InodeRef& inode) {
+  if (inode->delayed_flush_queued) return;
+  inode->delayed_flush_queued = true;
   bool was_empty;
   {
     std::lock_guard lock(mu_);
@@ -30,7 +30,8 @@ void WriteBehind::EnqueueLocked(const InodeRef& inode) {
   if (was_empty) wake_.notify_one();
 }
 
-std::vector<InodeRef> WriteBehind::TakeDueLocked(std::chrono::steady_clock::time_point now) {
+std::vector<InodeRef> DelayedAttributeFlush::TakeDueLocked(
+    std::chrono::steady_clock::time_point now) {
   std::vector<InodeRef> due;
   size_t n = 0;
   while (n < queue_.size() && queue_[n].due <= now) ++n;
@@ -40,7 +41,7 @@ std::vector<InodeRef> WriteBehind::TakeDueLocked(std::chrono::steady_clock::time
   return due;
 }
 
-void WriteBehind::Run() {
+void DelayedAttributeFlush::Run() {
   std::unique_lock lock(mu_);
   while (!stop_) {
     if (queue_.empty()) {
@@ -52,27 +53,27 @@ void WriteBehind::Run() {
       wake_.wait_until(lock, first_due);
       continue;
     }
-    // The write lock first, then the queue again: a Drain between the two may
+    // The flush lock first, then the queue again: a Drain between the two may
     // have taken these already.
     lock.unlock();
-    std::lock_guard write_lock(write_mu_);
+    std::lock_guard flush_lock(flush_mu_);
     lock.lock();
     std::vector<InodeRef> due = TakeDueLocked(std::chrono::steady_clock::now());
     if (due.empty()) continue;
     lock.unlock();
-    write_(due);
+    flush_(due);
     lock.lock();
   }
 }
 
-void WriteBehind::Drain() {
-  std::lock_guard write_lock(write_mu_);
+void DelayedAttributeFlush::Drain() {
+  std::lock_guard flush_lock(flush_mu_);
   std::vector<InodeRef> all;
   {
     std::lock_guard lock(mu_);
     all = TakeDueLocked(std::chrono::steady_clock::time_point::max());
   }
-  if (!all.empty()) write_(all);
+  if (!all.empty()) flush_(all);
 }
 
 }  // namespace tierfs

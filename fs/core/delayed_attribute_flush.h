@@ -1,0 +1,69 @@
+// DelayedAttributeFlush: flushes to the database, shortly after a write, the
+// attributes (size, times, the FCL "write" record) of files written through
+// handles the kernel never releases (no-open mode, fs/core/kernel_open_cache.h).
+//
+// With OPEN and RELEASE the daemon flushed a file's attributes at its release,
+// right after the last close(2), so a file written and closed was in the
+// database (and survived a crash of the daemon) a commit window later. In
+// no-open mode nothing marks a close. Instead, every inode whose size a write
+// changed is queued once and flushed `delay` after it was queued, all inodes
+// due in one database batch; what a crash of the daemon may lose of a closed
+// file is the last `delay` plus a commit window (docs/reliability.md). A file
+// growing without pause is flushed once per `delay`, not once per write; an
+// overwrite in place, whose times alone changed, waits for the periodic flush
+// (FileSystem::DataWrittenLocked).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "fs/core/inode_table.h"
+
+namespace tierfs {
+
+class DelayedAttributeFlush {
+ public:
+  // Flushes the attributes of the inodes given (in the order they were queued).
+  using FlushFn = std::function<void(const std::vector<InodeRef>&)>;
+
+  // Starts the thread that flushes queued inodes `delay` after they were queued.
+  DelayedAttributeFlush(std::chrono::milliseconds delay, FlushFn flush);
+  // Flushes what is still queued, then stops the thread.
+  ~DelayedAttributeFlush();
+  DelayedAttributeFlush(const DelayedAttributeFlush&) = delete;
+  DelayedAttributeFlush& operator=(const DelayedAttributeFlush&) = delete;
+
+  // Queues `inode` once: `inode.delayed_flush_queued` (its mu held by the
+  // caller) says whether it is queued already, and is set here. The flush
+  // function must clear it (under mu) before it flushes the inode.
+  void EnqueueLocked(const InodeRef& inode);
+  // Flushes everything queued now, in the caller's thread (a tool is about
+  // to read the database: fcladm, fsmap, a scan).
+  void Drain();
+
+ private:
+  struct Queued {
+    InodeRef inode;
+    std::chrono::steady_clock::time_point due;
+  };
+  void Run();
+  // Takes the queued inodes due by `now` (all when `now` is max) off the queue.
+  std::vector<InodeRef> TakeDueLocked(std::chrono::steady_clock::time_point now);
+
+  const std::chrono::milliseconds delay_;
+  const FlushFn flush_;
+  std::mutex mu_;  // guards queue_ and stop_; never held while flushing
+  std::condition_variable wake_;
+  std::vector<Queued> queue_;  // in due order
+  bool stop_ = false;
+  // Serializes the flush function between the thread and Drain, so a Drain
+  // returns only once what was queued before it is flushed.
+  std::mutex flush_mu_;
+  std::thread thread_;
+};
+
+}  // namespace tierfs
