@@ -59,7 +59,7 @@ Result<json> ControlHandlers::Dispatch(const json& request, const ControlPeer& p
   if (op == "volume_remove") return VolumeRemove(request, reply);
   if (op == "volume_setclass") return VolumeSetClass(request);
   // What a tool reads from the database includes files written a moment ago
-  // (no-open mode writes them back shortly after, fs/core/delayed_attribute_flush.h).
+  // (no-open mode flushes them shortly after, fs/core/delayed_attribute_flush.h).
   fs_.DrainDelayedFlushes();
   if (op == "assign") return Assign(request, /*validate_only=*/false);
   if (op == "validate") return Assign(request, /*validate_only=*/true);

@@ -56,7 +56,7 @@ class DaemonMetrics {
   void RecordRequest(FuseOp op, double seconds);
   // `bytes` read from / written to the object of a file on volume `volume_id`.
   void RecordRead(uint32_t volume_id, uint64_t bytes);
-  // `direct`: written with O_DIRECT (FileSystem::WriteFrom), counted in both totals.
+  // `direct`: written with O_DIRECT (FileSystem::Write), counted in both totals.
   void RecordWrite(uint32_t volume_id, uint64_t bytes, bool direct = false);
   // One relocation attempt: its volumes, outcome ("moved", "busy", "nospace",
   // "error: ..." is counted as "error") and bytes copied (counted when moved).

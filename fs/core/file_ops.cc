@@ -3,10 +3,10 @@
 //
 // Every open handle of an inode shares the inode's one backing fd; reads and writes
 // hold the inode's io_lock shared, the relocator holds it exclusively while it
-// switches the object under that fd (fs/core/relocator.cc). Data writes never touch the
-// database: size and times change in memory and reach the database with an attribute
-// flush (FlushAttributes). Every
-// system call on an object goes through the VolumeIo seam (volumes_->io()).
+// switches the object under that fd (fs/core/relocator.cc). Data writes never touch
+// the database: size and times change in memory and reach the database with an
+// attribute flush (FlushAttributes). Every system call on an object goes through
+// the VolumeIo seam (volumes_->io()).
 //
 // Full volumes (design.md, "Living with full volumes"): a write that meets ENOSPC
 // moves its file on to the next volume its CREATE rule allows and completes there.

@@ -118,7 +118,7 @@ struct FileSystemOptions {
   // docs/design.md, "Access times".
   bool exact_atime = false;
   // Writes of at least kDirectWriteMinBytes of whole pages from a page-aligned
-  // buffer go to the object with O_DIRECT (FileSystem::WriteFrom).
+  // buffer go to the object with O_DIRECT (FileSystem::Write).
   bool direct_writes = true;
   // No-open mode: at most this many files keep their object open between
   // requests (KernelOpen; up to two fds each, the second for O_DIRECT writes).

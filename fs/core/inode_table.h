@@ -121,7 +121,7 @@ struct InodeState {
   uint32_t pins = 0;          // internal users (relocation) keeping the entry alive
   int fd = -1;                // backing object fd shared by all open handles; -1 when closed
   // The same object opened write-only with O_DIRECT, for writes of whole pages
-  // (FileSystem::WriteFrom); -1 until the first such write opens it. Closed and
+  // (FileSystem::Write); -1 until the first such write opens it. Closed and
   // reset with `fd` (CloseObjectLocked) and by every relocation
   // (ForgetDirectFdLocked: the relocator's dup2 switches `fd` alone), never
   // while a write may use it.

@@ -1,7 +1,7 @@
 // Request buffers placed so that a FUSE WRITE's bytes start on a page boundary.
 //
 // Why: a volume takes a write of whole pages from a page-aligned buffer with
-// O_DIRECT (FileSystem::WriteFrom), which spares the daemon its copy of the
+// O_DIRECT (FileSystem::Write), which spares the daemon its copy of the
 // bytes into the volume's page cache: 65% of the daemon's CPU in a 1 MiB
 // sequential write, and the second cached copy of every byte written
 // (docs/benchmarks.md, issue 11, eleventh round). A /dev/fuse WRITE is the

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/version.h"
+#include "fs/daemon/session.h"
 #include "meta/schema.h"
 #include "temp_dir.h"
 
@@ -182,6 +183,49 @@ TEST(HelpTest, TierfsHelpListsItsOwnFlagsOnly) {
     EXPECT_LE(nl - start, 80u) << r.out.substr(start, nl - start);
     start = nl + 1;
   }
+}
+
+// The default `tierfs --help` shows for `flag` ("on", "off", "16"), or "" when
+// the option is not listed.
+std::string ShownDefault(const std::string& help, const std::string& flag) {
+  size_t at = help.find("\n  -" + flag);
+  while (at != std::string::npos) {
+    const char after = help[at + 4 + flag.size()];
+    if (after == ' ' || after == '\n') break;
+    at = help.find("\n  -" + flag, at + 1);
+  }
+  if (at == std::string::npos) return "";
+  const size_t start = help.find("(default: ", at);
+  if (start == std::string::npos) return "";
+  const size_t value = start + std::string("(default: ").size();
+  return help.substr(value, help.find(')', value) - value);
+}
+
+// One set of defaults: SessionOptions{} (what an embedder or a test builds) is
+// the daemon a user gets from the command line.
+TEST(HelpTest, TierfsDefaultsAreSessionOptionsDefaults) {
+  const SessionOptions d;
+  const std::string help = RunShell(Tool("tierfs") + " --help").out;
+  auto on_off = [](bool b) { return std::string(b ? "on" : "off"); };
+  auto number = [&](const std::string& flag) { return std::stod(ShownDefault(help, flag)); };
+  EXPECT_EQ(ShownDefault(help, "sync_full"), on_off(d.sync_full));
+  EXPECT_EQ(ShownDefault(help, "exact_atime"), on_off(d.exact_atime));
+  EXPECT_EQ(ShownDefault(help, "direct_writes"), on_off(d.direct_writes));
+  EXPECT_EQ(ShownDefault(help, "writeback_cache"), on_off(d.writeback_cache));
+  EXPECT_EQ(ShownDefault(help, "io_uring"), on_off(d.io_uring));
+  EXPECT_EQ(ShownDefault(help, "no_open"), on_off(d.no_open));
+  EXPECT_EQ(ShownDefault(help, "syslog"), on_off(d.syslog));
+  EXPECT_EQ(number("entry_timeout"), d.entry_timeout);
+  EXPECT_EQ(number("attr_timeout"), d.attr_timeout);
+  EXPECT_EQ(number("writeback_seconds"), d.flush_seconds);
+  EXPECT_EQ(number("threads"), d.max_threads);
+  EXPECT_EQ(number("running_threads"), d.running_threads);
+  EXPECT_EQ(number("commit_ms") * 1000, static_cast<double>(d.commit_window_us));
+  EXPECT_EQ(number("cached_inodes"), d.cached_inodes);
+  EXPECT_EQ(number("cached_opens"), d.cached_opens);
+  EXPECT_EQ(number("fcl_keep_hours") * 3600, static_cast<double>(d.fcl_keep_seconds));
+  EXPECT_EQ(number("fcl_max_records"), static_cast<double>(d.fcl_max_records));
+  EXPECT_EQ(number("iostat_keep_days") * 86400, static_cast<double>(d.iostat_keep_seconds));
 }
 
 TEST(HelpTest, EveryToolListsEveryOption) {

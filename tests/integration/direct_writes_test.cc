@@ -1,5 +1,5 @@
 // --direct_writes (on by default): whole pages of large writes go to the object
-// with O_DIRECT, past the volume's page cache (FileSystem::WriteFrom). A random
+// with O_DIRECT, past the volume's page cache (FileSystem::Write). A random
 // mix of writes of every size and alignment through buffered and O_DIRECT
 // descriptors, truncates, fsyncs and relocations in the middle (which switch
 // the object under the O_DIRECT fd) must read back exactly as a model of the
