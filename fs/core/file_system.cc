@@ -52,7 +52,7 @@ Result<std::unique_ptr<FileSystem>> FileSystem::Mount(const std::string& metadat
     struct statvfs vol;
     const uint64_t db_bytes =
         stat(MetadataDbPath(metadata_dir).c_str(), &db) == 0 ? uint64_t(db.st_size) : 0;
-    const uint64_t vol_bytes = statvfs(metadata_dir.c_str(), &vol) == 0
+    const uint64_t vol_bytes = io.StatVfs(metadata_dir, &vol) == 0
                                    ? uint64_t{vol.f_blocks} * vol.f_frsize
                                    : 0;
     reserve_bytes = meta::DefaultReserveBytes(db_bytes, vol_bytes);
