@@ -632,7 +632,8 @@ class Checker {
           Repaired(f, SetSize(ino, *object_size, "long object, trusted"),
                    "size set to " + Bytes(*object_size) + " (the object's length)");
         } else {
-          Repaired(f, TrimFile(*o_.io, path, size, /*durable=*/true), "object trimmed to " + Bytes(size));
+          Repaired(f, TrimFile(*o_.io, path, size, /*durable=*/true),
+                   "object trimmed to " + Bytes(size));
         }
       } else {
         const uint64_t missing = size - *object_size;
@@ -729,8 +730,7 @@ class Checker {
           Add("pending", FindingSeverity::kLeftover,
               "pending_objects row (inode " + std::to_string(ino) + ", " +
                   VolumeText(volume_id) + "): " +
-                  (present ? "its object is the inode's location"
-                                         : "its object is gone") +
+                  (present ? "its object is the inode's location" : "its object is gone") +
                   "; the next mount clears it");
       if (can_repair_) {
         Repaired(f, meta_.RemovePendingObject(ino, volume_id), "row cleared");

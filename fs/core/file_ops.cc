@@ -460,7 +460,8 @@ bool FileSystem::BlocksChangedSinceFsync(FileHandle* fh) {
   std::shared_lock io(inode.io_lock);
   std::lock_guard lock(inode.mu);
   struct stat st;
-  if (inode.fd < 0 || volumes_->io().Fstat(inode.fd, &st) != 0) return true;  // refresh: never stale
+  // Unknown: refresh (never stale).
+  if (inode.fd < 0 || volumes_->io().Fstat(inode.fd, &st) != 0) return true;
   if (inode.blocks_at_invalidation == static_cast<int64_t>(st.st_blocks)) return false;
   inode.blocks_at_invalidation = static_cast<int64_t>(st.st_blocks);
   return true;

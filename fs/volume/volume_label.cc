@@ -239,7 +239,9 @@ Status WriteVolumeLabel(const std::string& volume_dir, const VolumeLabel& label,
     if (st_write.ok() && io.Fsync(fd, false) != 0) {
       st_write = Status::FromErrno("cannot fsync " + tmp_path);
     }
-    if (io.Close(fd) != 0 && st_write.ok()) st_write = Status::FromErrno("cannot close " + tmp_path);
+    if (io.Close(fd) != 0 && st_write.ok()) {
+      st_write = Status::FromErrno("cannot close " + tmp_path);
+    }
     if (!st_write.ok()) {
       io.Unlink(tmp_path);
       return st_write;

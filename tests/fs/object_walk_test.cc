@@ -95,11 +95,13 @@ TEST_F(ObjectWalkTest, ReportsWhatItCannotReadAndGoesOn) {
   auto faults = FaultInjectingVolumeIo::Create("readdir:/objects/02@1+=EIO", VolumeIo::Posix());
   ASSERT_TRUE(faults.ok());
   EXPECT_EQ(Walk(**faults, ObjectWalkDepth::kAttributes),
-            (std::map<std::string, std::string>{{o + "02", "EIO"}, {o + "05/261.1", "object 261.1 2"}}));
+            (std::map<std::string, std::string>{{o + "02", "EIO"},
+                                                {o + "05/261.1", "object 261.1 2"}}));
   faults = FaultInjectingVolumeIo::Create("stat:/objects/05/@1+=EIO", VolumeIo::Posix());
   ASSERT_TRUE(faults.ok());
   EXPECT_EQ(Walk(**faults, ObjectWalkDepth::kAttributes),
-            (std::map<std::string, std::string>{{o + "02/258.3", "object 258.3 3"}, {o + "05/261.1", "EIO"}}));
+            (std::map<std::string, std::string>{{o + "02/258.3", "object 258.3 3"},
+                                                {o + "05/261.1", "EIO"}}));
   faults = FaultInjectingVolumeIo::Create("readdir@1=EIO", VolumeIo::Posix());
   ASSERT_TRUE(faults.ok());
   EXPECT_EQ(Walk(**faults, ObjectWalkDepth::kNames),
