@@ -1,10 +1,11 @@
 // VolumeIo: the backing I/O seam. Every system call tierfs makes on a volume's
-// objects and directories (open, read, write, fsync, truncate, fallocate, copy,
-// rename, unlink, mkdir, dup2, stat, statvfs, directory listings) goes through
-// one of these, so tests can make any step fail
-// deterministically (fs/volume/fault_injecting_volume_io.h) where the real file system
-// would fail at random: ENOSPC in the middle of a write, EIO from a copy, a short
-// write, the daemon stopping between two steps (the Env of LevelDB; docs/design.md
+// objects, directories and label (open, read, write, fsync, truncate, fallocate,
+// copy, rename, unlink, mkdir, dup2, stat, statvfs, directory listings) goes
+// through one of these, so tests can make any step fail deterministically
+// (fs/volume/fault_injecting_volume_io.h) where the real file system would fail
+// at random: ENOSPC in the middle of a write, EIO from a copy or a listing, a
+// short write, the daemon stopping between two steps (the Env of LevelDB;
+// docs/design.md
 // "Why every volume system call goes through one interface").
 //
 // Each method has its system call's contract: it returns what the call returns
