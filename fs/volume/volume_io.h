@@ -5,8 +5,7 @@
 // (fs/volume/fault_injecting_volume_io.h) where the real file system would fail
 // at random: ENOSPC in the middle of a write, EIO from a copy or a listing, a
 // short write, the daemon stopping between two steps (the Env of LevelDB;
-// docs/design.md
-// "Why every volume system call goes through one interface").
+// docs/design.md "Why every volume system call goes through one interface").
 //
 // Each method has its system call's contract: it returns what the call returns
 // and, on failure, -1 with errno set (so callers keep Status::FromErrno). The
