@@ -21,6 +21,7 @@
 #include "fs/volume/daemon_lock.h"
 #include "fs/check/db_backup.h"
 #include "fs/check/fsck.h"
+#include "fs/volume/fault_injecting_volume_io.h"
 #include "fs/volume/volume_label.h"
 #include "meta/metadata.h"
 
@@ -135,6 +136,8 @@ Result<CheckArgs> ParseCheckArgs(const std::vector<std::string>& args) {
 }
 
 int ExitStatusOf(const CheckReport& report) {
+  // Something could not be read: the check did not run over all of it.
+  if (report.Errors() > 0) return kCheckError;
   if (report.UnrepairedDamage() > 0) return kCheckDamage;
   if (report.repair && report.Repaired() > 0) return kCheckRepaired;
   return kCheckClean;
@@ -142,7 +145,7 @@ int ExitStatusOf(const CheckReport& report) {
 
 void PrintReport(const CliEnv& env, const std::string& shown, const CheckReport& report) {
   std::ostream& out = *env.out;
-  size_t damage = 0, leftovers = 0, notes = 0, lost = 0;
+  size_t damage = 0, leftovers = 0, notes = 0, errors = 0, lost = 0;
   for (const CheckFinding& f : report.findings) {
     out << FindingSeverityName(f.severity) << " " << f.kind << ": " << f.message;
     if (report.repair) {
@@ -158,6 +161,7 @@ void PrintReport(const CliEnv& env, const std::string& shown, const CheckReport&
     if (f.severity == FindingSeverity::kDamage) ++damage;
     if (f.severity == FindingSeverity::kLeftover) ++leftovers;
     if (f.severity == FindingSeverity::kNote) ++notes;
+    if (f.severity == FindingSeverity::kError) ++errors;
     if (f.data_loss) ++lost;
   }
   out << "tierfs check: " << shown << (report.live ? " (mounted; checked by its daemon)" : "")
@@ -167,6 +171,7 @@ void PrintReport(const CliEnv& env, const std::string& shown, const CheckReport&
     out << "clean\n";
   } else {
     out << damage << " damaged, " << leftovers << " leftover, " << notes << " notes";
+    if (errors > 0) out << ", " << errors << " unreadable (the check is incomplete)";
     if (report.repair) {
       out << "; " << report.Repaired() << " repaired, " << report.UnrepairedDamage()
           << " damaged not repaired";
@@ -174,6 +179,13 @@ void PrintReport(const CliEnv& env, const std::string& shown, const CheckReport&
     out << "\n";
   }
   out.flush();
+  if (errors > 0) {
+    PrintError(env, "tierfs check",
+               "could not read " + std::to_string(errors) +
+                   (errors == 1 ? " part" : " parts") +
+                   " of the volumes (see the lines with 'error unreadable'): what is there "
+                   "was not checked, and nothing there was repaired");
+  }
   if (lost > 0) {
     PrintError(env, "tierfs check",
                "WARNING: DATA LOST in " + std::to_string(lost) +
@@ -193,6 +205,16 @@ Result<CheckReport> CheckOffline(const Target& t, const CheckArgs& a) {
   options.repair = a.repair;
   options.trust_objects = a.trust_objects;
   options.database_path = db_path;
+  // Test seam: TIERFS_FAULTS fails chosen volume I/O calls of the check, as of the
+  // daemon (fs/volume/fault_injecting_volume_io.h); builds with test hooks only.
+  std::unique_ptr<FaultInjectingVolumeIo> faults;
+#ifdef TIERFS_TEST_HOOKS
+  Result<std::unique_ptr<FaultInjectingVolumeIo>> created =
+      FaultInjectingVolumeIo::FromEnvironment(VolumeIo::Posix());
+  if (!created.ok()) return Status::Invalid("TIERFS_FAULTS: " + created.status().message());
+  faults = std::move(*created);
+  if (faults) options.io = faults.get();
+#endif
   return CheckFileSystem(**meta, options);
 }
 

@@ -18,13 +18,13 @@
 #include "fs/check/fsck.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -35,6 +35,8 @@
 #include <vector>
 
 #include "common/unique_dir.h"
+#include "fs/volume/io_steps.h"
+#include "fs/volume/object_walk.h"
 #include "fs/volume/range_copy.h"
 #include "fs/volume/volume_label.h"
 
@@ -110,13 +112,6 @@ const char* TypeName(uint32_t mode) {
 
 std::string Bytes(uint64_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
 
-// lstat's size, or nullopt when the path does not exist (or is not a regular file).
-std::optional<uint64_t> RegularFileSize(const std::string& path) {
-  struct stat st;
-  if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
-  return static_cast<uint64_t>(st.st_size);
-}
-
 class Checker {
  public:
   Checker(meta::Metadata& meta, const CheckOptions& options) : meta_(meta), o_(options) {
@@ -147,6 +142,7 @@ class Checker {
       }
     }
     Progress("objects", volumes_.size(), volumes_.size());
+    report_.volumes = good_.size();
     if (Status st = CheckInodeSequence(); !st.ok()) return Stopped(st);
     CheckMisplaced();
     // Sizes before the set-aside objects: a short object's repair may restore its
@@ -219,6 +215,49 @@ class Checker {
     return meta_.GetInode(ino);
   }
 
+  // The size in bytes of the regular file at `path` (an object), through the seam;
+  // nullopt when there is none (ENOENT, ENOTDIR, or not a regular file). An lstat
+  // that fails otherwise (EIO) is an error: reported once as "unreadable" and
+  // returned, so that nothing is repaired on what could not be seen.
+  Result<std::optional<uint64_t>> ObjectSize(const std::string& path) {
+    struct stat st;
+    if (o_.io->Lstat(path, &st) == 0) {
+      if (!S_ISREG(st.st_mode)) return std::optional<uint64_t>();
+      return std::optional<uint64_t>(static_cast<uint64_t>(st.st_size));
+    }
+    if (errno == ENOENT || errno == ENOTDIR) return std::optional<uint64_t>();
+    const Status error = Status::FromErrno("cannot stat " + path);
+    Unreadable(error.message() + "; left as it is");
+    return error;
+  }
+  // Whether an object is surely there; and surely not there. Both false when it
+  // could not be seen (ObjectSize's error).
+  bool HasObject(const std::string& path) {
+    Result<std::optional<uint64_t>> size = ObjectSize(path);
+    return size.ok() && size->has_value();
+  }
+  bool LacksObject(const std::string& path) {
+    Result<std::optional<uint64_t>> size = ObjectSize(path);
+    return size.ok() && !size->has_value();
+  }
+  // An error finding: something the check could not read. Once per message: null
+  // when it was made before.
+  CheckFinding* Unreadable(std::string message) {
+    if (!unreadable_seen_.insert(message).second) return nullptr;
+    return &Add("unreadable", FindingSeverity::kError, std::move(message));
+  }
+  // Volume `v` could not be read at `path`: none of its files or objects is checked
+  // (as with a bad label), and no file anywhere is taken for one whose object is
+  // missing, since its object may be there (see CheckMissing).
+  void VolumeUnreadable(const meta::Volume& v, const std::string& path, int error) {
+    good_.erase(v.id);
+    unreadable_volumes_.insert(v.id);
+    CheckFinding* f = Unreadable("volume " + VolumeText(v.id) + ": " +
+                                 Status::FromErrno(error, "cannot read " + path).message() +
+                                 "; its files and objects were not checked");
+    if (f != nullptr && o_.repair) f->repair = "not repaired: nothing on this volume was touched";
+  }
+
   // ---- database and labels ----------------------------------------------------------
 
   void CheckDatabase() {
@@ -259,7 +298,7 @@ class Checker {
 
   void CheckLabels() {
     for (const meta::Volume& v : volumes_) {
-      Result<VolumeLabel> label = ReadVolumeLabel(v.path);
+      Result<VolumeLabel> label = ReadVolumeLabel(v.path, *o_.io);
       std::string problem;
       if (!label.ok()) {
         problem = label.status().message();
@@ -275,7 +314,12 @@ class Checker {
       if (problem.empty()) {
         struct stat st;
         const std::string objects = ObjectsDir(v.path);
-        if (stat(objects.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+        const int rc = o_.io->Stat(objects, &st);
+        if (rc != 0 && errno != ENOENT && errno != ENOTDIR) {
+          VolumeUnreadable(v, objects, errno);
+          continue;
+        }
+        if (rc != 0 || !S_ISDIR(st.st_mode)) {
           problem = "its objects directory " + objects + " is missing";
         }
       }
@@ -321,99 +365,87 @@ class Checker {
 
   // ---- walking the volumes ------------------------------------------------------------
 
+  // Walks one volume's objects (fs/volume/object_walk.h): ticks off each file
+  // whose location an object is and sets the others aside. Anything unreadable
+  // there leaves the whole volume unchecked, as a bad label does: a file whose
+  // object was not seen must not be taken for one whose object is missing.
   void WalkObjects(const meta::Volume& v) {
-    const std::string objects = ObjectsDir(v.path);
-    UniqueDir top{opendir(objects.c_str())};
-    if (!top) {
-      Add("label", FindingSeverity::kDamage,
-          "volume " + VolumeText(v.id) + ": " +
-              Status::FromErrno("cannot read " + objects).message() +
-              "; its files and objects were not checked");
-      good_.erase(v.id);
-      return;
-    }
-    while (dirent* e = readdir(top.get())) {
-      const std::string sub = e->d_name;
-      if (sub == "." || sub == "..") continue;
-      const std::string sub_path = objects + "/" + sub;
-      struct stat st;
-      const bool is_dir = lstat(sub_path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-      if (!is_dir || !IsSubdirName(sub)) {
-        Add("stray", FindingSeverity::kNote,
-            sub_path + ": not an objects/xx directory of tierfs; left alone");
-        continue;
-      }
-      WalkSubdir(v, sub, sub_path);
+    const size_t aside_before = set_aside_.size();
+    std::optional<std::pair<std::string, int>> unreadable;
+    ObjectWalkCallbacks walk;
+    walk.stray = [&](const std::string& path) {
+      Add("stray", FindingSeverity::kNote,
+          path + ": not an objects/xx directory of tierfs; left alone");
+    };
+    walk.unreadable = [&](const std::string& path, int error) {
+      if (!unreadable) unreadable.emplace(path, error);
+    };
+    walk.entry = [&](const WalkedObject& w) { Take(v, w); };
+    WalkObjectStore(*o_.io, v.path, ObjectWalkDepth::kAttributes, walk);
+    if (unreadable) {
+      set_aside_.erase(set_aside_.begin() + static_cast<ptrdiff_t>(aside_before), set_aside_.end());
+      VolumeUnreadable(v, unreadable->first, unreadable->second);
     }
   }
 
-  static bool IsSubdirName(const std::string& name) {
-    auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); };
-    return name.size() == 2 && hex(name[0]) && hex(name[1]);
-  }
-
-  void WalkSubdir(const meta::Volume& v, const std::string& sub, const std::string& sub_path) {
-    UniqueDir d{opendir(sub_path.c_str())};
-    if (!d) {
-      Add("stray", FindingSeverity::kNote, Status::FromErrno("cannot read " + sub_path).message());
+  // One entry of volume `v`'s objects/xx directories.
+  void Take(const meta::Volume& v, const WalkedObject& w) {
+    if (!S_ISREG(w.st.st_mode) || !w.id) {
+      Add("stray", FindingSeverity::kNote,
+          w.path + ": not named like an object (" + std::string(TypeName(w.st.st_mode)) +
+              "); left alone");
       return;
     }
-    while (dirent* e = readdir(d.get())) {
-      const std::string name = e->d_name;
-      if (name == "." || name == "..") continue;
-      const std::string path = sub_path + "/" + name;
-      struct stat st;
-      std::optional<ObjectName> parsed = ParseObjectName(name);
-      if (lstat(path.c_str(), &st) != 0) continue;  // gone meanwhile (live)
-      if (!S_ISREG(st.st_mode) || !parsed) {
-        Add("stray", FindingSeverity::kNote,
-            path + ": not named like an object (" + std::string(TypeName(st.st_mode)) +
-                "); left alone");
-        continue;
-      }
-      ++report_.objects;
-      max_object_ino_ = std::max(max_object_ino_, parsed->ino);
-      ObjectEntry o;
-      o.volume_id = v.id;
-      o.ino = parsed->ino;
-      o.generation = parsed->generation;
-      o.size = static_cast<uint64_t>(st.st_size);
-      o.path = path;
-      o.wrong_subdir = sub != ObjectSubdirName(parsed->ino);
-      auto it = files_.find(o.ino);
-      if (!o.wrong_subdir && it != files_.end() && it->second.volume_id == v.id &&
-          it->second.generation == o.generation) {
-        it->second.found = true;
-        it->second.object_size = o.size;
-        continue;
-      }
-      set_aside_.push_back(std::move(o));
+    ++report_.objects;
+    max_object_ino_ = std::max(max_object_ino_, w.id->ino);
+    ObjectEntry o;
+    o.volume_id = v.id;
+    o.ino = w.id->ino;
+    o.generation = w.id->generation;
+    o.size = static_cast<uint64_t>(w.st.st_size);
+    o.path = w.path;
+    o.wrong_subdir = w.wrong_subdir;
+    auto it = files_.find(o.ino);
+    if (!o.wrong_subdir && it != files_.end() && it->second.volume_id == v.id &&
+        it->second.generation == o.generation) {
+      it->second.found = true;
+      it->second.object_size = o.size;
+      return;
     }
+    set_aside_.push_back(std::move(o));
   }
 
   void WalkTmp(const meta::Volume& v) {
     const std::string tmp = TmpDir(v.path);
-    UniqueDir d{opendir(tmp.c_str())};
-    if (!d) return;  // no tmp/ is no leftover (VolumeSet recreates it at mount)
+    std::vector<std::string> names;
+    if (o_.io->ListDir(tmp, &names) != 0) {
+      // No tmp/ is no leftover (VolumeSet recreates it at mount).
+      if (errno != ENOENT) {
+        Unreadable(Status::FromErrno("cannot read " + tmp).message() +
+                   "; its leftovers were not checked");
+      }
+      return;
+    }
     std::vector<std::string> leftovers;
-    while (dirent* e = readdir(d.get())) {
-      const std::string name = e->d_name;
+    for (const std::string& name : names) {
       // Empty "free.<n>" files are a mounted volume's recycled objects (VolumeSet):
       // inodes kept for the next creates, not leftovers.
       if (name.rfind("free.", 0) == 0) {
         struct stat st;
-        if (lstat((tmp + "/" + name).c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        if (o_.io->Lstat(tmp + "/" + name, &st) == 0 && S_ISREG(st.st_mode) &&
             st.st_size == 0) {
           continue;
         }
       }
-      if (name != "." && name != "..") leftovers.push_back(tmp + "/" + name);
+      leftovers.push_back(tmp + "/" + name);
     }
-    d.reset();
     std::sort(leftovers.begin(), leftovers.end());
     for (const std::string& path : leftovers) {
       struct stat st;
-      if (lstat(path.c_str(), &st) != 0) continue;
+      if (o_.io->Lstat(path, &st) != 0) {
+        if (errno != ENOENT) Unreadable(Status::FromErrno("cannot stat " + path).message());
+        continue;
+      }
       CheckFinding& f = Add("tmp", FindingSeverity::kLeftover,
                             path + " (" + Bytes(static_cast<uint64_t>(st.st_size)) +
                                 "): relocation leftover; the next mount removes it");
@@ -477,8 +509,8 @@ class Checker {
       // Still so now? (live: a relocation may have committed meanwhile)
       Result<meta::Inode> now = Current(ino);
       if (!now.ok() || now->volume_id != file.volume_id || now->generation != o.generation ||
-          now->nlink == 0 || !RegularFileSize(o.path) ||
-          RegularFileSize(ObjectPath(file.volume_id, ino, file.generation))) {
+          now->nlink == 0 || !HasObject(o.path) ||
+          !LacksObject(ObjectPath(file.volume_id, ino, file.generation))) {
         continue;
       }
       o.consumed = true;
@@ -518,7 +550,7 @@ class Checker {
               [](const ObjectEntry& a, const ObjectEntry& b) { return a.path < b.path; });
     for (ObjectEntry& o : set_aside_) {
       if (o.consumed) continue;
-      if (!RegularFileSize(o.path)) continue;  // gone meanwhile (live)
+      if (!HasObject(o.path)) continue;  // gone meanwhile (live), or unreadable
       if (IsPending(o)) {
         if (o_.live) continue;  // a relocation in flight
         CheckFinding& f = Add("pending", FindingSeverity::kLeftover,
@@ -585,8 +617,9 @@ class Checker {
         continue;
       }
       const std::string path = ObjectPath(file.volume_id, ino, file.generation);
-      std::optional<uint64_t> object_size = RegularFileSize(path);
-      if (!object_size || *object_size == now->size) continue;
+      Result<std::optional<uint64_t>> seen = ObjectSize(path);
+      if (!seen.ok() || !*seen || **seen == now->size) continue;
+      const std::optional<uint64_t> object_size = *seen;
       const uint64_t size = now->size;
       if (*object_size > size) {
         CheckFinding& f =
@@ -599,7 +632,8 @@ class Checker {
           Repaired(f, SetSize(ino, *object_size, "long object, trusted"),
                    "size set to " + Bytes(*object_size) + " (the object's length)");
         } else {
-          Repaired(f, Trim(path, size), "object trimmed to " + Bytes(size));
+          Repaired(f, TrimFile(*o_.io, path, size, /*durable=*/true),
+                   "object trimmed to " + Bytes(size));
         }
       } else {
         const uint64_t missing = size - *object_size;
@@ -646,7 +680,7 @@ class Checker {
       if (now->size == 0 && !unknown_volume) continue;
       const std::string path = ObjectPath(now->volume_id, ino, now->generation);
       if (VolumeById(now->volume_id) != nullptr &&
-          (!Good(now->volume_id) || RegularFileSize(path))) {
+          (!Good(now->volume_id) || !LacksObject(path))) {
         continue;  // moved meanwhile, or an interrupted lost+found move just finished
       }
       std::string where = VolumeById(now->volume_id) == nullptr
@@ -656,6 +690,10 @@ class Checker {
       CheckFinding& f = Add("missing", FindingSeverity::kDamage,
                             Describe(ino) + ", " + Bytes(now->size) + ", " + where);
       if (!can_repair_) continue;
+      if (!unreadable_volumes_.empty()) {
+        f.repair = "not repaired: a volume could not be read, and the object may be there";
+        continue;
+      }
       meta::InodeRepair fix;
       fix.ino = ino;
       fix.size = 0;
@@ -679,7 +717,10 @@ class Checker {
       const auto [ino, volume_id] = key;
       if (!Good(volume_id)) continue;
       const std::string path = ObjectPath(volume_id, ino, generation);
-      if (RegularFileSize(path)) {
+      Result<std::optional<uint64_t>> seen = ObjectSize(path);
+      if (!seen.ok()) continue;  // reported as unreadable
+      const bool present = seen->has_value();
+      if (present) {
         auto it = files_.find(ino);
         const bool is_location = it != files_.end() && it->second.volume_id == volume_id &&
                                  it->second.generation == generation;
@@ -689,8 +730,7 @@ class Checker {
           Add("pending", FindingSeverity::kLeftover,
               "pending_objects row (inode " + std::to_string(ino) + ", " +
                   VolumeText(volume_id) + "): " +
-                  (RegularFileSize(path) ? "its object is the inode's location"
-                                         : "its object is gone") +
+                  (present ? "its object is the inode's location" : "its object is gone") +
                   "; the next mount clears it");
       if (can_repair_) {
         Repaired(f, meta_.RemovePendingObject(ino, volume_id), "row cleared");
@@ -797,8 +837,9 @@ class Checker {
     for (const meta::Volume& v : volumes_) {
       if (v.id == file.volume_id || !Good(v.id)) continue;
       const std::string other = ObjectPath(v.id, ino, file.generation);
-      std::optional<uint64_t> other_size = RegularFileSize(other);
-      if (other_size && *other_size >= size && SamePrefix(location, other, short_size)) {
+      Result<std::optional<uint64_t>> other_size = ObjectSize(other);
+      if (other_size.ok() && *other_size && **other_size >= size &&
+          SamePrefix(location, other, short_size)) {
         return other;
       }
     }
@@ -836,27 +877,6 @@ class Checker {
     if (st.ok() && o_.io->Fsync(out, false) != 0) st = Status::FromErrno("fsync " + target);
     o_.io->Close(in);
     if (out >= 0) o_.io->Close(out);
-    return st;
-  }
-
-  Status Trim(const std::string& path, uint64_t size) {
-    int fd = o_.io->Open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
-    if (fd < 0) return Status::FromErrno("open " + path);
-    Status st;
-    if (o_.io->Ftruncate(fd, static_cast<off_t>(size)) != 0) {
-      st = Status::FromErrno("truncate " + path);
-    } else if (o_.io->Fsync(fd, false) != 0) {
-      st = Status::FromErrno("fsync " + path);
-    }
-    o_.io->Close(fd);
-    return st;
-  }
-
-  Status FsyncDir(const std::string& dir) {
-    int fd = o_.io->Open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
-    if (fd < 0) return Status::FromErrno("open " + dir);
-    Status st = o_.io->Fsync(fd, false) == 0 ? Status::Ok() : Status::FromErrno("fsync " + dir);
-    o_.io->Close(fd);
     return st;
   }
 
@@ -904,7 +924,7 @@ class Checker {
     std::string name = base;
     if (Result<meta::Inode> prior = meta_.LookupInode(*lf, base);
         prior.ok() && S_ISREG(prior->mode) && prior->volume_id == o.volume_id &&
-        !RegularFileSize(ObjectPathIn(v->path, prior->ino, prior->generation))) {
+        LacksObject(ObjectPathIn(v->path, prior->ino, prior->generation))) {
       target = *prior;
       resumed = true;
       if (prior->size != o.size) {
@@ -937,8 +957,8 @@ class Checker {
       return Repaired(f, st, "");
     }
     const std::string from_dir = o.path.substr(0, o.path.rfind('/'));
-    st = FsyncDir(to_dir);
-    if (st.ok() && from_dir != to_dir) st = FsyncDir(from_dir);
+    st = SyncDirectory(*o_.io, to_dir);
+    if (st.ok() && from_dir != to_dir) st = SyncDirectory(*o_.io, from_dir);
     Repaired(f, st,
              std::string(resumed ? "finished an interrupted move: " : "") + "now /lost+found/" +
                  name + " (inode " + std::to_string(target->ino) + ")");
@@ -960,6 +980,8 @@ class Checker {
   meta::FsInfo info_;
   std::vector<meta::Volume> volumes_;
   std::set<uint32_t> good_;  // volumes whose label (and objects/) are right
+  std::set<uint32_t> unreadable_volumes_;  // volumes an I/O error kept from being checked
+  std::set<std::string> unreadable_seen_;  // messages of "unreadable" findings made
   bool db_ok_ = true;
   bool can_repair_ = false;
   std::unordered_map<uint64_t, FileEntry> files_;
@@ -970,6 +992,7 @@ class Checker {
 };
 
 FindingSeverity SeverityFromName(const std::string& name) {
+  if (name == "error") return FindingSeverity::kError;
   if (name == "leftover") return FindingSeverity::kLeftover;
   if (name == "note") return FindingSeverity::kNote;
   return FindingSeverity::kDamage;
@@ -982,6 +1005,7 @@ const char* FindingSeverityName(FindingSeverity severity) {
     case FindingSeverity::kDamage: return "damage";
     case FindingSeverity::kLeftover: return "leftover";
     case FindingSeverity::kNote: return "note";
+    case FindingSeverity::kError: return "error";
   }
   return "damage";
 }
@@ -989,6 +1013,12 @@ const char* FindingSeverityName(FindingSeverity severity) {
 size_t CheckReport::UnrepairedDamage() const {
   return static_cast<size_t>(std::count_if(findings.begin(), findings.end(), [](const auto& f) {
     return f.severity == FindingSeverity::kDamage && !f.repaired;
+  }));
+}
+
+size_t CheckReport::Errors() const {
+  return static_cast<size_t>(std::count_if(findings.begin(), findings.end(), [](const auto& f) {
+    return f.severity == FindingSeverity::kError;
   }));
 }
 
@@ -1041,21 +1071,6 @@ Result<CheckReport> CheckReport::FromJson(const json& j) {
 Result<CheckReport> CheckFileSystem(meta::Metadata& meta, const CheckOptions& options) {
   if (options.io == nullptr) return Status::Invalid("CheckOptions.io is null");
   return Checker(meta, options).Run();
-}
-
-std::optional<ObjectName> ParseObjectName(std::string_view name) {
-  const size_t dot = name.find('.');
-  if (dot == std::string_view::npos || dot == 0 || dot + 1 == name.size()) return std::nullopt;
-  auto parse = [](std::string_view digits, uint64_t* value) {
-    if (digits.empty() || digits[0] == '0') return false;  // canonical decimal only
-    auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), *value);
-    return ec == std::errc() && ptr == digits.data() + digits.size() && *value > 0;
-  };
-  ObjectName out;
-  if (!parse(name.substr(0, dot), &out.ino) || !parse(name.substr(dot + 1), &out.generation)) {
-    return std::nullopt;
-  }
-  return out;
 }
 
 }  // namespace tierfs

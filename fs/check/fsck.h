@@ -30,6 +30,9 @@
 //   sequence  the next inode number is not above every object's inode number (a
 //             restored database): a new file would reuse an old object's bytes
 //   stray     a file in .tierfs/objects that is not named like an object (left alone)
+//   unreadable  (an error, not damage) a directory or object the check could not
+//             read (EIO...): a volume with one is not checked at all, as with a bad
+//             label, and no file is repaired as "missing" while one exists
 //
 // Repairs, in this order: empty tmp/; make new inode numbers start above every
 // object's; point misplaced files at their object; remove pending leftovers and
@@ -67,9 +70,7 @@
 
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -84,8 +85,9 @@ enum class FindingSeverity {
   kDamage,    // the file system is inconsistent
   kLeftover,  // crash leftovers the next mount removes (pending objects, tmp/)
   kNote,      // something that is not tierfs's (a stray file); left alone
+  kError,     // the check could not read something (EIO): it is incomplete there
 };
-// "damage" | "leftover" | "note".
+// "damage" | "leftover" | "note" | "error".
 const char* FindingSeverityName(FindingSeverity severity);
 
 struct CheckFinding {
@@ -112,7 +114,8 @@ struct CheckOptions {
   std::string snapshot_dir;
   // For messages: the database's path.
   std::string database_path;
-  // Every system call that changes a volume (repairs) goes through this seam.
+  // Every system call on a volume (reading the objects, and the repairs) goes
+  // through this seam.
   VolumeIo* io = &VolumeIo::Posix();
   // Called as the check advances (phase "database", "objects", "namespace",
   // "repair"); may be null.
@@ -129,6 +132,8 @@ struct CheckReport {
 
   // Damage findings not repaired.
   size_t UnrepairedDamage() const;
+  // Error findings: what the check could not read, so could not check.
+  size_t Errors() const;
   // Findings the repair fixed.
   size_t Repaired() const;
   nlohmann::json ToJson() const;
@@ -141,13 +146,5 @@ struct CheckReport {
 // not run at all (the database cannot be read). Damage is in the report, not in the
 // status.
 Result<CheckReport> CheckFileSystem(meta::Metadata& meta, const CheckOptions& options);
-
-// Object naming (ObjectSubdirName, ObjectPathIn): fs/volume/volume_label.h.
-// Parses "<ino>.<generation>" (decimal, both > 0); nullopt otherwise.
-struct ObjectName {
-  uint64_t ino = 0;
-  uint64_t generation = 0;
-};
-std::optional<ObjectName> ParseObjectName(std::string_view name);
 
 }  // namespace tierfs

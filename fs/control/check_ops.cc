@@ -29,6 +29,7 @@ Result<json> HandleCheckOp(FileSystem& fs, const json& request, ControlReply& re
   options.live = true;
   options.database_path = LiveDatabasePath(fs);
   options.current_attr = [&fs](uint64_t ino) { return fs.CurrentAttr(ino); };
+  options.io = &fs.volumes().io();  // the daemon's seam, with its fault rules in tests
   options.progress = [&reply](const std::string& phase, uint64_t done, uint64_t total) {
     reply.Progress(json{{"phase", phase}, {"done", done}, {"total", total}});
   };

@@ -2,7 +2,7 @@
 // behind (docs/reliability.md "What survives a crash"): relocation leftovers go
 // (pending_objects), objects a crash left longer than their files are trimmed and
 // shorter ones reported, and objects of creates the crash undid are removed.
-#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "common/log.h"
-#include "common/unique_dir.h"
-#include "fs/check/fsck.h"
 #include "fs/core/file_system.h"
+#include "fs/volume/io_steps.h"
+#include "fs/volume/object_walk.h"
 #include "fs/volume/volume_label.h"
 
 namespace tierfs {
@@ -29,23 +29,30 @@ Status FileSystem::RemoveOrphanObjects() {
   for (const meta::Inode& f : *files) owned.insert(f.ino);
   uint64_t removed = 0;
   for (const meta::Volume& v : volumes_->volumes()) {
-    for (int sub = 0; sub < 256; ++sub) {
-      const std::string dir = ObjectsDir(v.path) + "/" + ObjectSubdirName(sub);
-      UniqueDir d = tierfs::OpenDir(dir);
-      if (!d) continue;  // never used, or the volume is offline
-      std::vector<std::string> orphans;
-      while (dirent* e = readdir(d.get())) {
-        std::optional<ObjectName> name = ParseObjectName(e->d_name);
-        // Only what is named like an object and owned by no inode at all: an object
-        // whose row points elsewhere may be a relocation's copy (pending_objects).
-        if (name && owned.count(name->ino) == 0 && meta_->GetInode(name->ino).status().code() ==
-                                                       ENOENT) {
-          orphans.push_back(e->d_name);
-        }
+    // The same walk as `tierfs check`'s (fs/volume/object_walk.h), with a narrower
+    // rule: only what is named like an object, in its own xx directory, and owned
+    // by no inode at all. An object whose row points elsewhere may be a
+    // relocation's copy (pending_objects); anything else is for check to report.
+    std::vector<std::string> orphans;
+    ObjectWalkCallbacks walk;
+    walk.entry = [&](const WalkedObject& o) {
+      if (o.id && !o.wrong_subdir && owned.count(o.id->ino) == 0 &&
+          meta_->GetInode(o.id->ino).status().code() == ENOENT) {
+        orphans.push_back(o.path);
       }
-      for (const std::string& name : orphans) {
-        if (volumes_->io().Unlink(dir + "/" + name) == 0) removed++;
-      }
+    };
+    // What cannot be read keeps its orphans: they are garbage, never a file's bytes,
+    // so the mount goes on (`tierfs check` lists them later). No objects/ at all is
+    // a volume never used, or offline.
+    walk.unreadable = [&](const std::string& path, int error) {
+      if (path == ObjectsDir(v.path) && error == ENOENT) return;
+      LogWarning("crash recovery: volume {}: {}; objects of files whose creation the crash "
+                 "undid stay there (tierfs check lists them)",
+                 v.name, Status::FromErrno(error, "cannot read " + path).message());
+    };
+    WalkObjectStore(volumes_->io(), v.path, ObjectWalkDepth::kNames, walk);
+    for (const std::string& path : orphans) {
+      if (volumes_->io().Unlink(path) == 0) removed++;
     }
   }
   if (removed > 0) {
@@ -64,8 +71,16 @@ Status FileSystem::TrimObjectsAfterCrash() {
   for (const meta::Inode& f : *files) {
     const std::string path = volumes_->ObjectPath(f.volume_id, f.ino, f.generation);
     struct stat st;
-    // A missing object is for `tierfs check` to report (an empty file may have none).
-    if (stat(path.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_size) == f.size) continue;
+    if (io.Stat(path, &st) != 0) {
+      // A missing object is for `tierfs check` to report (an empty file may have none).
+      if (errno == ENOENT) continue;
+      // One that cannot be looked at may hold bytes never acknowledged past the
+      // file's end, which a later extension of the file would show: no mount until
+      // the volume reads again (nothing was changed; the next mount recovers).
+      return Status::FromErrno("crash recovery: volume " + volumes_->NameOf(f.volume_id) +
+                               ": cannot stat " + path);
+    }
+    if (static_cast<uint64_t>(st.st_size) == f.size) continue;
     if (static_cast<uint64_t>(st.st_size) < f.size) {
       // Acknowledged bytes that are not there: damage, never passed in silence. The
       // file keeps its size (its tail reads zeros) until `tierfs check --repair`
@@ -78,12 +93,10 @@ Status FileSystem::TrimObjectsAfterCrash() {
       short_objects++;
       continue;
     }
-    const int fd = io.Open(path, O_WRONLY | O_CLOEXEC, 0);
-    if (fd < 0) return Status::FromErrno("crash recovery: open " + path);
-    const int rc = io.Ftruncate(fd, static_cast<off_t>(f.size));
-    const int err = errno;
-    io.Close(fd);
-    if (rc != 0) return Status::FromErrno(err, "crash recovery: trim " + path);
+    // The trim `tierfs check --repair` makes too, without its fsync: a crash before
+    // the next clean stop brings this recovery back, which trims again.
+    Status trim = TrimFile(io, path, f.size, /*durable=*/false);
+    if (!trim.ok()) return Status::Error(trim.code(), "crash recovery: " + trim.message());
     trimmed++;
     bytes += static_cast<uint64_t>(st.st_size) - f.size;
   }
@@ -107,19 +120,23 @@ Status FileSystem::RemovePendingObjects() {
     // restores the missing range from it.
     if (inode.ok() && S_ISREG(inode->mode) && inode->size > 0 && !is_location &&
         inode->generation == p.generation) {
+      // A location that cannot be stat'ed (EIO) counts as missing: keep the other.
+      VolumeIo& io = volumes_->io();
       struct stat location, other;
       const bool missing =
-          stat(volumes_->ObjectPath(inode->volume_id, inode->ino, inode->generation).c_str(),
-               &location) != 0;
+          io.Stat(volumes_->ObjectPath(inode->volume_id, inode->ino, inode->generation),
+                  &location) != 0;
+      const std::string why = missing && errno != ENOENT ? Status::FromErrno("unreadable").message()
+                              : missing                  ? "missing"
+                                                         : "shorter than the file";
       const bool short_location =
           !missing && static_cast<uint64_t>(location.st_size) < inode->size &&
-          stat(volumes_->ObjectPath(p.volume_id, p.ino, p.generation).c_str(), &other) == 0 &&
+          io.Stat(volumes_->ObjectPath(p.volume_id, p.ino, p.generation), &other) == 0 &&
           other.st_size > location.st_size;
       if (missing || short_location) {
         LogError("inode {}: its object on {} is {}; keeping the one on {} (run `tierfs check "
                  "--repair`)",
-                 p.ino, volumes_->NameOf(inode->volume_id),
-                 missing ? "missing" : "shorter than the file", volumes_->NameOf(p.volume_id));
+                 p.ino, volumes_->NameOf(inode->volume_id), why, volumes_->NameOf(p.volume_id));
         continue;
       }
     }

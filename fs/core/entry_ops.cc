@@ -217,7 +217,7 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
       // object's allocation with it, as FlushAttributes does.
       struct stat object;
       if ((fields & meta::kAttrSize) != 0 && S_ISREG(a.mode) && inode->fd >= 0 &&
-          fstat(inode->fd, &object) == 0) {
+          volumes_->io().Fstat(inode->fd, &object) == 0) {
         values.blocks = static_cast<int64_t>(object.st_blocks);
         fields |= meta::kAttrBlocks;
       }

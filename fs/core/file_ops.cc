@@ -43,7 +43,13 @@ Result<int> FileSystem::OpenObjectTrimmedLocked(const meta::Inode& attr) {
                                  /*create=*/attr.size == 0);
   if (!fd.ok()) return fd.status();
   struct stat st;
-  if (fstat(*fd, &st) == 0 && static_cast<uint64_t>(st.st_size) > attr.size) {
+  if (volumes_->io().Fstat(*fd, &st) != 0) {
+    // Whether unacknowledged bytes lie past the recorded size cannot be told.
+    Status st_stat = Status::FromErrno("stat object of inode " + std::to_string(attr.ino));
+    volumes_->io().Close(*fd);
+    return st_stat;
+  }
+  if (static_cast<uint64_t>(st.st_size) > attr.size) {
     // No handle is open (the caller holds mu and the inode has no fd), so nothing
     // can be writing: everything past the recorded size is unacknowledged.
     if (volumes_->io().Ftruncate(*fd, static_cast<off_t>(attr.size)) != 0) {
@@ -423,7 +429,8 @@ bool FileSystem::BlocksChangedSinceFsync(FileHandle* fh) {
   std::shared_lock io(inode.io_lock);
   std::lock_guard lock(inode.mu);
   struct stat st;
-  if (inode.fd < 0 || fstat(inode.fd, &st) != 0) return true;  // refresh: never stale
+  // Unknown: refresh (never stale).
+  if (inode.fd < 0 || volumes_->io().Fstat(inode.fd, &st) != 0) return true;
   if (inode.blocks_at_invalidation == static_cast<int64_t>(st.st_blocks)) return false;
   inode.blocks_at_invalidation = static_cast<int64_t>(st.st_blocks);
   return true;
@@ -450,7 +457,7 @@ Status FileSystem::Fallocate(FileHandle* fh, int mode, off_t offset, off_t lengt
   inode.write_gen.fetch_add(1);
   if (rc != 0) return Status::FromErrno("fallocate");
   struct stat st;
-  if (fstat(fd, &st) != 0) return Status::FromErrno("fstat");
+  if (volumes_->io().Fstat(fd, &st) != 0) return Status::FromErrno("fstat");
   const int64_t now = clock().NowNanos();
   std::lock_guard lock(inode.mu);
   const uint64_t size_before = inode.attr.size;

@@ -23,7 +23,8 @@ namespace tierfs {
 
 Result<std::unique_ptr<FileSystem>> FileSystem::Mount(const std::string& metadata_dir,
                                                       const FileSystemOptions& options) {
-  Result<VolumeLabel> label = ReadVolumeLabel(metadata_dir);
+  VolumeIo& io = options.volume_io != nullptr ? *options.volume_io : VolumeIo::Posix();
+  Result<VolumeLabel> label = ReadVolumeLabel(metadata_dir, io);
   if (!label.ok()) return label.status();
   meta::MetadataOptions mopts;
   mopts.sync_full = options.sync_full;
@@ -42,7 +43,6 @@ Result<std::unique_ptr<FileSystem>> FileSystem::Mount(const std::string& metadat
   }
   auto volume_rows = (*meta)->ListVolumes();
   if (!volume_rows.ok()) return volume_rows.status();
-  VolumeIo& io = options.volume_io != nullptr ? *options.volume_io : VolumeIo::Posix();
   auto volumes = VolumeSet::Open(*volume_rows, info->uuid, *options.clock, io);
   if (!volumes.ok()) return volumes.status();
 
@@ -52,7 +52,7 @@ Result<std::unique_ptr<FileSystem>> FileSystem::Mount(const std::string& metadat
     struct statvfs vol;
     const uint64_t db_bytes =
         stat(MetadataDbPath(metadata_dir).c_str(), &db) == 0 ? uint64_t(db.st_size) : 0;
-    const uint64_t vol_bytes = statvfs(metadata_dir.c_str(), &vol) == 0
+    const uint64_t vol_bytes = io.StatVfs(metadata_dir, &vol) == 0
                                    ? uint64_t{vol.f_blocks} * vol.f_frsize
                                    : 0;
     reserve_bytes = meta::DefaultReserveBytes(db_bytes, vol_bytes);
@@ -388,7 +388,7 @@ uint64_t FileSystem::AllocatedBlocks(const meta::Inode& attr) {
         // An open file: its object as it is now (writes may have grown it).
         if (InodeRef inode = inodes_.Find(attr.ino)) {
           std::lock_guard lock(inode->mu);
-          if (inode->fd >= 0 && fstat(inode->fd, &st) == 0) {
+          if (inode->fd >= 0 && volumes_->io().Fstat(inode->fd, &st) == 0) {
             return static_cast<uint64_t>(st.st_blocks);
           }
         }
@@ -396,7 +396,7 @@ uint64_t FileSystem::AllocatedBlocks(const meta::Inode& attr) {
         // the object (that would read the object's inode from disk when cold).
         if (attr.blocks >= 0) return static_cast<uint64_t>(attr.blocks);
         const std::string path = volumes_->ObjectPath(attr.volume_id, attr.ino, attr.generation);
-        if (stat(path.c_str(), &st) == 0) return static_cast<uint64_t>(st.st_blocks);
+        if (volumes_->io().Stat(path, &st) == 0) return static_cast<uint64_t>(st.st_blocks);
       }
       return 0;  // no object yet: nothing allocated
     case S_IFDIR:
@@ -423,7 +423,7 @@ Status FileSystem::FlushAttributes(const InodeRef& inode, std::string_view event
     data_written = inode->data_written;
     // The object's allocation now, so stat of the closed file needs no stat(2).
     struct stat st;
-    if (S_ISREG(snapshot.mode) && inode->fd >= 0 && fstat(inode->fd, &st) == 0) {
+    if (S_ISREG(snapshot.mode) && inode->fd >= 0 && volumes_->io().Fstat(inode->fd, &st) == 0) {
       snapshot.blocks = static_cast<int64_t>(st.st_blocks);
       fields |= meta::kAttrBlocks;
     }

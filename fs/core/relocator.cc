@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "fs/volume/io_steps.h"
 #include "fs/volume/range_copy.h"
 
 namespace tierfs {
@@ -66,14 +67,6 @@ Result<XXH64_hash_t> HashFile(VolumeIo& io, int fd, off_t size) {
 }
 
 std::string DirOf(const std::string& path) { return path.substr(0, path.rfind('/')); }
-
-void FsyncDir(VolumeIo& io, const std::string& dir) {
-  int fd = io.Open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
-  if (fd >= 0) {
-    io.Fsync(fd, /*datasync=*/false);
-    io.Close(fd);
-  }
-}
 
 // Lowers the calling thread's I/O priority for the duration of a copy, so that
 // foreground I/O keeps priority over relocation (design.md, "Performance
@@ -158,7 +151,7 @@ Result<int> Relocator::CopyAndVerify(const meta::Inode& attr, uint32_t to_volume
     io.Unlink(tmp);
     return st_copy;
   }
-  FsyncDir(io, DirOf(final_path));
+  (void)SyncDirectory(io, DirOf(final_path));
   io.ReachPoint("relocate-after-copy");
   *bytes = attr.size;
   return dst.release();

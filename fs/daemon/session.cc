@@ -203,14 +203,10 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   // in builds with test hooks only (CMake option TIERFS_TEST_HOOKS; packages have none).
   std::unique_ptr<FaultInjectingVolumeIo> faults;
 #ifdef TIERFS_TEST_HOOKS
-  if (const char* spec = std::getenv("TIERFS_FAULTS"); spec != nullptr && *spec != '\0') {
-    const char* hold_dir = std::getenv("TIERFS_FAULTS_HOLD_DIR");
-    auto created = FaultInjectingVolumeIo::Create(spec, VolumeIo::Posix(),
-                                                  hold_dir != nullptr ? hold_dir : "");
-    if (!created.ok()) return fail("tierfs: TIERFS_FAULTS: " + created.status().message());
-    faults = std::move(*created);
-    fs_options.volume_io = faults.get();
-  }
+  auto created = FaultInjectingVolumeIo::FromEnvironment(VolumeIo::Posix());
+  if (!created.ok()) return fail("tierfs: TIERFS_FAULTS: " + created.status().message());
+  faults = std::move(*created);
+  if (faults) fs_options.volume_io = faults.get();
 #endif
   auto fs = FileSystem::Mount(metadata_dir, fs_options);
   if (!fs.ok()) {

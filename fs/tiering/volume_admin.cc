@@ -66,8 +66,9 @@ Result<meta::Volume> VolumeAdmin::Add(const AddVolumeRequest& request) {
     return Status::Invalid("media_type_source must be detected or configured");
   }
   std::lock_guard admin(admin_mu_);
+  VolumeIo& io = fs_.volumes().io();
   struct stat st;
-  if (stat(request.path.c_str(), &st) != 0) {
+  if (io.Stat(request.path, &st) != 0) {
     const int err = errno;
     if (err == ENOENT) return Status::NotFound(request.path + " does not exist");
     return Status::FromErrno(err, request.path);
@@ -85,7 +86,7 @@ Result<meta::Volume> VolumeAdmin::Add(const AddVolumeRequest& request) {
   }
   for (const meta::Volume& v : fs_.volumes().volumes()) {
     struct stat vst;
-    const bool same = v.path == dir || (stat(v.path.c_str(), &vst) == 0 &&
+    const bool same = v.path == dir || (io.Stat(v.path, &vst) == 0 &&
                                         vst.st_dev == st.st_dev && vst.st_ino == st.st_ino);
     if (same) return Status::Exists(dir + " is already volume " + v.name + " of this file system");
     if (IsUnderOrSame(v.path, dir) || IsUnderOrSame(dir, v.path)) {
@@ -94,12 +95,12 @@ Result<meta::Volume> VolumeAdmin::Add(const AddVolumeRequest& request) {
     }
   }
   struct stat lst;
-  if (lstat(MetadataDbPath(dir).c_str(), &lst) == 0) {
+  if (io.Lstat(MetadataDbPath(dir), &lst) == 0) {
     return Status::Exists(dir + " holds a tierfs metadata database (" + MetadataDbPath(dir) +
                           "); refusing to use it as a volume");
   }
-  if (lstat(VolumeLabelPath(dir).c_str(), &lst) == 0) {
-    Result<VolumeLabel> label = ReadVolumeLabel(dir);
+  if (io.Lstat(VolumeLabelPath(dir), &lst) == 0) {
+    Result<VolumeLabel> label = ReadVolumeLabel(dir, io);
     if (!label.ok()) {
       return Status::Exists(dir + " has a tierfs label that cannot be read (" +
                             label.status().message() + "); refusing to overwrite it");
@@ -126,11 +127,11 @@ Result<meta::Volume> VolumeAdmin::Add(const AddVolumeRequest& request) {
   row.role = "dataonly";
   row.state = "online";
   VolumeLabel label{fs_.info().uuid, fs_.info().name, row.id, row.name, false};
-  TIERFS_RETURN_IF_ERROR(WriteVolumeLabel(dir, label));
+  TIERFS_RETURN_IF_ERROR(WriteVolumeLabel(dir, label, io));
   auto retire_label = [&] {
     VolumeLabel retired = label;
     retired.retired = true;
-    WriteVolumeLabel(dir, retired);
+    WriteVolumeLabel(dir, retired, io);
   };
   Status st_row = fs_.metadata().AddVolumeWithId(row);
   // Durable before the volume is used (group commit would hold the row back).
@@ -232,7 +233,7 @@ Result<RemoveVolumeReport> VolumeAdmin::Remove(const std::string& volume,
     LogError("dropping volume {} from the live set: {}", v.name, st.ToString());
   }
   VolumeLabel retired{fs_.info().uuid, fs_.info().name, v.id, v.name, true};
-  if (Status st = WriteVolumeLabel(v.path, retired); !st.ok()) {
+  if (Status st = WriteVolumeLabel(v.path, retired, fs_.volumes().io()); !st.ok()) {
     report.label_warning = "could not mark the label of " + v.path + " retired: " + st.message();
   }
   LogInfo("volume {} ({}) removed after moving {} files ({} bytes)", v.name, v.path,

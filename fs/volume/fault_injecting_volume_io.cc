@@ -7,6 +7,7 @@
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <chrono>
 #include <sstream>
 #include <string_view>
@@ -17,9 +18,9 @@
 namespace tierfs {
 namespace {
 
-constexpr std::array<const char*, 14> kOps = {
-    "open",   "read",  "write", "fsync", "truncate", "fallocate", "copy",
-    "rename", "unlink", "mkdir", "dup2", "close",   "point",     "any"};
+constexpr std::array<const char*, 17> kOps = {
+    "open",  "read",  "write", "fsync", "truncate", "fallocate", "copy",  "rename", "unlink",
+    "mkdir", "dup2",  "close", "stat",  "statfs",   "readdir",   "point", "any"};
 
 // How long a `hold` waits for its release before it lets the call go on.
 constexpr auto kHoldLimit = std::chrono::seconds(120);
@@ -117,6 +118,14 @@ Result<std::unique_ptr<FaultInjectingVolumeIo>> FaultInjectingVolumeIo::Create(
   }
   if (io->rules_.empty()) return Status::Invalid("fault spec '" + spec + "' has no rule");
   return io;
+}
+
+Result<std::unique_ptr<FaultInjectingVolumeIo>> FaultInjectingVolumeIo::FromEnvironment(
+    VolumeIo& base) {
+  const char* spec = std::getenv("TIERFS_FAULTS");
+  if (spec == nullptr || *spec == '\0') return std::unique_ptr<FaultInjectingVolumeIo>();
+  const char* hold_dir = std::getenv("TIERFS_FAULTS_HOLD_DIR");
+  return Create(spec, base, hold_dir != nullptr ? hold_dir : "");
 }
 
 FaultInjectingVolumeIo::Verdict FaultInjectingVolumeIo::Check(const char* op,
@@ -248,6 +257,11 @@ int FaultInjectingVolumeIo::Ftruncate(int fd, off_t length) {
   return base_.Ftruncate(fd, length);
 }
 
+int FaultInjectingVolumeIo::Truncate(const std::string& path, off_t length) {
+  TIERFS_FAULT_OR_PASS("truncate", path);
+  return base_.Truncate(path, length);
+}
+
 int FaultInjectingVolumeIo::Fallocate(int fd, int mode, off_t offset, off_t length) {
   TIERFS_FAULT_OR_PASS("fallocate", PathOf(fd));
   return base_.Fallocate(fd, mode, offset, length);
@@ -280,6 +294,32 @@ int FaultInjectingVolumeIo::Unlink(const std::string& path) {
 int FaultInjectingVolumeIo::Mkdir(const std::string& path, mode_t mode) {
   TIERFS_FAULT_OR_PASS("mkdir", path);
   return base_.Mkdir(path, mode);
+}
+
+int FaultInjectingVolumeIo::Stat(const std::string& path, struct stat* st) {
+  TIERFS_FAULT_OR_PASS("stat", path);
+  return base_.Stat(path, st);
+}
+
+int FaultInjectingVolumeIo::Lstat(const std::string& path, struct stat* st) {
+  TIERFS_FAULT_OR_PASS("stat", path);
+  return base_.Lstat(path, st);
+}
+
+int FaultInjectingVolumeIo::Fstat(int fd, struct stat* st) {
+  TIERFS_FAULT_OR_PASS("stat", PathOf(fd));
+  return base_.Fstat(fd, st);
+}
+
+int FaultInjectingVolumeIo::StatVfs(const std::string& path, struct statvfs* st) {
+  TIERFS_FAULT_OR_PASS("statfs", path);
+  return base_.StatVfs(path, st);
+}
+
+int FaultInjectingVolumeIo::ListDir(const std::string& path, std::vector<std::string>* names) {
+  names->clear();
+  TIERFS_FAULT_OR_PASS("readdir", path);
+  return base_.ListDir(path, names);
 }
 
 int FaultInjectingVolumeIo::Dup2(int old_fd, int new_fd) {

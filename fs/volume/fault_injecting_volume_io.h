@@ -5,9 +5,10 @@
 //     OP[:PATH]@N[+]=ACTION
 //
 //   OP      open read write fsync truncate fallocate copy rename unlink mkdir dup2
-//           close, point (a named step, VolumeIo::ReachPoint, with its name as
-//           PATH), or `any`;
-//           `open` also names the O_DIRECT reopen of an object (ReopenDirect)
+//           close, stat (stat, lstat and fstat), statfs (statvfs of a volume),
+//           readdir (a directory listing, VolumeIo::ListDir), point (a named step,
+//           VolumeIo::ReachPoint, with its name as PATH), or `any`; `open` also
+//           names the O_DIRECT reopen of an object (ReopenDirect)
 //   PATH    only calls on paths containing this text (for fd calls: the path the
 //           fd was opened with, followed through dup2), e.g. `/ssd/` or `.tierfs/tmp`
 //   N       the Nth matching call (1-based, counted from when the rules were set);
@@ -27,9 +28,10 @@
 //
 // Example: `write:/ssd/@1+=ENOSPC` makes the ssd volume full for data writes;
 // `rename@2=stop` kills the daemon at the second rename. The daemon reads a spec
-// from the environment variable TIERFS_FAULTS at mount (fs/daemon/session.cc), so
-// integration tests can fail any step of writes, creates, relocations and
-// recovery through the mounted file system.
+// from the environment variable TIERFS_FAULTS at mount (fs/daemon/session.cc), and
+// so does an unmounted `tierfs check` (cli/check_command.cc), so integration tests
+// can fail any step of writes, creates, relocations, recovery and checks through
+// the mounted file system and the real command.
 //
 // Thread-safe: rule counters and the fd->path map are guarded by one mutex (test
 // use only; the production path uses the plain VolumeIo).
@@ -57,6 +59,13 @@ class FaultInjectingVolumeIo : public VolumeIo {
                                                                 VolumeIo& base,
                                                                 const std::string& hold_dir = "");
 
+  // The rules a process was started with: Create over `base` with the spec of the
+  // environment variable TIERFS_FAULTS and the hold directory of
+  // TIERFS_FAULTS_HOLD_DIR; null when TIERFS_FAULTS is unset or empty. EINVAL (as
+  // Create) when the spec does not parse. For the daemon and `tierfs check`, in
+  // builds with test hooks only (CMake option TIERFS_TEST_HOOKS).
+  static Result<std::unique_ptr<FaultInjectingVolumeIo>> FromEnvironment(VolumeIo& base);
+
   int Open(const std::string& path, int flags, mode_t mode) override;
   int ReopenDirect(int fd) override;  // op "open"; the new fd keeps `fd`'s path
   ssize_t Pread(int fd, void* buf, size_t count, off_t offset) override;
@@ -64,6 +73,7 @@ class FaultInjectingVolumeIo : public VolumeIo {
   ssize_t PwriteDirect(int fd, const void* buf, size_t count, off_t offset) override;  // "write"
   int Fsync(int fd, bool datasync) override;
   int Ftruncate(int fd, off_t length) override;
+  int Truncate(const std::string& path, off_t length) override;  // op "truncate"
   int Fallocate(int fd, int mode, off_t offset, off_t length) override;
   ssize_t CopyFileRange(int fd_in, off_t* off_in, int fd_out, off_t* off_out, size_t length,
                         unsigned int flags) override;
@@ -71,6 +81,11 @@ class FaultInjectingVolumeIo : public VolumeIo {
   int RenameNoReplace(const std::string& from, const std::string& to) override;  // op "rename"
   int Unlink(const std::string& path) override;
   int Mkdir(const std::string& path, mode_t mode) override;
+  int Stat(const std::string& path, struct stat* st) override;   // op "stat"
+  int Lstat(const std::string& path, struct stat* st) override;  // op "stat"
+  int Fstat(int fd, struct stat* st) override;                   // op "stat"
+  int StatVfs(const std::string& path, struct statvfs* st) override;  // op "statfs"
+  int ListDir(const std::string& path, std::vector<std::string>* names) override;  // "readdir"
   int Dup2(int old_fd, int new_fd) override;
   int Close(int fd) override;
   void ReachPoint(const char* name) override;  // op "point"; `stop`, `delay` and `hold` only

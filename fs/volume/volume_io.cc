@@ -1,12 +1,16 @@
 #include "fs/volume/volume_io.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 
 #include "common/blocking_section.h"
+#include "common/unique_dir.h"
 
 namespace tierfs {
 
@@ -47,6 +51,11 @@ int VolumeIo::Ftruncate(int fd, off_t length) {
   return ftruncate(fd, length);
 }
 
+int VolumeIo::Truncate(const std::string& path, off_t length) {
+  BlockingSection blocking(BlockingKind::kNamespace);
+  return truncate(path.c_str(), length);
+}
+
 int VolumeIo::Fallocate(int fd, int mode, off_t offset, off_t length) {
   BlockingSection blocking(BlockingKind::kNamespace);
   return fallocate(fd, mode, offset, length);
@@ -76,6 +85,44 @@ int VolumeIo::Unlink(const std::string& path) {
 int VolumeIo::Mkdir(const std::string& path, mode_t mode) {
   BlockingSection blocking(BlockingKind::kNamespace);
   return mkdir(path.c_str(), mode);
+}
+
+int VolumeIo::Stat(const std::string& path, struct stat* st) {
+  BlockingSection blocking(BlockingKind::kNamespace);
+  return stat(path.c_str(), st);
+}
+
+int VolumeIo::Lstat(const std::string& path, struct stat* st) {
+  BlockingSection blocking(BlockingKind::kNamespace);
+  return lstat(path.c_str(), st);
+}
+
+// No BlockingSection: an open file's inode is in memory, and this is on the
+// getattr path of every open file.
+int VolumeIo::Fstat(int fd, struct stat* st) { return fstat(fd, st); }
+
+int VolumeIo::StatVfs(const std::string& path, struct statvfs* st) {
+  BlockingSection blocking(BlockingKind::kNamespace);
+  return statvfs(path.c_str(), st);
+}
+
+int VolumeIo::ListDir(const std::string& path, std::vector<std::string>* names) {
+  BlockingSection blocking(BlockingKind::kNamespace);
+  names->clear();
+  UniqueDir d = OpenDir(path);
+  if (!d) return -1;
+  // readdir(3) tells an error from the end only through errno.
+  for (errno = 0; dirent* e = readdir(d.get()); errno = 0) {
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    names->emplace_back(e->d_name);
+  }
+  if (errno != 0) {
+    const int err = errno;
+    names->clear();
+    errno = err;
+    return -1;
+  }
+  return 0;
 }
 
 int VolumeIo::Dup2(int old_fd, int new_fd) { return dup2(old_fd, new_fd); }

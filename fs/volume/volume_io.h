@@ -1,10 +1,11 @@
 // VolumeIo: the backing I/O seam. Every system call tierfs makes on a volume's
-// objects (open, read, write, fsync, truncate, fallocate, copy, rename, unlink,
-// mkdir, dup2) goes through one of these, so tests can make any step fail
-// deterministically (fs/volume/fault_injecting_volume_io.h) where the real file system
-// would fail at random: ENOSPC in the middle of a write, EIO from a copy, a short
-// write, the daemon stopping between two steps (the Env of LevelDB; docs/design.md
-// "Why every volume system call goes through one interface").
+// objects, directories and label (open, read, write, fsync, truncate, fallocate,
+// copy, rename, unlink, mkdir, dup2, stat, statvfs, directory listings) goes
+// through one of these, so tests can make any step fail deterministically
+// (fs/volume/fault_injecting_volume_io.h) where the real file system would fail
+// at random: ENOSPC in the middle of a write, EIO from a copy or a listing, a
+// short write, the daemon stopping between two steps (the Env of LevelDB;
+// docs/design.md "Why every volume system call goes through one interface").
 //
 // Each method has its system call's contract: it returns what the call returns
 // and, on failure, -1 with errno set (so callers keep Status::FromErrno). The
@@ -12,9 +13,12 @@
 // worker, the periodic flush and relocation workers at once.
 #pragma once
 
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 namespace tierfs {
 
@@ -36,6 +40,9 @@ class VolumeIo {
   // fdatasync(2) when `datasync`, else fsync(2).
   virtual int Fsync(int fd, bool datasync);
   virtual int Ftruncate(int fd, off_t length);
+  // truncate(2) of the file `path` (not opened first): 0, or -1 with errno.
+  // Fault rules name it "truncate", as Ftruncate.
+  virtual int Truncate(const std::string& path, off_t length);
   virtual int Fallocate(int fd, int mode, off_t offset, off_t length);
   virtual ssize_t CopyFileRange(int fd_in, off_t* off_in, int fd_out, off_t* off_out,
                                 size_t length, unsigned int flags);
@@ -44,6 +51,25 @@ class VolumeIo {
   virtual int RenameNoReplace(const std::string& from, const std::string& to);
   virtual int Unlink(const std::string& path);
   virtual int Mkdir(const std::string& path, mode_t mode);
+  // stat(2) of `path` (symbolic links followed) into *st: 0, or -1 with errno
+  // (ENOENT: no such file; EIO: the volume could not read the inode). Fault rules
+  // name it "stat".
+  virtual int Stat(const std::string& path, struct stat* st);
+  // lstat(2): as Stat, but a symbolic link is described, not followed. "stat".
+  virtual int Lstat(const std::string& path, struct stat* st);
+  // fstat(2) of an open object: 0, or -1 with errno (EBADF, EIO). Fault rules name
+  // it "stat", with the path `fd` was opened with.
+  virtual int Fstat(int fd, struct stat* st);
+  // statvfs(2) of the file system holding `path` (a volume directory): 0, or -1
+  // with errno (ENOENT, EIO). Sizes in the result are in units of st->f_frsize
+  // bytes. Fault rules name it "statfs".
+  virtual int StatVfs(const std::string& path, struct statvfs* st);
+  // The names in directory `path` (opendir(3) and readdir(3) to the end), "." and
+  // ".." left out, in the order the file system gives them, into *names (replaced).
+  // 0, or -1 with errno: opendir's (ENOENT, ENOTDIR, EACCES, EMFILE) or readdir's
+  // (EIO: the directory could not be read; *names is then empty, never a part
+  // taken for the whole). Fault rules name it "readdir".
+  virtual int ListDir(const std::string& path, std::vector<std::string>* names);
   // dup2(2): the relocator points an open object fd at its new object.
   virtual int Dup2(int old_fd, int new_fd);
   virtual int Close(int fd);

@@ -25,7 +25,8 @@
 #include <cstdio>
 #include <string_view>
 
-#include "common/unique_fd.h"
+#include "fs/volume/io_steps.h"
+
 
 namespace tierfs {
 namespace {
@@ -47,34 +48,30 @@ std::string Join(const std::string& dir, const char* name) {
 }
 
 // Creates directory `path` (mode 0700) if missing; *created tells whether it did.
-Status EnsureDir(const std::string& path, bool* created) {
+Status EnsureDir(VolumeIo& io, const std::string& path, bool* created) {
   *created = false;
-  if (mkdir(path.c_str(), 0700) == 0) {
+  if (io.Mkdir(path, 0700) == 0) {
     *created = true;
     return Status::Ok();
   }
   if (errno != EEXIST) return Status::FromErrno("cannot create " + path);
   struct stat st;
-  if (stat(path.c_str(), &st) != 0) return Status::FromErrno("cannot stat " + path);
+  if (io.Stat(path, &st) != 0) return Status::FromErrno("cannot stat " + path);
   if (!S_ISDIR(st.st_mode)) return Status::Error(ENOTDIR, path + " exists and is not a directory");
   return Status::Ok();
 }
 
-Status FsyncDir(const std::string& dir) {
-  UniqueFd fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (fd.get() < 0) return Status::FromErrno("cannot open directory " + dir);
-  if (fsync(fd.get()) != 0) return Status::FromErrno("cannot fsync directory " + dir);
-  return Status::Ok();
-}
-
-Status WriteAll(int fd, std::string_view data, const std::string& path) {
+// Writes `data` at the start of the new file `fd`.
+Status WriteAll(VolumeIo& io, int fd, std::string_view data, const std::string& path) {
+  off_t at = 0;
   while (!data.empty()) {
-    ssize_t n = write(fd, data.data(), data.size());
+    ssize_t n = io.Pwrite(fd, data.data(), data.size(), at);
     if (n < 0) {
       if (errno == EINTR) continue;
       return Status::FromErrno("cannot write " + path);
     }
     data.remove_prefix(static_cast<size_t>(n));
+    at += n;
   }
   return Status::Ok();
 }
@@ -156,9 +153,9 @@ Result<VolumeLabel> Parse(std::string_view text, const std::string& path) {
 }
 
 // ENOENT / ENOTDIR naming the directory when `volume_dir` is not a directory.
-Status CheckVolumeDir(const std::string& volume_dir) {
+Status CheckVolumeDir(VolumeIo& io, const std::string& volume_dir) {
   struct stat st;
-  if (stat(volume_dir.c_str(), &st) != 0) {
+  if (io.Stat(volume_dir, &st) != 0) {
     int err = errno;
     if (err == ENOENT) {
       return Status::NotFound("volume directory " + volume_dir + " does not exist");
@@ -205,16 +202,16 @@ std::string VolumeLabelPath(const std::string& volume_dir) {
   return TierfsDir(volume_dir) + "/label";
 }
 
-Status WriteVolumeLabel(const std::string& volume_dir, const VolumeLabel& label) {
+Status WriteVolumeLabel(const std::string& volume_dir, const VolumeLabel& label, VolumeIo& io) {
   TIERFS_RETURN_IF_ERROR(CheckLabel(label));
-  TIERFS_RETURN_IF_ERROR(CheckVolumeDir(volume_dir));
+  TIERFS_RETURN_IF_ERROR(CheckVolumeDir(io, volume_dir));
 
   // Never take over a directory that belongs to another file system; rewriting our
   // own label (same uuid) is allowed, e.g. to rename a volume.
   struct stat st;
   const std::string label_path = VolumeLabelPath(volume_dir);
-  if (lstat(label_path.c_str(), &st) == 0) {
-    Result<VolumeLabel> existing = ReadVolumeLabel(volume_dir);
+  if (io.Lstat(label_path, &st) == 0) {
+    Result<VolumeLabel> existing = ReadVolumeLabel(volume_dir, io);
     if (!existing.ok()) {
       return Status::Exists(volume_dir + " already has a tierfs label that cannot be read (" +
                             existing.status().message() + "); refusing to overwrite it");
@@ -228,40 +225,43 @@ Status WriteVolumeLabel(const std::string& volume_dir, const VolumeLabel& label)
 
   const std::string tierfs_dir = TierfsDir(volume_dir);
   bool created_top = false, created_objects = false, created_tmp = false;
-  TIERFS_RETURN_IF_ERROR(EnsureDir(tierfs_dir, &created_top));
-  TIERFS_RETURN_IF_ERROR(EnsureDir(ObjectsDir(volume_dir), &created_objects));
-  TIERFS_RETURN_IF_ERROR(EnsureDir(TmpDir(volume_dir), &created_tmp));
-  if (created_top) TIERFS_RETURN_IF_ERROR(FsyncDir(volume_dir));
+  TIERFS_RETURN_IF_ERROR(EnsureDir(io, tierfs_dir, &created_top));
+  TIERFS_RETURN_IF_ERROR(EnsureDir(io, ObjectsDir(volume_dir), &created_objects));
+  TIERFS_RETURN_IF_ERROR(EnsureDir(io, TmpDir(volume_dir), &created_tmp));
+  if (created_top) TIERFS_RETURN_IF_ERROR(SyncDirectory(io, volume_dir));
 
   const std::string tmp_path = tierfs_dir + "/label.tmp." + std::to_string(getpid());
-  unlink(tmp_path.c_str());  // a leftover of a crashed writer with our pid
+  io.Unlink(tmp_path);  // a leftover of a crashed writer with our pid
   {
-    UniqueFd fd(open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
-    if (fd.get() < 0) return Status::FromErrno("cannot create " + tmp_path);
-    Status st_write = WriteAll(fd.get(), Serialize(label), tmp_path);
-    if (st_write.ok() && fsync(fd.get()) != 0)
+    const int fd = io.Open(tmp_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) return Status::FromErrno("cannot create " + tmp_path);
+    Status st_write = WriteAll(io, fd, Serialize(label), tmp_path);
+    if (st_write.ok() && io.Fsync(fd, false) != 0) {
       st_write = Status::FromErrno("cannot fsync " + tmp_path);
-    if (fd.Close() != 0 && st_write.ok()) st_write = Status::FromErrno("cannot close " + tmp_path);
+    }
+    if (io.Close(fd) != 0 && st_write.ok()) {
+      st_write = Status::FromErrno("cannot close " + tmp_path);
+    }
     if (!st_write.ok()) {
-      unlink(tmp_path.c_str());
+      io.Unlink(tmp_path);
       return st_write;
     }
   }
-  if (rename(tmp_path.c_str(), label_path.c_str()) != 0) {
+  if (io.Rename(tmp_path, label_path) != 0) {
     Status st_rename = Status::FromErrno("cannot rename " + tmp_path + " to " + label_path);
-    unlink(tmp_path.c_str());
+    io.Unlink(tmp_path);
     return st_rename;
   }
-  return FsyncDir(tierfs_dir);
+  return SyncDirectory(io, tierfs_dir);
 }
 
-Result<VolumeLabel> ReadVolumeLabel(const std::string& volume_dir) {
+Result<VolumeLabel> ReadVolumeLabel(const std::string& volume_dir, VolumeIo& io) {
   const std::string path = VolumeLabelPath(volume_dir);
-  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) {
+  const int fd = io.Open(path, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0) {
     int err = errno;
     if (err == ENOENT || err == ENOTDIR) {
-      TIERFS_RETURN_IF_ERROR(CheckVolumeDir(volume_dir));
+      TIERFS_RETURN_IF_ERROR(CheckVolumeDir(io, volume_dir));
       return Status::NotFound("no tierfs label in " + volume_dir + " (" + path +
                               " is missing): is its device mounted?");
     }
@@ -269,18 +269,23 @@ Result<VolumeLabel> ReadVolumeLabel(const std::string& volume_dir) {
   }
   std::string text;
   char buf[4096];
-  for (;;) {
-    ssize_t n = read(fd.get(), buf, sizeof buf);
+  Status st = Status::Ok();
+  while (st.ok()) {
+    ssize_t n = io.Pread(fd, buf, sizeof buf, static_cast<off_t>(text.size()));
     if (n < 0) {
       if (errno == EINTR) continue;
-      return Status::FromErrno("cannot read the volume label " + path);
-    }
-    if (n == 0) break;
-    text.append(buf, static_cast<size_t>(n));
-    if (text.size() > kMaxLabelBytes) {
-      return Status::Invalid(path + ": volume label larger than 64 KiB; not a tierfs label");
+      st = Status::FromErrno("cannot read the volume label " + path);
+    } else if (n == 0) {
+      break;
+    } else {
+      text.append(buf, static_cast<size_t>(n));
+      if (text.size() > kMaxLabelBytes) {
+        st = Status::Invalid(path + ": volume label larger than 64 KiB; not a tierfs label");
+      }
     }
   }
+  io.Close(fd);
+  if (!st.ok()) return st;
   return Parse(text, path);
 }
 

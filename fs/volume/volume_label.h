@@ -8,7 +8,9 @@
 //
 // A directory without a label is never written to: an unmounted disk shows up as
 // an empty directory, and writing there silently is the classic union-fs failure.
-// Free functions; thread-safe.
+// Free functions; thread-safe. Their system calls go through `io`, the seam of the
+// process (fs/volume/volume_io.h): the daemon's and check's fault rules reach
+// labels too; the tools, which have none, take the default.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +18,7 @@
 #include <string_view>
 
 #include "common/status.h"
+#include "fs/volume/volume_io.h"
 
 namespace tierfs {
 
@@ -55,11 +58,14 @@ Status CheckSimpleName(std::string_view name, const char* what);
 // rename + fsync). EEXIST if the directory already carries a label of another file
 // system that is not retired; ENOENT/ENOTDIR if `volume_dir` is not an existing
 // directory.
-Status WriteVolumeLabel(const std::string& volume_dir, const VolumeLabel& label);
+Status WriteVolumeLabel(const std::string& volume_dir, const VolumeLabel& label,
+                        VolumeIo& io = VolumeIo::Posix());
 
 // Reads and parses the label (a retired one too: check label.retired). ENOENT with a message naming the directory when the
 // label is missing ("volume vol2 at /mnt/hdd1 has no tierfs label: is its device
-// mounted?"), EINVAL when it is malformed.
-Result<VolumeLabel> ReadVolumeLabel(const std::string& volume_dir);
+// mounted?"), EINVAL when it is malformed, the errno of a failing open or read
+// (EIO) otherwise.
+Result<VolumeLabel> ReadVolumeLabel(const std::string& volume_dir,
+                                    VolumeIo& io = VolumeIo::Posix());
 
 }  // namespace tierfs

@@ -1,6 +1,6 @@
 #include "fs/volume/volume_set.h"
 
-#include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,22 +10,24 @@
 #include <cstdio>
 
 #include "common/log.h"
-#include "common/unique_dir.h"
 #include "fs/volume/volume_label.h"
 #include "meta/space_reserve.h"
 
 namespace tierfs {
 namespace {
 
-// Removes every entry of a flat directory (the tmp/ of a volume).
-void EmptyDirectory(const std::string& dir) {
-  UniqueDir d = OpenDir(dir);
-  if (!d) return;
-  while (dirent* e = readdir(d.get())) {
-    std::string name = e->d_name;
-    if (name == "." || name == "..") continue;
-    unlink((dir + "/" + name).c_str());
+// Removes every entry of a flat directory (the tmp/ of a volume: relocations a
+// stop interrupted, and recycled objects of the last mount). One that cannot be
+// read keeps them: they are copies and empty files, never a file's only bytes.
+void EmptyDirectory(VolumeIo& io, const std::string& dir) {
+  std::vector<std::string> names;
+  if (io.ListDir(dir, &names) != 0) {
+    if (errno != ENOENT) {
+      LogWarning("{}; its leftovers stay", Status::FromErrno("cannot read " + dir).message());
+    }
+    return;
   }
+  for (const std::string& name : names) io.Unlink(dir + "/" + name);
 }
 
 }  // namespace
@@ -49,7 +51,7 @@ Result<std::unique_ptr<VolumeSet>> VolumeSet::Open(const std::vector<meta::Volum
   std::unique_ptr<VolumeSet> set(new VolumeSet(volumes, fs_uuid, clock, io));
   for (const meta::Volume& v : volumes) {
     TIERFS_RETURN_IF_ERROR(set->VerifyLabel(v));
-    EmptyDirectory(TmpDir(v.path));
+    EmptyDirectory(io, TmpDir(v.path));
   }
   return set;
 }
@@ -64,7 +66,7 @@ VolumeSet::VolumeSet(std::vector<meta::Volume> volumes, std::string fs_uuid, con
 }
 
 Status VolumeSet::VerifyLabel(const meta::Volume& v) const {
-  Result<VolumeLabel> label = ReadVolumeLabel(v.path);
+  Result<VolumeLabel> label = ReadVolumeLabel(v.path, io_);
   if (!label.ok()) {
     return Status::Error(label.status().code(),
                          "volume " + v.name + " (" + v.path + "): " + label.status().message());
@@ -102,7 +104,7 @@ Status VolumeSet::Add(const meta::Volume& volume) {
     }
   }
   TIERFS_RETURN_IF_ERROR(VerifyLabel(volume));
-  EmptyDirectory(TmpDir(volume.path));
+  EmptyDirectory(io_, TmpDir(volume.path));
   auto next = std::make_unique<Snapshot>(now);
   size_t at = 0;
   while (at < next->volumes.size() && next->volumes[at].id < volume.id) ++at;
@@ -237,7 +239,7 @@ VolumeHealth VolumeSet::CheckLabel(uint32_t volume_id) const {
   Slot* slot = SlotOf(volume_id);
   if (vp == nullptr || slot == nullptr) return VolumeHealth::kOffline;
   const meta::Volume& v = *vp;
-  Result<VolumeLabel> label = ReadVolumeLabel(v.path);
+  Result<VolumeLabel> label = ReadVolumeLabel(v.path, io_);
   std::string why;
   if (!label.ok()) {
     why = label.status().message();
@@ -261,7 +263,7 @@ void VolumeSet::RecheckFull(uint32_t volume_id) const {
   Slot* slot = SlotOf(volume_id);
   if (v == nullptr || slot == nullptr || slot->health.load() != int(VolumeHealth::kFull)) return;
   struct statvfs st;
-  if (statvfs(v->path.c_str(), &st) != 0) return;
+  if (io_.StatVfs(v->path, &st) != 0) return;
   const uint64_t total = uint64_t{st.f_blocks} * st.f_frsize;
   const uint64_t free = uint64_t{st.f_bavail} * st.f_frsize;
   if (free > 2 * (total / 100)) SetHealth(*v, *slot, VolumeHealth::kOnline, "it has room again");
@@ -345,7 +347,7 @@ bool VolumeSet::RecycleObject(uint32_t volume_id, const std::string& path) const
   // Renamed first, emptied after: the object's name is gone at once, as after an
   // unlink, and its blocks go back to the volume with the truncate.
   if (io_.RenameNoReplace(path, to) != 0) return false;
-  if (truncate(to.c_str(), 0) != 0) {
+  if (io_.Truncate(to, 0) != 0) {
     io_.Unlink(to);
     return true;  // the object is gone either way
   }
@@ -391,7 +393,7 @@ Result<struct statvfs> VolumeSet::Statvfs(uint32_t volume_id) const {
   const meta::Volume* v = Find(volume_id);
   if (v == nullptr) return Status::NotFound("no volume " + std::to_string(volume_id));
   struct statvfs st;
-  if (statvfs(v->path.c_str(), &st) != 0) return Status::FromErrno("statvfs " + v->path);
+  if (io_.StatVfs(v->path, &st) != 0) return Status::FromErrno("statvfs " + v->path);
   return st;
 }
 
@@ -412,7 +414,8 @@ std::vector<policy::VolumeState> VolumeSet::Space(bool fresh) const {
     const auto health = static_cast<VolumeHealth>(snap.slots[i]->health.load());
     struct statvfs st;
     // An offline volume's directory is not the volume: its numbers mean nothing.
-    if (health != VolumeHealth::kOffline && statvfs(v.path.c_str(), &st) == 0) {
+    // One that cannot say (EIO) counts as having no room: nothing is placed there.
+    if (health != VolumeHealth::kOffline && io_.StatVfs(v.path, &st) == 0) {
       s.total_bytes = uint64_t{st.f_blocks} * st.f_frsize;
       s.free_bytes = uint64_t{st.f_bavail} * st.f_frsize;
       s.reserve_bytes = s.total_bytes / 100;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "fs/volume/fault_injecting_volume_io.h"
 #include "fs/volume/volume_label.h"
 #include "meta/metadata.h"
 #include "tests/meta/meta_test_util.h"
@@ -138,19 +139,6 @@ class FsckTest : public ::testing::Test {
   std::string ssd_, hdd_, db_path_;
   std::unique_ptr<meta::Metadata> meta_;
 };
-
-TEST(ObjectNames, ParseAndPath) {
-  EXPECT_EQ(ObjectPathIn("/v", 258, 1), "/v/.tierfs/objects/02/258.1");
-  EXPECT_EQ(ObjectSubdirName(255), "ff");
-  auto name = ParseObjectName("258.3");
-  ASSERT_TRUE(name);
-  EXPECT_EQ(name->ino, 258u);
-  EXPECT_EQ(name->generation, 3u);
-  for (const char* bad : {"", "1", "1.", ".1", "a.1", "1.1.1", "01.1", "1.0", "0.1", "1.1x",
-                          "99999999999999999999999.1"}) {
-    EXPECT_FALSE(ParseObjectName(bad)) << bad;
-  }
-}
 
 TEST_F(FsckTest, AHealthyFileSystemIsClean) {
   Inode d = Dir(kRootIno, "d");
@@ -403,6 +391,63 @@ TEST_F(FsckTest, ReportRoundTripsThroughJson) {
   EXPECT_EQ(back->ToJson(), r.ToJson());
   EXPECT_EQ(CheckReport::FromJson(nlohmann::json::object()).status().code(), EINVAL);
   EXPECT_EQ(CheckReport::FromJson({{"findings", {{{"kind", 1}}}}}).status().code(), EINVAL);
+}
+
+// A volume that cannot be read (EIO from a directory listing or a stat, made
+// through the seam) is an error finding, and nothing is repaired on what was not
+// seen: not its files, and no file elsewhere as "missing" (its object may be there).
+TEST_F(FsckTest, AnUnreadableVolumeIsAnErrorAndNothingIsRepairedOnIt) {
+  Inode on_hdd = File(kRootIno, "on-hdd", 2, "hdd bytes");
+  Inode lost = File(kRootIno, "lost", 1, "ssd bytes");
+  ASSERT_EQ(unlink(Object(1, lost.ino).c_str()), 0);  // missing, or on the unreadable hdd?
+  for (const std::string spec : {"readdir:/hdd/.tierfs/objects@1+=EIO",
+                                 "readdir:/hdd/.tierfs/objects/@1+=EIO",
+                                 "stat:/hdd/.tierfs/objects@1+=EIO"}) {
+    SCOPED_TRACE(spec);
+    auto faults = FaultInjectingVolumeIo::Create(spec, VolumeIo::Posix());
+    ASSERT_TRUE(faults.ok()) << faults.status().ToString();
+    const auto before = Tree();
+    CheckOptions options;
+    options.io = faults->get();
+    CheckReport r = Check(/*repair=*/true, options);
+    EXPECT_EQ(r.Errors(), 1u) << Dump(r);
+    EXPECT_EQ(r.volumes, 1u) << Dump(r);
+    bool named = false;
+    for (const CheckFinding& f : r.findings) {
+      EXPECT_FALSE(f.repaired) << Dump(r);
+      if (f.severity != FindingSeverity::kError) continue;
+      EXPECT_EQ(f.kind, "unreadable");
+      named = f.message.find("vol2") != std::string::npos &&
+              f.message.find("Input/output error") != std::string::npos;
+    }
+    EXPECT_TRUE(named) << Dump(r);
+    EXPECT_EQ(Tree(), before) << "the volumes changed";
+    auto row = meta_->GetInode(lost.ino);
+    ASSERT_TRUE(row.ok());
+    EXPECT_EQ(row->size, lost.size) << "a file whose object may be on the unreadable volume";
+    EXPECT_TRUE(Exists(Object(2, on_hdd.ino)));
+    // The report survives the daemon's JSON (a live check).
+    auto again = CheckReport::FromJson(r.ToJson());
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(again->Errors(), 1u);
+  }
+}
+
+// One object that cannot be stat'ed: an error naming it; its file is neither
+// "missing" nor trimmed.
+TEST_F(FsckTest, AnObjectThatCannotBeStatedIsAnError) {
+  Inode f = File(kRootIno, "f", 2, "0123456789");
+  WriteAt(Object(2, f.ino), "0123456789 and more");  // long: a repair would trim it
+  auto faults = FaultInjectingVolumeIo::Create(
+      "stat:/" + std::to_string(f.ino) + ".1@1+=EIO", VolumeIo::Posix());
+  ASSERT_TRUE(faults.ok());
+  CheckOptions options;
+  options.io = faults->get();
+  CheckReport r = Check(/*repair=*/true, options);
+  EXPECT_EQ(r.Errors(), 1u) << Dump(r);
+  EXPECT_EQ(r.Repaired(), 0u) << Dump(r);
+  EXPECT_NE(Dump(r).find(Object(2, f.ino)), std::string::npos) << Dump(r);
+  EXPECT_EQ(Read(Object(2, f.ino)), "0123456789 and more");
 }
 
 }  // namespace

@@ -1,9 +1,12 @@
 // Faults injected at chosen volume I/O calls through the VolumeIo seam
 // (TIERFS_FAULTS, fs/volume/fault_injecting_volume_io.h): ENOSPC, EIO, short writes and
 // a stop at every step of writes, fsyncs and relocations. Also a write racing a
-// relocation (issue 8, defect 4) and the errno of a failed copy (defect 7).
+// relocation (issue 8, defect 4) and the errno of a failed copy (defect 7). And
+// stat, statfs and readdir failing (EIO) in `tierfs check`, in the crash recovery
+// of a mount, and in live operations (issue 27).
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -11,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <string>
 #include <thread>
@@ -46,6 +50,44 @@ class FaultInjectionTest : public TierfsFixture {
     setenv("TIERFS_FAULTS", spec.c_str(), 1);
     Mount(args);
     unsetenv("TIERFS_FAULTS");
+  }
+  // Runs the tierfs binary as Mount() does, with `spec` in TIERFS_FAULTS, and
+  // returns how it went (a mount may fail here).
+  CommandResult TryMountWithFaults(const std::string& spec) {
+    setenv("TIERFS_FAULTS", spec.c_str(), 1);
+    CommandResult r = RunCommand({testing::Tool("tierfs"), ssd_, mnt_}, 60);
+    unsetenv("TIERFS_FAULTS");
+    mounted_ = r.exit_code == 0;
+    return r;
+  }
+  // `tierfs check ARGS` with `spec` in TIERFS_FAULTS.
+  CommandResult CheckWithFaults(const std::string& spec, std::vector<std::string> args) {
+    setenv("TIERFS_FAULTS", spec.c_str(), 1);
+    args.insert(args.begin(), "check");
+    CommandResult r = Tool("tierfs", args);
+    unsetenv("TIERFS_FAULTS");
+    return r;
+  }
+  // Contents of every object on both volumes: what the user stored.
+  std::map<std::string, std::string> Volumes() {
+    std::map<std::string, std::string> out;
+    for (const std::string& v : {ssd_, hdd_}) {
+      for (const auto& e : std::filesystem::recursive_directory_iterator(v + "/.tierfs/objects")) {
+        if (!e.is_regular_file()) continue;
+        out[e.path().string()] = ReadFile(e.path().string());
+      }
+    }
+    return out;
+  }
+  // Files "s" on the ssd and "h" on the hdd, fsynced.
+  void FilesOnBothVolumes() {
+    AssignPolicy(Policy("<DESTINATION><CLASS>ssd</CLASS></DESTINATION>", ""));
+    WriteFileSynced(Path("s"), "on the ssd");
+    AssignPolicy(Policy("<DESTINATION><CLASS>hdd</CLASS></DESTINATION>", ""));
+    WriteFileSynced(Path("h"), "on the hdd");
+    FsyncDir(mnt_);
+    ASSERT_EQ(ClassOf("s"), "ssd");
+    ASSERT_EQ(ClassOf("h"), "hdd");
   }
   size_t Objects(const std::string& volume) {
     size_t n = 0;
@@ -199,6 +241,108 @@ TEST_F(FaultInjectionTest, WritesDuringARelocationMakeItBusyNeverAnError) {
   EXPECT_TRUE(ReadFile(Path("f")) == model) << "a write was lost across the moves";
   Remount();
   EXPECT_TRUE(ReadFile(Path("f")) == model) << "a write was lost across the moves";
+}
+
+constexpr int kCheckError = 8;  // `tierfs check`: the check could not run (over everything)
+
+// An unmounted `tierfs check --repair` whose listings or stats of the hdd's
+// objects fail: it says which directory it could not read and why, exits 8,
+// and changes nothing on either volume; without the fault, all is clean.
+TEST_F(FaultInjectionTest, CheckReportsAnUnreadableVolumeAndRepairsNothing) {
+  FilesOnBothVolumes();
+  Unmount();
+  const auto before = Volumes();
+  for (const std::string spec : {"readdir:/hdd/.tierfs/objects/@1+=EIO",
+                                 "readdir:/hdd/.tierfs/objects@1+=EIO",
+                                 "stat:/hdd/.tierfs/objects/@1+=EIO"}) {
+    SCOPED_TRACE(spec);
+    CommandResult r = CheckWithFaults(spec, {"--repair", ssd_});
+    EXPECT_EQ(r.exit_code, kCheckError) << r.output;
+    EXPECT_NE(r.output.find("error unreadable: volume vol2"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(hdd_ + "/.tierfs/objects"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("Input/output error"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("-> repaired"), std::string::npos) << r.output;
+    EXPECT_TRUE(Volumes() == before) << "the check changed the volumes";
+  }
+  CommandResult clean = Tool("tierfs", {"check", ssd_});
+  EXPECT_EQ(clean.exit_code, 0) << clean.output;
+  Mount();
+  EXPECT_EQ(ReadFile(Path("s")), "on the ssd");
+  EXPECT_EQ(ReadFile(Path("h")), "on the hdd");
+}
+
+// The same through a mounted file system: its daemon's own reads fail, and the
+// live check says so (exit 8) while every file stays readable.
+TEST_F(FaultInjectionTest, LiveCheckReportsAnUnreadableVolume) {
+  FilesOnBothVolumes();
+  MountWithFaults("readdir:/hdd/.tierfs/objects/@1+=EIO");
+  CommandResult r = Tool("tierfs", {"check", mnt_});
+  EXPECT_EQ(r.exit_code, kCheckError) << r.output;
+  EXPECT_NE(r.output.find("error unreadable: volume vol2"), std::string::npos) << r.output;
+  EXPECT_EQ(ReadFile(Path("s")), "on the ssd");
+  EXPECT_EQ(ReadFile(Path("h")), "on the hdd");
+}
+
+// After a crash, the mount's recovery stats every object to trim what was never
+// acknowledged. When the hdd cannot stat one, the mount fails naming the volume
+// and the error, having changed nothing; the next mount recovers and serves every
+// file whole.
+TEST_F(FaultInjectionTest, CrashRecoveryThatCannotStatAnObjectRefusesTheMount) {
+  FilesOnBothVolumes();
+  CrashDaemon();
+  const auto before = Volumes();
+  CommandResult r = TryMountWithFaults("stat:/hdd/.tierfs/objects/@1+=EIO");
+  ASSERT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("crash recovery: volume vol2"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Input/output error"), std::string::npos) << r.output;
+  EXPECT_TRUE(Volumes() == before) << "the failed recovery changed the volumes";
+  Mount();
+  EXPECT_EQ(ReadFile(Path("s")), "on the ssd");
+  EXPECT_EQ(ReadFile(Path("h")), "on the hdd");
+}
+
+// When it cannot list an objects directory, the recovery's orphan walk goes on
+// (what it would remove is garbage, never a file's bytes): the mount succeeds, the
+// daemon's log names the directory, the orphan there stays for `tierfs check`,
+// and every file is whole.
+TEST_F(FaultInjectionTest, CrashRecoveryThatCannotListObjectsMountsAndKeepsThem) {
+  FilesOnBothVolumes();
+  CrashDaemon();
+  const std::string orphan_dir = hdd_ + "/.tierfs/objects/3f";  // 999999 % 256 = 0x3f
+  std::filesystem::create_directories(orphan_dir);
+  WriteFile(orphan_dir + "/999999.1", "no inode has me");
+  CommandResult r = TryMountWithFaults("readdir:/hdd/.tierfs/objects/@1+=EIO");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(ReadFile(Path("s")), "on the ssd");
+  EXPECT_EQ(ReadFile(Path("h")), "on the hdd");
+  EXPECT_TRUE(std::filesystem::exists(orphan_dir + "/999999.1")) << "removed unseen";
+  const std::string log = ReadFile(ssd_ + "/.tierfs/tierfs.log");
+  EXPECT_NE(log.find("crash recovery: volume vol2: cannot read " + hdd_ + "/.tierfs/objects/"),
+            std::string::npos)
+      << log;
+}
+
+// statfs(2) of the mount while the hdd cannot say its size: EIO, not a number
+// that leaves the hdd out; reads and writes go on, and an enforce that would move
+// a file to that hdd leaves it whole.
+TEST_F(FaultInjectionTest, StatfsOfAVolumeFailingIsEioAndNothingElseBreaks) {
+  AssignPolicy(Policy("<DESTINATION><CLASS>ssd</CLASS></DESTINATION>", ""));
+  const std::string data = RandomBytes(kMiB, 9);
+  WriteFile(Path("f"), data);
+  MountWithFaults("statfs:/hdd@1+=EIO");
+  struct statvfs st;
+  errno = 0;
+  EXPECT_EQ(statvfs(mnt_.c_str(), &st), -1);
+  EXPECT_EQ(errno, EIO);
+  WriteFile(Path("g"), "written meanwhile");
+  EXPECT_EQ(ReadFile(Path("g")), "written meanwhile");
+  AssignPolicy(Policy("<DESTINATION><CLASS>ssd</CLASS></DESTINATION>", "hdd"));
+  CommandResult r = Tool("fsppadm", {"enforce", mnt_});
+  EXPECT_NE(r.exit_code, -1) << r.output;
+  EXPECT_TRUE(ReadFile(Path("f")) == data) << "contents differ";
+  Remount();
+  EXPECT_EQ(statvfs(mnt_.c_str(), &st), 0);
+  EXPECT_TRUE(ReadFile(Path("f")) == data) << "contents differ";
 }
 
 }  // namespace
