@@ -1,6 +1,5 @@
 #include "cli/fsvoladm.h"
 
-#include <exception>
 
 #include "cli/control_client.h"
 #include "cli/exit_codes.h"
@@ -219,30 +218,27 @@ Result<FsvoladmArgs> ParseFsvoladmArgs(const std::vector<std::string>& args) {
   return a;
 }
 
-int FsvoladmMain(const std::vector<std::string>& args, const CliEnv& env) {
-  try {
-    Result<FsvoladmArgs> parsed = ParseFsvoladmArgs(args);
-    if (std::optional<int> ended = AnswerParseVersionHelp(parsed, env, kTool, FsvoladmUsage)) {
-      return *ended;
-    }
-    const FsvoladmArgs& a = *parsed;
-    int code = kExitOk;
-    Result<LocatedPath> where = LocatePath(env, a.mount, &code);
-    if (!where.ok()) {
-      PrintError(env, kTool, where.status().message());
-      return code;
-    }
-    ControlClient client(where->mount);
-    if (a.action == "list") code = RunList(a, env, client);
-    else if (a.action == "add") code = RunAdd(a, env, client);
-    else if (a.action == "remove") code = RunRemove(a, env, client);
-    else code = RunSetClass(a, env, client);
-    env.out->flush();
-    return code;
-  } catch (const std::exception& e) {
-    PrintError(env, kTool, std::string("internal error: ") + e.what());
-    return kExitFailed;
+namespace {
+
+int FsvoladmBody(const std::vector<std::string>& args, const CliEnv& env) {
+  Result<FsvoladmArgs> parsed = ParseFsvoladmArgs(args);
+  if (std::optional<int> ended = AnswerParseVersionHelp(parsed, env, kTool, FsvoladmUsage)) {
+    return *ended;
   }
+  const FsvoladmArgs& a = *parsed;
+  int code = kExitOk;
+  std::optional<MountConnection> daemon = ConnectToMount(env, kTool, a.mount, &code);
+  if (!daemon) return code;
+  if (a.action == "list") return RunList(a, env, daemon->client);
+  if (a.action == "add") return RunAdd(a, env, daemon->client);
+  if (a.action == "remove") return RunRemove(a, env, daemon->client);
+  return RunSetClass(a, env, daemon->client);
+}
+
+}  // namespace
+
+int FsvoladmMain(const std::vector<std::string>& args, const CliEnv& env) {
+  return RunToolBody(env, kTool, [&] { return FsvoladmBody(args, env); });
 }
 
 }  // namespace tierfs::cli
