@@ -177,7 +177,7 @@ int FcladmBody(const std::vector<std::string>& args, const CliEnv& env) {
   Result<json> result =
       a.action == "print" ? PrintInBatches(daemon->client, a) : daemon->client.Call(request);
   if (!result.ok()) {
-    PrintError(env, kTool, CallErrorMessage(*daemon, result.status()));
+    PrintError(env, kTool, CallErrorMessage(daemon->client, result.status()));
     return daemon->client.ExitCodeFor(result.status());
   }
   if (a.json) {

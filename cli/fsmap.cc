@@ -12,7 +12,6 @@
 #include "cli/text_table.h"
 #include "cli/tool_support.h"
 #include "cli/units.h"
-#include "cli/version.h"
 
 namespace tierfs::cli {
 namespace {
@@ -42,37 +41,45 @@ std::string FsmapUsage() {
 
 namespace {
 
-int FsmapBody(const std::vector<std::string>& args, const CliEnv& env) {
-  bool help = false, human = false, as_json = false, version = false;
+// fsmap's command line: options, then the FILE operands.
+struct FsmapArgs {
+  bool help = false;
+  bool version = false;
+  bool human = false;    // -H: sizes in K, M, G
+  bool as_json = false;  // --json
+  std::vector<std::string> files;
+};
+
+Result<FsmapArgs> ParseFsmapArgs(const std::vector<std::string>& args) {
+  FsmapArgs a;
   std::vector<OptionSpec> specs = {{"help", 'h', false, ""},
                                    {"human-readable", 'H', false, ""},
                                    {"json", 0, false, ""},
                                    {"version", 0, false, ""}};
   Result<std::vector<std::string>> operands =
-      ParseOptions(args, specs, [&](const OptionSpec& spec, const char*) {
+      ParseOptions(args, specs, [&a](const OptionSpec& spec, const char*) {
         if (spec.short_name == 'h')
-          help = true;
+          a.help = true;
         else if (spec.short_name == 'H')
-          human = true;
+          a.human = true;
         else if (std::string(spec.long_name) == "version")
-          version = true;
+          a.version = true;
         else
-          as_json = true;
+          a.as_json = true;
         return Status::Ok();
       });
-  if (!operands.ok()) {
-    PrintError(env, kTool, operands.status().message());
-    return kExitUsage;
+  if (!operands.ok()) return operands.status();
+  a.files = std::move(*operands);
+  return a;
+}
+
+int FsmapBody(const std::vector<std::string>& args, const CliEnv& env) {
+  Result<FsmapArgs> parsed = ParseFsmapArgs(args);
+  if (std::optional<int> ended = AnswerParseVersionHelp(parsed, env, kTool, FsmapUsage)) {
+    return *ended;
   }
-  if (version) {
-    *env.out << VersionText(kTool);
-    return kExitOk;
-  }
-  if (help) {
-    *env.out << FsmapUsage();
-    return kExitOk;
-  }
-  if (operands->empty()) {
+  const bool human = parsed->human, as_json = parsed->as_json;
+  if (parsed->files.empty()) {
     PrintError(env, kTool, "expected FILE... (see fsmap --help)");
     return kExitUsage;
   }
@@ -81,7 +88,7 @@ int FsmapBody(const std::vector<std::string>& args, const CliEnv& env) {
   std::vector<FileQuery> files;
   // Operands grouped by mount point, keeping each mount's details.
   std::map<std::string, std::pair<TierfsMount, std::vector<size_t>>> by_mount;
-  for (const std::string& operand : *operands) {
+  for (const std::string& operand : parsed->files) {
     int code = kExitOk;
     Result<LocatedPath> where = LocatePath(env, operand, &code);
     if (!where.ok()) {
@@ -108,13 +115,9 @@ int FsmapBody(const std::vector<std::string>& args, const CliEnv& env) {
     json inos = json::array();
     for (size_t i : group.second) inos.push_back(files[i].ino);
     ControlClient client(group.first);
-    Result<json> result = client.Call(json{{"op", "fsmap"}, {"inos", inos}});
-    if (!result.ok()) {
-      PrintError(env, kTool,
-                 (client.unreachable() ? "" : mount_point + ": ") + result.status().message());
-      exit_code = std::max(exit_code, client.ExitCodeFor(result.status()));
-      continue;
-    }
+    std::optional<json> result =
+        CallOrReport(env, kTool, client, json{{"op", "fsmap"}, {"inos", inos}}, &exit_code);
+    if (!result) continue;
     std::map<uint64_t, const json*> by_ino;
     for (const json& f : JsonArray(*result, "files")) by_ino[JsonUint(f, "ino")] = &f;
     for (size_t i : group.second) {

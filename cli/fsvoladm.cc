@@ -29,23 +29,9 @@ void PrintWarnings(const CliEnv& env, const json& result) {
   }
 }
 
-// Runs one request; prints a failure as "fsvoladm: MOUNT: message".
-std::optional<json> Call(const CliEnv& env, ControlClient& client, const json& request,
-                         int* exit_code, const ProgressCallback& progress = nullptr) {
-  Result<json> result = client.Call(request, progress);
-  if (!result.ok()) {
-    PrintError(env, kTool,
-               (client.unreachable() ? "" : client.mount().mount_point + ": ") +
-                   result.status().message());
-    *exit_code = std::max(*exit_code, client.ExitCodeFor(result.status()));
-    return std::nullopt;
-  }
-  return std::move(*result);
-}
-
 int RunList(const FsvoladmArgs& a, const CliEnv& env, ControlClient& client) {
   int code = kExitOk;
-  std::optional<json> volumes = Call(env, client, json{{"op", "volumes"}}, &code);
+  std::optional<json> volumes = CallOrReport(env, kTool, client, json{{"op", "volumes"}}, &code);
   if (!volumes) return code;
   if (a.json) {
     *env.out << JsonDump(*volumes, 2) << "\n";
@@ -93,8 +79,8 @@ int RunRemove(const FsvoladmArgs& a, const CliEnv& env, ControlClient& client) {
   std::optional<json> result;
   {
     ProgressLine line(*env.err, env.err_is_terminal, "remove " + volume);
-    result = Call(env, client, json{{"op", "volume_remove"}, {"volume", volume}}, &code,
-                  [&line](const json& progress) { line.Update(progress); });
+    result = CallOrReport(env, kTool, client, json{{"op", "volume_remove"}, {"volume", volume}},
+                          &code, [&line](const json& progress) { line.Update(progress); });
   }
   if (!result) return code;
   PrintWarnings(env, *result);
@@ -121,8 +107,8 @@ int RunRemove(const FsvoladmArgs& a, const CliEnv& env, ControlClient& client) {
 
 int RunSetClass(const FsvoladmArgs& a, const CliEnv& env, ControlClient& client) {
   int code = kExitOk;
-  std::optional<json> result = Call(
-      env, client,
+  std::optional<json> result = CallOrReport(
+      env, kTool, client,
       json{{"op", "volume_setclass"}, {"volume", a.operands[0]}, {"class", a.operands[1]}}, &code);
   if (!result) return code;
   PrintWarnings(env, *result);

@@ -93,7 +93,7 @@ int AddToExisting(const MkdstfsArgs& a, const CliEnv& env, const TierfsMount& mo
   using nlohmann::json;
   ControlClient client(mount);
   auto report = [&](const Status& st) {
-    PrintError(env, kTool, (client.unreachable() ? "" : mount.mount_point + ": ") + st.message());
+    PrintError(env, kTool, CallErrorMessage(client, st));
     return client.ExitCodeFor(st);
   };
   if (!a.cron_schedule.empty()) {

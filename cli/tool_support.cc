@@ -98,9 +98,21 @@ std::optional<MountConnection> ConnectToMount(const CliEnv& env, std::string_vie
   return MountConnection{std::move(*where), std::move(client)};
 }
 
-std::string CallErrorMessage(const MountConnection& connection, const Status& status) {
-  if (connection.client.unreachable()) return status.message();
-  return connection.where.mount.mount_point + ": " + status.message();
+std::string CallErrorMessage(const ControlClient& client, const Status& status) {
+  if (client.unreachable()) return status.message();
+  return client.mount().mount_point + ": " + status.message();
+}
+
+std::optional<nlohmann::json> CallOrReport(const CliEnv& env, std::string_view tool,
+                                           ControlClient& client, const nlohmann::json& request,
+                                           int* exit_code, const ProgressCallback& progress) {
+  Result<nlohmann::json> result = client.Call(request, progress);
+  if (!result.ok()) {
+    PrintError(env, tool, CallErrorMessage(client, result.status()));
+    *exit_code = std::max(*exit_code, client.ExitCodeFor(result.status()));
+    return std::nullopt;
+  }
+  return std::move(*result);
 }
 
 int RunToolBody(const CliEnv& env, std::string_view tool, const std::function<int()>& body) {

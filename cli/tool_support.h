@@ -44,9 +44,17 @@ struct MountConnection {
 std::optional<MountConnection> ConnectToMount(const CliEnv& env, std::string_view tool,
                                               const std::string& operand, int* exit_code);
 
-// "MOUNT: message" for a failed call, or the message alone when the daemon
-// could not be reached (ControlClient's message then names the socket).
-std::string CallErrorMessage(const MountConnection& connection, const Status& status);
+// "MOUNT: message" for a failed call of `client`, or the message alone when the
+// daemon could not be reached (ControlClient's message then names the socket).
+std::string CallErrorMessage(const ControlClient& client, const Status& status);
+
+// Calls `request` on `client`. On failure prints "<tool>: MOUNT: message"
+// (CallErrorMessage), raises *exit_code to the call's exit status
+// (ControlClient::ExitCodeFor) and returns nullopt.
+std::optional<nlohmann::json> CallOrReport(const CliEnv& env, std::string_view tool,
+                                           ControlClient& client, const nlohmann::json& request,
+                                           int* exit_code,
+                                           const ProgressCallback& progress = nullptr);
 
 // Reads a whole (policy) file, at most 64 MiB. Errors: the errno naming `path`.
 Result<std::string> ReadTextFile(const std::string& path);

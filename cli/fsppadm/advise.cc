@@ -22,35 +22,34 @@ namespace {
 
 using nlohmann::json;
 
-std::string AdviseUsage() {
-  return std::string(
-             "usage: fsppadm advise [--json] [--interval DURATION] [--class CLASS] [--periods F,...]\n"
-             "                      [--thresholds F,...] [--limits P,...] [-n COUNT] [--show RANK]\n"
-             "                      [-o FILE] MOUNT [POLICY.xml]\n"
-             "Replays the I/O MOUNT has recorded (its heat buckets) against the assigned policy\n"
-             "(or POLICY.xml) and against variants of it, enforcing at every interval as\n"
-             "`fsppadm enforce` would, moving nothing. Lists, best first, the share of read and\n"
-             "written bytes the CLASS files would have served over the recorded window and the\n"
-             "bytes each variant would have moved, then prints the policy text of the best (or\n"
-             "of --show RANK) for `fsppadm assign`. Needs at least 2 intervals of history\n"
-             "(exit 1 otherwise).\n"
-             "  --interval DURATION  time between simulated enforces: seconds, or with a suffix\n"
-             "                s, m, h, d (\"90s\", \"15m\", \"6h\"); a multiple of the heat bucket\n"
-             "                (default: the policy's shortest PERIOD, rounded up to whole buckets)\n"
-             "  --class CLASS the fast class whose served share is measured and whose limit the\n"
-             "                variants change (default ssd)\n"
-             "  --periods F,...     factors applied to every IOTEMP/ACCESSTEMP PERIOD (default\n"
-             "                0.5,1,2)\n"
-             "  --thresholds F,...  factors applied to every IOTEMP/ACCESSTEMP MIN and MAX\n"
-             "                (default 0.5,1,2)\n"
-             "  --limits P,...      CLASS limits to try, percent of its capacity, besides the\n"
-             "                policy's own (default 80,90,100)\n"
-             "  -n COUNT      variants to list (default 10; 0 = all)\n"
-             "  --show RANK   print the policy text of this rank instead of the best (1)\n"
-             "  -o FILE       also write that policy text to FILE\n"
-             "  --json        one JSON document (every variant with its policy text)\n") +
-         kCommonOptionsUsage;
-}
+constexpr char kAdviseUsage[] =
+    "usage: fsppadm advise [--json] [--interval DURATION] [--class CLASS] [--periods F,...]\n"
+    "                      [--thresholds F,...] [--limits P,...] [-n COUNT] [--show RANK]\n"
+    "                      [-o FILE] MOUNT [POLICY.xml]\n"
+    "Replays the I/O MOUNT has recorded (its heat buckets) against the assigned policy\n"
+    "(or POLICY.xml) and against variants of it, enforcing at every interval as\n"
+    "`fsppadm enforce` would, moving nothing. Lists, best first, the share of read and\n"
+    "written bytes the CLASS files would have served over the recorded window and the\n"
+    "bytes each variant would have moved, then prints the policy text of the best (or\n"
+    "of --show RANK) for `fsppadm assign`. Needs at least 2 intervals of history\n"
+    "(exit 1 otherwise).\n"
+    "  --interval DURATION  time between simulated enforces: seconds, or with a suffix\n"
+    "                s, m, h, d (\"90s\", \"15m\", \"6h\"); a multiple of the heat bucket\n"
+    "                (default: the policy's shortest PERIOD, rounded up to whole buckets)\n"
+    "  --class CLASS the fast class whose served share is measured and whose limit the\n"
+    "                variants change (default ssd)\n"
+    "  --periods F,...     factors applied to every IOTEMP/ACCESSTEMP PERIOD (default\n"
+    "                0.5,1,2)\n"
+    "  --thresholds F,...  factors applied to every IOTEMP/ACCESSTEMP MIN and MAX\n"
+    "                (default 0.5,1,2)\n"
+    "  --limits P,...      CLASS limits to try, percent of its capacity, besides the\n"
+    "                policy's own (default 80,90,100)\n"
+    "  -n COUNT      variants to list (default 10; 0 = all)\n"
+    "  --show RANK   print the policy text of this rank instead of the best (1)\n"
+    "  -o FILE       also write that policy text to FILE\n"
+    "  --json        one JSON document (every variant with its policy text)\n";
+
+std::string AdviseUsage() { return std::string(kAdviseUsage) + kCommonOptionsUsage; }
 
 // A comma-separated list of decimal numbers, each > 0 and at most `max`
 // ("0.5,1,2"). EINVAL naming the option and the bad item.
@@ -66,8 +65,9 @@ Status ParseNumberList(const std::string& option, const char* value, double max,
     // ParseHours accepts exactly the plain decimals wanted here ("0.5", "2").
     Result<double> number = ParseHours(item);
     if (!number.ok() || !(*number > 0) || *number > max) {
-      return Status::Invalid(option + ": expected numbers greater than 0" +
-                             (max < 1e9 ? " and at most " + std::to_string(static_cast<long long>(max)) : std::string()) +
+      const std::string at_most =
+          max < 1e9 ? " and at most " + std::to_string(static_cast<long long>(max)) : "";
+      return Status::Invalid(option + ": expected numbers greater than 0" + at_most +
                              " separated by commas, got \"" + item + "\"");
     }
     out->push_back(*number);

@@ -6,14 +6,13 @@
 namespace tierfs::cli::fsppadm {
 namespace {
 
-std::string AssignUsage() {
-  return std::string(
-             "usage: fsppadm assign [-f] MOUNT... POLICY.xml\n"
-             "Validates POLICY.xml and makes it the active placement policy of each mount.\n"
-             "  -f, --force   accept a policy naming a class no volume carries (warning only;\n"
-             "                default: refuse it)\n") +
-         kCommonOptionsUsage;
-}
+constexpr char kAssignUsage[] =
+    "usage: fsppadm assign [-f] MOUNT... POLICY.xml\n"
+    "Validates POLICY.xml and makes it the active placement policy of each mount.\n"
+    "  -f, --force   accept a policy naming a class no volume carries (warning only;\n"
+    "                default: refuse it)\n";
+
+std::string AssignUsage() { return std::string(kAssignUsage) + kCommonOptionsUsage; }
 
 int RunAssign(const PolicyFileOptions& options, const CliEnv& env) {
   return SendPolicyToMounts(env, PolicyRequest::kAssign, options.policy_file, options.mounts,

@@ -11,15 +11,14 @@
 namespace tierfs::cli::fsppadm {
 namespace {
 
-std::string HeatBucketUsage() {
-  return std::string(
-             "usage: fsppadm heatbucket MOUNT SECONDS\n"
-             "Sets the length of the buckets MOUNT counts I/O in (its heat resolution) to\n"
-             "SECONDS, 1 to 86400. The I/O counted so far is discarded: temperatures start\n"
-             "again from zero (FCL records are kept). Refused, changing nothing, when a\n"
-             "PERIOD of the assigned policy would be shorter than SECONDS.\n") +
-         kCommonOptionsUsage;
-}
+constexpr char kHeatBucketUsage[] =
+    "usage: fsppadm heatbucket MOUNT SECONDS\n"
+    "Sets the length of the buckets MOUNT counts I/O in (its heat resolution) to\n"
+    "SECONDS, 1 to 86400. The I/O counted so far is discarded: temperatures start\n"
+    "again from zero (FCL records are kept). Refused, changing nothing, when a\n"
+    "PERIOD of the assigned policy would be shorter than SECONDS.\n";
+
+std::string HeatBucketUsage() { return std::string(kHeatBucketUsage) + kCommonOptionsUsage; }
 
 }  // namespace
 

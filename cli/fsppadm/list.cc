@@ -10,12 +10,12 @@ namespace {
 
 using nlohmann::json;
 
-std::string ListUsage() {
-  return std::string("usage: fsppadm list [--json] [MOUNT...]\n"
-                     "Shows the policy assigned to each mount (every tierfs mount when none is named).\n"
-                     "  --json        one JSON document (default: a table)\n") +
-         kCommonOptionsUsage;
-}
+constexpr char kListUsage[] =
+    "usage: fsppadm list [--json] [MOUNT...]\n"
+    "Shows the policy assigned to each mount (every tierfs mount when none is named).\n"
+    "  --json        one JSON document (default: a table)\n";
+
+std::string ListUsage() { return std::string(kListUsage) + kCommonOptionsUsage; }
 
 }  // namespace
 

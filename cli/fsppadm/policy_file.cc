@@ -87,7 +87,7 @@ int SendPolicyToMounts(const CliEnv& env, PolicyRequest request, const std::stri
       if (!target->client.unreachable() && result.status().code() == EINVAL) {
         PrintRefusal(env, policy_file, *target, result.status());
       } else {
-        PrintError(env, kTool, CallErrorMessage(*target, result.status()));
+        PrintError(env, kTool, CallErrorMessage(target->client, result.status()));
       }
       exit_code = std::max(exit_code, target->client.ExitCodeFor(result.status()));
       continue;

@@ -6,11 +6,11 @@
 namespace tierfs::cli::fsppadm {
 namespace {
 
-std::string PrintUsage() {
-  return std::string("usage: fsppadm print MOUNT\n"
-                     "Prints the XML of the policy assigned to MOUNT.\n") +
-         kCommonOptionsUsage;
-}
+constexpr char kPrintUsage[] =
+    "usage: fsppadm print MOUNT\n"
+    "Prints the XML of the policy assigned to MOUNT.\n";
+
+std::string PrintUsage() { return std::string(kPrintUsage) + kCommonOptionsUsage; }
 
 }  // namespace
 

@@ -9,23 +9,22 @@
 namespace tierfs::cli::fsppadm {
 namespace {
 
-std::string ReportUsage() {
-  return std::string(
-             "usage: fsppadm report [--html FILE | --json] [--depth N] [--hours H] MOUNT\n"
-             "Shows, per directory, how many bytes and files sit on each placement class and\n"
-             "how hot they are (bytes read and written in the last H hours, and IOTEMP: those\n"
-             "bytes per hour per byte held), then the same per class and per volume with\n"
-             "capacity, used and free space. Default: text tables.\n"
-             "  --html FILE   write a self-contained HTML page with a chart instead (\"-\":\n"
-             "                standard output)\n"
-             "  --json        the same data as one JSON document\n"
-             "  --depth N     one row per directory N components below the mount point:\n"
-             "                deeper files count in their ancestor there, files higher up in\n"
-             "                their own directory (default 2, 0..1000; 0: one row, \"/\")\n"
-             "  --hours H     the heat window in hours, decimals allowed (default 24, at most\n"
-             "                8784)\n") +
-         kCommonOptionsUsage;
-}
+constexpr char kReportUsage[] =
+    "usage: fsppadm report [--html FILE | --json] [--depth N] [--hours H] MOUNT\n"
+    "Shows, per directory, how many bytes and files sit on each placement class and\n"
+    "how hot they are (bytes read and written in the last H hours, and IOTEMP: those\n"
+    "bytes per hour per byte held), then the same per class and per volume with\n"
+    "capacity, used and free space. Default: text tables.\n"
+    "  --html FILE   write a self-contained HTML page with a chart instead (\"-\":\n"
+    "                standard output)\n"
+    "  --json        the same data as one JSON document\n"
+    "  --depth N     one row per directory N components below the mount point:\n"
+    "                deeper files count in their ancestor there, files higher up in\n"
+    "                their own directory (default 2, 0..1000; 0: one row, \"/\")\n"
+    "  --hours H     the heat window in hours, decimals allowed (default 24, at most\n"
+    "                8784)\n";
+
+std::string ReportUsage() { return std::string(kReportUsage) + kCommonOptionsUsage; }
 
 Status OnReportOption(ReportOptions* o, const OptionSpec& spec, const char* value) {
   const std::string name = spec.long_name;

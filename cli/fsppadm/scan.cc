@@ -53,8 +53,9 @@ std::string EnforceUsage() {
 }
 
 std::string AnalyzeUsage() {
-  return ScanUsage(
-      "analyze", "Plans like enforce and reports the space each class would have; moves nothing.\n");
+  return ScanUsage("analyze",
+                   "Plans like enforce and reports the space each class would have; moves "
+                   "nothing.\n");
 }
 
 std::string QueryUsage() {

@@ -12,24 +12,23 @@
 namespace tierfs::cli::fsppadm {
 namespace {
 
-std::string ScheduleUsage() {
-  return std::string(
-             "usage: fsppadm schedule [--hourly-active] [--daily-full] MOUNT\n"
-             "       fsppadm schedule --list MOUNT\n"
-             "       fsppadm schedule --remove MOUNT\n"
-             "Makes the system's scheduler run enforce: systemd timers where systemd runs\n"
-             "(/etc/systemd/system/tierfs-enforce-FSNAME-*.timer, enabled at once), else\n"
-             "/etc/cron.d/tierfs-FSNAME. Replaces the file system's earlier schedule,\n"
-             "mkdstfs --cron's included. Runs use --no-wait: one that finds an enforce\n"
-             "running is refused, and `fsppadm status` lists it with its message.\n"
-             "  --hourly-active  hourly at :15, `enforce -C -T CLASS`: files with recent I/O\n"
-             "                   and files on the metadata volume's class\n"
-             "  --daily-full     daily at 03:45, `enforce`: every file\n"
-             "                   (neither given: both, the paper's schedule)\n"
-             "  --list           print the schedule files and their contents\n"
-             "  --remove         remove them (stopping the timers)\n") +
-         kCommonOptionsUsage;
-}
+constexpr char kScheduleUsage[] =
+    "usage: fsppadm schedule [--hourly-active] [--daily-full] MOUNT\n"
+    "       fsppadm schedule --list MOUNT\n"
+    "       fsppadm schedule --remove MOUNT\n"
+    "Makes the system's scheduler run enforce: systemd timers where systemd runs\n"
+    "(/etc/systemd/system/tierfs-enforce-FSNAME-*.timer, enabled at once), else\n"
+    "/etc/cron.d/tierfs-FSNAME. Replaces the file system's earlier schedule,\n"
+    "mkdstfs --cron's included. Runs use --no-wait: one that finds an enforce\n"
+    "running is refused, and `fsppadm status` lists it with its message.\n"
+    "  --hourly-active  hourly at :15, `enforce -C -T CLASS`: files with recent I/O\n"
+    "                   and files on the metadata volume's class\n"
+    "  --daily-full     daily at 03:45, `enforce`: every file\n"
+    "                   (neither given: both, the paper's schedule)\n"
+    "  --list           print the schedule files and their contents\n"
+    "  --remove         remove them (stopping the timers)\n";
+
+std::string ScheduleUsage() { return std::string(kScheduleUsage) + kCommonOptionsUsage; }
 
 // This fsppadm, absolute: what the scheduler runs.
 std::string SelfPath() {
@@ -40,7 +39,8 @@ std::string SelfPath() {
 
 // The placement class of the metadata volume (the paper's "ssd" tier): the
 // class the hourly scan also sweeps (-T).
-std::optional<std::string> MetadataClass(const CliEnv& env, MountConnection& target, int* exit_code) {
+std::optional<std::string> MetadataClass(const CliEnv& env, MountConnection& target,
+                                         int* exit_code) {
   std::optional<nlohmann::json> volumes =
       CallOrReport(env, target, nlohmann::json{{"op", "volumes"}}, exit_code);
   if (!volumes) return std::nullopt;

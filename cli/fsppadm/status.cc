@@ -16,14 +16,14 @@ namespace {
 
 using nlohmann::json;
 
-std::string StatusUsage() {
-  return std::string("usage: fsppadm status [-n COUNT] [--json] MOUNT\n"
-                     "Shows the assigned policy, the volumes, and the latest scans and "
-                     "relocations.\n"
-                     "  -n COUNT      how many scans and relocations to show (default 10)\n"
-                     "  --json        one JSON document (default: tables)\n") +
-         kCommonOptionsUsage;
-}
+constexpr char kStatusUsage[] =
+    "usage: fsppadm status [-n COUNT] [--json] MOUNT\n"
+    "Shows the assigned policy, the volumes, and the latest scans and "
+    "relocations.\n"
+    "  -n COUNT      how many scans and relocations to show (default 10)\n"
+    "  --json        one JSON document (default: tables)\n";
+
+std::string StatusUsage() { return std::string(kStatusUsage) + kCommonOptionsUsage; }
 
 std::string Fixed2(double v) {
   char buf[32];

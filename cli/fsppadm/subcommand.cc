@@ -1,9 +1,5 @@
 #include "cli/fsppadm/subcommand.h"
 
-#include <algorithm>
-
-#include "cli/exit_codes.h"
-
 namespace tierfs::cli::fsppadm {
 
 const char kCommonOptionsUsage[] =
@@ -32,18 +28,6 @@ Result<std::vector<std::string>> ParseSubcommandOptions(const std::vector<std::s
 
 Status ExpectOperands(bool ok, const std::string& syntax) {
   return ok ? Status::Ok() : Status::Invalid("expected " + syntax);
-}
-
-std::optional<nlohmann::json> CallOrReport(const CliEnv& env, MountConnection& target,
-                                           const nlohmann::json& request, int* exit_code,
-                                           const ProgressCallback& progress) {
-  Result<nlohmann::json> result = target.client.Call(request, progress);
-  if (!result.ok()) {
-    PrintError(env, kTool, CallErrorMessage(target, result.status()));
-    *exit_code = std::max(*exit_code, target.client.ExitCodeFor(result.status()));
-    return std::nullopt;
-  }
-  return std::move(*result);
 }
 
 }  // namespace tierfs::cli::fsppadm

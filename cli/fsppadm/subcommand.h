@@ -4,8 +4,9 @@
 // ConnectToMount, cli/tool_support.h).
 //
 // A subcommand lives in its own file(s) in cli/fsppadm/: its options struct, its
-// option parsing and usage text, and its run function; enforce, analyze and
-// query share one (cli/fsppadm/scan.h) because they take the same options.
+// option parsing and usage text, and its run function. Commands that take the
+// same options share them: enforce, analyze and query (cli/fsppadm/scan.h),
+// assign and validate (cli/fsppadm/policy_file.h).
 // Not thread-safe: parsing uses getopt_long (cli/option_parser.h).
 #pragma once
 
@@ -24,7 +25,8 @@ namespace tierfs::cli::fsppadm {
 
 constexpr char kTool[] = "fsppadm";
 
-// The usage lines of -h/--help and --version, which end every command's usage.
+// The usage lines of -h/--help and --version, the last of every command's
+// options in its usage.
 extern const char kCommonOptionsUsage[];
 
 // -h/--help and --version: given, the command prints its usage or the version
@@ -89,10 +91,12 @@ Result<Invocation> ParseToInvocation(const std::vector<std::string>& args) {
   return invocation;
 }
 
-// Calls `request` on `target`; on failure prints "fsppadm: MOUNT: message" and
-// raises *exit_code to the call's exit status, returning nullopt.
-std::optional<nlohmann::json> CallOrReport(const CliEnv& env, MountConnection& target,
-                                           const nlohmann::json& request, int* exit_code,
-                                           const ProgressCallback& progress = nullptr);
+// CallOrReport (cli/tool_support.h) for fsppadm: prints "fsppadm: MOUNT:
+// message" on failure, raises *exit_code and returns nullopt.
+inline std::optional<nlohmann::json> CallOrReport(const CliEnv& env, MountConnection& target,
+                                                  const nlohmann::json& request, int* exit_code,
+                                                  const ProgressCallback& progress = nullptr) {
+  return cli::CallOrReport(env, kTool, target.client, request, exit_code, progress);
+}
 
 }  // namespace tierfs::cli::fsppadm

@@ -18,15 +18,14 @@
 namespace tierfs::cli::fsppadm {
 namespace {
 
-std::string TagUsage() {
-  return std::string(
-             "usage: fsppadm tag add|remove TAG FILE...\n"
-             "       fsppadm tag list FILE...\n"
-             "Adds or removes the word TAG in each file's tags (the extended attribute\n"
-             "user.tierfs.tags, comma-separated), which policies select with <TAG>; list\n"
-             "prints each file's tags. The file's owner (or root) may change them.\n") +
-         kCommonOptionsUsage;
-}
+constexpr char kTagUsage[] =
+    "usage: fsppadm tag add|remove TAG FILE...\n"
+    "       fsppadm tag list FILE...\n"
+    "Adds or removes the word TAG in each file's tags (the extended attribute\n"
+    "user.tierfs.tags, comma-separated), which policies select with <TAG>; list\n"
+    "prints each file's tags. The file's owner (or root) may change them.\n";
+
+std::string TagUsage() { return std::string(kTagUsage) + kCommonOptionsUsage; }
 
 std::string JoinWords(const std::vector<std::string>& words) {
   std::string out;
@@ -61,7 +60,9 @@ int WriteTags(const std::string& path, const std::vector<std::string>& tags) {
     return 0;
   }
   const std::string value = JoinWords(tags);
-  if (setxattr(path.c_str(), policy::kFileTagsXattr, value.data(), value.size(), 0) != 0) return -errno;
+  if (setxattr(path.c_str(), policy::kFileTagsXattr, value.data(), value.size(), 0) != 0) {
+    return -errno;
+  }
   return 0;
 }
 

@@ -5,12 +5,12 @@
 namespace tierfs::cli::fsppadm {
 namespace {
 
-std::string UnassignUsage() {
-  return std::string("usage: fsppadm unassign MOUNT...\n"
-                     "Removes the active policy; new files then go to the volume with the most free "
-                     "space.\n") +
-         kCommonOptionsUsage;
-}
+constexpr char kUnassignUsage[] =
+    "usage: fsppadm unassign MOUNT...\n"
+    "Removes the active policy; new files then go to the volume with the most free "
+    "space.\n";
+
+std::string UnassignUsage() { return std::string(kUnassignUsage) + kCommonOptionsUsage; }
 
 }  // namespace
 

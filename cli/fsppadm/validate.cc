@@ -7,16 +7,15 @@
 namespace tierfs::cli::fsppadm {
 namespace {
 
-std::string ValidateUsage() {
-  return std::string(
-             "usage: fsppadm validate [-f] [MOUNT...] POLICY.xml\n"
-             "Checks POLICY.xml. Alone: syntax and semantics, locally. With mounts: also\n"
-             "against the classes of each mount's volumes (nothing is assigned).\n"
-             "Diagnostics read FILE:LINE: <ELEMENT>: message.\n"
-             "  -f, --force   a class no volume carries is a warning, not an error (default:\n"
-             "                an error)\n") +
-         kCommonOptionsUsage;
-}
+constexpr char kValidateUsage[] =
+    "usage: fsppadm validate [-f] [MOUNT...] POLICY.xml\n"
+    "Checks POLICY.xml. Alone: syntax and semantics, locally. With mounts: also\n"
+    "against the classes of each mount's volumes (nothing is assigned).\n"
+    "Diagnostics read FILE:LINE: <ELEMENT>: message.\n"
+    "  -f, --force   a class no volume carries is a warning, not an error (default:\n"
+    "                an error)\n";
+
+std::string ValidateUsage() { return std::string(kValidateUsage) + kCommonOptionsUsage; }
 
 // Prints "POLICY.xml: valid ..." per success.
 int RunValidate(const PolicyFileOptions& options, const CliEnv& env) {
