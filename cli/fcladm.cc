@@ -1,7 +1,6 @@
 #include "cli/fcladm.h"
 
 #include <algorithm>
-#include <exception>
 
 #include "cli/control_client.h"
 #include "cli/exit_codes.h"
@@ -158,46 +157,43 @@ Result<FcladmArgs> ParseFcladmArgs(const std::vector<std::string>& args) {
   return a;
 }
 
-int FcladmMain(const std::vector<std::string>& args, const CliEnv& env) {
-  try {
-    Result<FcladmArgs> parsed = ParseFcladmArgs(args);
-    if (std::optional<int> ended = AnswerParseVersionHelp(parsed, env, kTool, FcladmUsage)) {
-      return *ended;
-    }
-    const FcladmArgs& a = *parsed;
-    int code = kExitOk;
-    Result<LocatedPath> where = LocatePath(env, a.mount, &code);
-    if (!where.ok()) {
-      PrintError(env, kTool, where.status().message());
-      return code;
-    }
-    ControlClient client(where->mount);
-    json request = {{"op", "fcl"}, {"action", a.action}};
-    if (a.action == "print") {
-      request["from_seq"] = a.from_seq;
-      request["from_time_ns"] = a.from_time_ns;
-      request["limit"] = a.limit;
-    }
-    Result<json> result = a.action == "print" ? PrintInBatches(client, a) : client.Call(request);
-    if (!result.ok()) {
-      PrintError(env, kTool,
-                 (client.unreachable() ? "" : where->mount.mount_point + ": ") +
-                     result.status().message());
-      return client.ExitCodeFor(result.status());
-    }
-    if (a.json) {
-      *env.out << JsonDump(*result, 2) << "\n";
-    } else if (a.action == "print") {
-      *env.out << RecordsTable(*result);
-    } else {
-      *env.out << StateLine(*result);
-    }
-    env.out->flush();
-    return kExitOk;
-  } catch (const std::exception& e) {
-    PrintError(env, kTool, std::string("internal error: ") + e.what());
-    return kExitFailed;
+namespace {
+
+int FcladmBody(const std::vector<std::string>& args, const CliEnv& env) {
+  Result<FcladmArgs> parsed = ParseFcladmArgs(args);
+  if (std::optional<int> ended = AnswerParseVersionHelp(parsed, env, kTool, FcladmUsage)) {
+    return *ended;
   }
+  const FcladmArgs& a = *parsed;
+  int code = kExitOk;
+  std::optional<MountConnection> daemon = ConnectToMount(env, kTool, a.mount, &code);
+  if (!daemon) return code;
+  json request = {{"op", "fcl"}, {"action", a.action}};
+  if (a.action == "print") {
+    request["from_seq"] = a.from_seq;
+    request["from_time_ns"] = a.from_time_ns;
+    request["limit"] = a.limit;
+  }
+  Result<json> result =
+      a.action == "print" ? PrintInBatches(daemon->client, a) : daemon->client.Call(request);
+  if (!result.ok()) {
+    PrintError(env, kTool, CallErrorMessage(daemon->client, result.status()));
+    return daemon->client.ExitCodeFor(result.status());
+  }
+  if (a.json) {
+    *env.out << JsonDump(*result, 2) << "\n";
+  } else if (a.action == "print") {
+    *env.out << RecordsTable(*result);
+  } else {
+    *env.out << StateLine(*result);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int FcladmMain(const std::vector<std::string>& args, const CliEnv& env) {
+  return RunToolBody(env, kTool, [&] { return FcladmBody(args, env); });
 }
 
 }  // namespace tierfs::cli

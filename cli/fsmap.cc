@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <exception>
 #include <map>
 
 #include "cli/control_client.h"
@@ -13,7 +12,6 @@
 #include "cli/text_table.h"
 #include "cli/tool_support.h"
 #include "cli/units.h"
-#include "cli/version.h"
 
 namespace tierfs::cli {
 namespace {
@@ -41,122 +39,128 @@ std::string FsmapUsage() {
          "3 a file is not on tierfs or its daemon could not be reached.\n";
 }
 
-int FsmapMain(const std::vector<std::string>& args, const CliEnv& env) {
-  try {
-    bool help = false, human = false, as_json = false, version = false;
-    std::vector<OptionSpec> specs = {{"help", 'h', false, ""},
-                                     {"human-readable", 'H', false, ""},
-                                     {"json", 0, false, ""},
-                                     {"version", 0, false, ""}};
-    Result<std::vector<std::string>> operands =
-        ParseOptions(args, specs, [&](const OptionSpec& spec, const char*) {
-          if (spec.short_name == 'h')
-            help = true;
-          else if (spec.short_name == 'H')
-            human = true;
-          else if (std::string(spec.long_name) == "version")
-            version = true;
-          else
-            as_json = true;
-          return Status::Ok();
-        });
-    if (!operands.ok()) {
-      PrintError(env, kTool, operands.status().message());
-      return kExitUsage;
-    }
-    if (version) {
-      *env.out << VersionText(kTool);
-      return kExitOk;
-    }
-    if (help) {
-      *env.out << FsmapUsage();
-      return kExitOk;
-    }
-    if (operands->empty()) {
-      PrintError(env, kTool, "expected FILE... (see fsmap --help)");
-      return kExitUsage;
-    }
+namespace {
 
-    int exit_code = kExitOk;
-    std::vector<FileQuery> files;
-    // Operands grouped by mount point, keeping each mount's details.
-    std::map<std::string, std::pair<TierfsMount, std::vector<size_t>>> by_mount;
-    for (const std::string& operand : *operands) {
-      int code = kExitOk;
-      Result<LocatedPath> where = LocatePath(env, operand, &code);
-      if (!where.ok()) {
-        PrintError(env, kTool, where.status().message());
-        exit_code = std::max(exit_code, code);
-        continue;
-      }
-      struct stat st;
-      if (stat(where->host_path.c_str(), &st) != 0) {
-        int err = errno;
-        PrintError(env, kTool, Status::FromErrno(err, operand).message());
-        // ENOTCONN: the mount's daemon is gone.
-        bool gone = err == ENOTCONN || err == ECONNABORTED;
-        exit_code = std::max(exit_code, gone ? kExitUnreachable : kExitFailed);
-        continue;
-      }
-      files.push_back(FileQuery{operand, static_cast<uint64_t>(st.st_ino), nullptr});
-      auto& group = by_mount[where->mount.mount_point];
-      group.first = where->mount;
-      group.second.push_back(files.size() - 1);
-    }
+// fsmap's command line: options, then the FILE operands.
+struct FsmapArgs {
+  bool help = false;
+  bool version = false;
+  bool human = false;    // -H: sizes in K, M, G
+  bool as_json = false;  // --json
+  std::vector<std::string> files;
+};
 
-    for (auto& [mount_point, group] : by_mount) {
-      json inos = json::array();
-      for (size_t i : group.second) inos.push_back(files[i].ino);
-      ControlClient client(group.first);
-      Result<json> result = client.Call(json{{"op", "fsmap"}, {"inos", inos}});
-      if (!result.ok()) {
-        PrintError(env, kTool,
-                   (client.unreachable() ? "" : mount_point + ": ") + result.status().message());
-        exit_code = std::max(exit_code, client.ExitCodeFor(result.status()));
-        continue;
-      }
-      std::map<uint64_t, const json*> by_ino;
-      for (const json& f : JsonArray(*result, "files")) by_ino[JsonUint(f, "ino")] = &f;
-      for (size_t i : group.second) {
-        auto it = by_ino.find(files[i].ino);
-        if (it == by_ino.end()) {
-          PrintError(env, kTool,
-                     files[i].operand + ": the daemon does not know inode " +
-                         std::to_string(files[i].ino));
-          exit_code = std::max(exit_code, kExitFailed);
-          continue;
-        }
-        files[i].answer = *it->second;
-      }
-    }
+Result<FsmapArgs> ParseFsmapArgs(const std::vector<std::string>& args) {
+  FsmapArgs a;
+  std::vector<OptionSpec> specs = {{"help", 'h', false, ""},
+                                   {"human-readable", 'H', false, ""},
+                                   {"json", 0, false, ""},
+                                   {"version", 0, false, ""}};
+  Result<std::vector<std::string>> operands =
+      ParseOptions(args, specs, [&a](const OptionSpec& spec, const char*) {
+        if (spec.short_name == 'h')
+          a.help = true;
+        else if (spec.short_name == 'H')
+          a.human = true;
+        else if (std::string(spec.long_name) == "version")
+          a.version = true;
+        else
+          a.as_json = true;
+        return Status::Ok();
+      });
+  if (!operands.ok()) return operands.status();
+  a.files = std::move(*operands);
+  return a;
+}
 
-    if (as_json) {
-      json out = json::array();
-      for (const FileQuery& f : files) {
-        if (f.answer.is_null()) continue;
-        json entry = f.answer;
-        entry["file"] = f.operand;
-        out.push_back(std::move(entry));
-      }
-      *env.out << JsonDump(json{{"files", out}}, 2) << "\n";
-    } else {
-      TextTable table({"VOLUME", "CLASS", "SIZE", "FILE"});
-      table.AlignRight(2);
-      for (const FileQuery& f : files) {
-        if (f.answer.is_null()) continue;
-        std::string volume = JsonString(f.answer, "volume");
-        uint64_t size = JsonUint(f.answer, "size");
-        table.AddRow({volume.empty() ? "-" : volume, JsonString(f.answer, "class", "-"),
-                      human ? HumanBytes(size) : std::to_string(size), PrintableField(f.operand)});
-      }
-      if (table.rows() > 0) *env.out << table.Render();
-    }
-    env.out->flush();
-    return exit_code;
-  } catch (const std::exception& e) {
-    PrintError(env, kTool, std::string("internal error: ") + e.what());
-    return kExitFailed;
+int FsmapBody(const std::vector<std::string>& args, const CliEnv& env) {
+  Result<FsmapArgs> parsed = ParseFsmapArgs(args);
+  if (std::optional<int> ended = AnswerParseVersionHelp(parsed, env, kTool, FsmapUsage)) {
+    return *ended;
   }
+  const bool human = parsed->human, as_json = parsed->as_json;
+  if (parsed->files.empty()) {
+    PrintError(env, kTool, "expected FILE... (see fsmap --help)");
+    return kExitUsage;
+  }
+
+  int exit_code = kExitOk;
+  std::vector<FileQuery> files;
+  // Operands grouped by mount point, keeping each mount's details.
+  std::map<std::string, std::pair<TierfsMount, std::vector<size_t>>> by_mount;
+  for (const std::string& operand : parsed->files) {
+    int code = kExitOk;
+    Result<LocatedPath> where = LocatePath(env, operand, &code);
+    if (!where.ok()) {
+      PrintError(env, kTool, where.status().message());
+      exit_code = std::max(exit_code, code);
+      continue;
+    }
+    struct stat st;
+    if (stat(where->host_path.c_str(), &st) != 0) {
+      int err = errno;
+      PrintError(env, kTool, Status::FromErrno(err, operand).message());
+      // ENOTCONN: the mount's daemon is gone.
+      bool gone = err == ENOTCONN || err == ECONNABORTED;
+      exit_code = std::max(exit_code, gone ? kExitUnreachable : kExitFailed);
+      continue;
+    }
+    files.push_back(FileQuery{operand, static_cast<uint64_t>(st.st_ino), nullptr});
+    auto& group = by_mount[where->mount.mount_point];
+    group.first = where->mount;
+    group.second.push_back(files.size() - 1);
+  }
+
+  for (auto& [mount_point, group] : by_mount) {
+    json inos = json::array();
+    for (size_t i : group.second) inos.push_back(files[i].ino);
+    ControlClient client(group.first);
+    std::optional<json> result =
+        CallOrReport(env, kTool, client, json{{"op", "fsmap"}, {"inos", inos}}, &exit_code);
+    if (!result) continue;
+    std::map<uint64_t, const json*> by_ino;
+    for (const json& f : JsonArray(*result, "files")) by_ino[JsonUint(f, "ino")] = &f;
+    for (size_t i : group.second) {
+      auto it = by_ino.find(files[i].ino);
+      if (it == by_ino.end()) {
+        PrintError(env, kTool,
+                   files[i].operand + ": the daemon does not know inode " +
+                       std::to_string(files[i].ino));
+        exit_code = std::max(exit_code, kExitFailed);
+        continue;
+      }
+      files[i].answer = *it->second;
+    }
+  }
+
+  if (as_json) {
+    json out = json::array();
+    for (const FileQuery& f : files) {
+      if (f.answer.is_null()) continue;
+      json entry = f.answer;
+      entry["file"] = f.operand;
+      out.push_back(std::move(entry));
+    }
+    *env.out << JsonDump(json{{"files", out}}, 2) << "\n";
+  } else {
+    TextTable table({"VOLUME", "CLASS", "SIZE", "FILE"});
+    table.AlignRight(2);
+    for (const FileQuery& f : files) {
+      if (f.answer.is_null()) continue;
+      std::string volume = JsonString(f.answer, "volume");
+      uint64_t size = JsonUint(f.answer, "size");
+      table.AddRow({volume.empty() ? "-" : volume, JsonString(f.answer, "class", "-"),
+                    human ? HumanBytes(size) : std::to_string(size), PrintableField(f.operand)});
+    }
+    if (table.rows() > 0) *env.out << table.Render();
+  }
+  return exit_code;
+}
+
+}  // namespace
+
+int FsmapMain(const std::vector<std::string>& args, const CliEnv& env) {
+  return RunToolBody(env, kTool, [&] { return FsmapBody(args, env); });
 }
 
 }  // namespace tierfs::cli

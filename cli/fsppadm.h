@@ -1,5 +1,6 @@
 // fsppadm: placement policy administration for tierfs (docs/commands.md "fsppadm").
-// The syntax is in cli/fsppadm_args.h; the report layout in cli/fsppadm_report.h.
+// The syntax is in cli/fsppadm/command_line.h and each command's header in
+// cli/fsppadm/; the scan report layout in cli/fsppadm_report.h.
 //
 // FsppadmMain runs one command in-process, talking to the daemons of the named
 // mounts over their control sockets; fsppadm_main.cc is a thin wrapper so that

@@ -1,6 +1,5 @@
 #include "cli/fsvoladm.h"
 
-#include <exception>
 
 #include "cli/control_client.h"
 #include "cli/exit_codes.h"
@@ -30,23 +29,9 @@ void PrintWarnings(const CliEnv& env, const json& result) {
   }
 }
 
-// Runs one request; prints a failure as "fsvoladm: MOUNT: message".
-std::optional<json> Call(const CliEnv& env, ControlClient& client, const json& request,
-                         int* exit_code, const ProgressCallback& progress = nullptr) {
-  Result<json> result = client.Call(request, progress);
-  if (!result.ok()) {
-    PrintError(env, kTool,
-               (client.unreachable() ? "" : client.mount().mount_point + ": ") +
-                   result.status().message());
-    *exit_code = std::max(*exit_code, client.ExitCodeFor(result.status()));
-    return std::nullopt;
-  }
-  return std::move(*result);
-}
-
 int RunList(const FsvoladmArgs& a, const CliEnv& env, ControlClient& client) {
   int code = kExitOk;
-  std::optional<json> volumes = Call(env, client, json{{"op", "volumes"}}, &code);
+  std::optional<json> volumes = CallOrReport(env, kTool, client, json{{"op", "volumes"}}, &code);
   if (!volumes) return code;
   if (a.json) {
     *env.out << JsonDump(*volumes, 2) << "\n";
@@ -94,8 +79,8 @@ int RunRemove(const FsvoladmArgs& a, const CliEnv& env, ControlClient& client) {
   std::optional<json> result;
   {
     ProgressLine line(*env.err, env.err_is_terminal, "remove " + volume);
-    result = Call(env, client, json{{"op", "volume_remove"}, {"volume", volume}}, &code,
-                  [&line](const json& progress) { line.Update(progress); });
+    result = CallOrReport(env, kTool, client, json{{"op", "volume_remove"}, {"volume", volume}},
+                          &code, [&line](const json& progress) { line.Update(progress); });
   }
   if (!result) return code;
   PrintWarnings(env, *result);
@@ -122,8 +107,8 @@ int RunRemove(const FsvoladmArgs& a, const CliEnv& env, ControlClient& client) {
 
 int RunSetClass(const FsvoladmArgs& a, const CliEnv& env, ControlClient& client) {
   int code = kExitOk;
-  std::optional<json> result = Call(
-      env, client,
+  std::optional<json> result = CallOrReport(
+      env, kTool, client,
       json{{"op", "volume_setclass"}, {"volume", a.operands[0]}, {"class", a.operands[1]}}, &code);
   if (!result) return code;
   PrintWarnings(env, *result);
@@ -219,30 +204,27 @@ Result<FsvoladmArgs> ParseFsvoladmArgs(const std::vector<std::string>& args) {
   return a;
 }
 
-int FsvoladmMain(const std::vector<std::string>& args, const CliEnv& env) {
-  try {
-    Result<FsvoladmArgs> parsed = ParseFsvoladmArgs(args);
-    if (std::optional<int> ended = AnswerParseVersionHelp(parsed, env, kTool, FsvoladmUsage)) {
-      return *ended;
-    }
-    const FsvoladmArgs& a = *parsed;
-    int code = kExitOk;
-    Result<LocatedPath> where = LocatePath(env, a.mount, &code);
-    if (!where.ok()) {
-      PrintError(env, kTool, where.status().message());
-      return code;
-    }
-    ControlClient client(where->mount);
-    if (a.action == "list") code = RunList(a, env, client);
-    else if (a.action == "add") code = RunAdd(a, env, client);
-    else if (a.action == "remove") code = RunRemove(a, env, client);
-    else code = RunSetClass(a, env, client);
-    env.out->flush();
-    return code;
-  } catch (const std::exception& e) {
-    PrintError(env, kTool, std::string("internal error: ") + e.what());
-    return kExitFailed;
+namespace {
+
+int FsvoladmBody(const std::vector<std::string>& args, const CliEnv& env) {
+  Result<FsvoladmArgs> parsed = ParseFsvoladmArgs(args);
+  if (std::optional<int> ended = AnswerParseVersionHelp(parsed, env, kTool, FsvoladmUsage)) {
+    return *ended;
   }
+  const FsvoladmArgs& a = *parsed;
+  int code = kExitOk;
+  std::optional<MountConnection> daemon = ConnectToMount(env, kTool, a.mount, &code);
+  if (!daemon) return code;
+  if (a.action == "list") return RunList(a, env, daemon->client);
+  if (a.action == "add") return RunAdd(a, env, daemon->client);
+  if (a.action == "remove") return RunRemove(a, env, daemon->client);
+  return RunSetClass(a, env, daemon->client);
+}
+
+}  // namespace
+
+int FsvoladmMain(const std::vector<std::string>& args, const CliEnv& env) {
+  return RunToolBody(env, kTool, [&] { return FsvoladmBody(args, env); });
 }
 
 }  // namespace tierfs::cli

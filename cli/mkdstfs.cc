@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <exception>
 #include <optional>
 
 #include "cli/control_client.h"
@@ -94,7 +93,7 @@ int AddToExisting(const MkdstfsArgs& a, const CliEnv& env, const TierfsMount& mo
   using nlohmann::json;
   ControlClient client(mount);
   auto report = [&](const Status& st) {
-    PrintError(env, kTool, (client.unreachable() ? "" : mount.mount_point + ": ") + st.message());
+    PrintError(env, kTool, CallErrorMessage(client, st));
     return client.ExitCodeFor(st);
   };
   if (!a.cron_schedule.empty()) {
@@ -191,7 +190,6 @@ int AddToExisting(const MkdstfsArgs& a, const CliEnv& env, const TierfsMount& mo
              << ":\n"
              << VolumesTable(*after);
   }
-  env.out->flush();
   return kExitOk;
 }
 
@@ -341,114 +339,116 @@ Result<std::vector<VolumeProbe>> ProbeVolumes(const std::vector<std::string>& op
   return probes;
 }
 
-int MkdstfsMain(const std::vector<std::string>& args, const CliEnv& env) {
-  try {
-    Result<MkdstfsArgs> parsed = ParseMkdstfsArgs(args);
-    if (std::optional<int> ended = AnswerParseVersionHelp(parsed, env, kTool, MkdstfsUsage,
-                                                          " (see mkdstfs --help)")) {
-      return *ended;
-    }
-    const MkdstfsArgs& a = *parsed;
-    std::ostream* verbose = a.verbose ? env.out : nullptr;
-    if (std::optional<TierfsMount> existing =
-            TierfsMountedAt(env, ResolveMountPoint(a.mount_point))) {
-      return AddToExisting(a, env, *existing);
-    }
+namespace {
 
-    Result<std::vector<VolumeProbe>> probes = ProbeVolumes(a.volumes);
-    if (!probes.ok()) {
-      // A volume of FSNAME itself: the file system exists but is not mounted here.
-      Result<std::vector<VolumeProbe>> labelled =
-          ProbeVolumes(a.volumes, "/sys", LabelledDirs::kKeepLabelled);
-      if (labelled.ok()) {
-        for (const VolumeProbe& p : *labelled) {
-          if (p.label && p.label->fs_name == a.fs_name) {
-            PrintError(env, kTool,
-                       probes.status().message() + " File system " + a.fs_name +
-                           " is not mounted on " + ResolveMountPoint(a.mount_point) +
-                           ": to add volumes to it, mount it there (tierfs METADATA_DIR "
-                           "MOUNTPOINT) and run mkdstfs again. Nothing changed.");
-            return kExitUsage;
-          }
+int MkdstfsBody(const std::vector<std::string>& args, const CliEnv& env) {
+  Result<MkdstfsArgs> parsed = ParseMkdstfsArgs(args);
+  if (std::optional<int> ended = AnswerParseVersionHelp(parsed, env, kTool, MkdstfsUsage,
+                                                        " (see mkdstfs --help)")) {
+    return *ended;
+  }
+  const MkdstfsArgs& a = *parsed;
+  std::ostream* verbose = a.verbose ? env.out : nullptr;
+  if (std::optional<TierfsMount> existing =
+          TierfsMountedAt(env, ResolveMountPoint(a.mount_point))) {
+    return AddToExisting(a, env, *existing);
+  }
+
+  Result<std::vector<VolumeProbe>> probes = ProbeVolumes(a.volumes);
+  if (!probes.ok()) {
+    // A volume of FSNAME itself: the file system exists but is not mounted here.
+    Result<std::vector<VolumeProbe>> labelled =
+        ProbeVolumes(a.volumes, "/sys", LabelledDirs::kKeepLabelled);
+    if (labelled.ok()) {
+      for (const VolumeProbe& p : *labelled) {
+        if (p.label && p.label->fs_name == a.fs_name) {
+          PrintError(env, kTool,
+                     probes.status().message() + " File system " + a.fs_name +
+                         " is not mounted on " + ResolveMountPoint(a.mount_point) +
+                         ": to add volumes to it, mount it there (tierfs METADATA_DIR "
+                         "MOUNTPOINT) and run mkdstfs again. Nothing changed.");
+          return kExitUsage;
         }
       }
-      PrintError(env, kTool, probes.status().message());
+    }
+    PrintError(env, kTool, probes.status().message());
+    return kExitUsage;
+  }
+  if (verbose != nullptr) {
+    for (const VolumeProbe& p : *probes) {
+      *verbose << "mediatype " << p.spec.dir << "    # "
+               << (p.media_type.empty() ? "unknown: " + p.detect_error : p.media_type) << "\n";
+    }
+  }
+  Result<MkdstfsPlan> plan = PlanVolumes(*probes, a.force);
+  if (!plan.ok()) {
+    PrintError(env, kTool, plan.status().message());
+    return kExitUsage;
+  }
+  for (const std::string& w : plan->warnings) PrintError(env, kTool, "warning: " + w);
+
+  CreateRequest request;
+  request.plan = std::move(*plan);
+  request.fs_name = a.fs_name;
+  request.mount_point = ResolveMountPoint(a.mount_point);
+  request.mount_options = a.mount_options;
+  request.cron_schedule = a.cron_schedule;
+  request.heat_bucket_seconds = a.heat_bucket_seconds;
+  request.mount = a.mount;
+  request.root_uid = getuid();
+  request.root_gid = getgid();
+  for (const meta::Volume& v : request.plan.volumes) {
+    if (IsUnderOrSame(v.path, request.mount_point) ||
+        IsUnderOrSame(request.mount_point, v.path)) {
+      PrintError(env, kTool,
+                 "the mount point " + request.mount_point + " and the volume " + v.path +
+                     " may not contain one another");
       return kExitUsage;
     }
-    if (verbose != nullptr) {
-      for (const VolumeProbe& p : *probes) {
-        *verbose << "mediatype " << p.spec.dir << "    # "
-                 << (p.media_type.empty() ? "unknown: " + p.detect_error : p.media_type) << "\n";
-      }
-    }
-    Result<MkdstfsPlan> plan = PlanVolumes(*probes, a.force);
-    if (!plan.ok()) {
-      PrintError(env, kTool, plan.status().message());
+  }
+  if (a.mount) {
+    request.tierfs_binary = FindBinary("tierfs");
+    if (request.tierfs_binary.empty()) {
+      PrintError(env, kTool,
+                 "cannot find the tierfs program next to mkdstfs or in PATH (use --no-mount "
+                 "and mount later with tierfs)");
       return kExitUsage;
     }
-    for (const std::string& w : plan->warnings) PrintError(env, kTool, "warning: " + w);
+  }
+  if (!a.cron_schedule.empty()) {
+    request.fsppadm_binary = FindBinary("fsppadm");
+    if (request.fsppadm_binary.empty()) request.fsppadm_binary = "fsppadm";
+    std::string cron_file = CronFilePath(a.fs_name);
+    struct stat st;
+    if (lstat(cron_file.c_str(), &st) == 0) {
+      PrintError(env, kTool, cron_file + " already exists; remove it or choose another FSNAME");
+      return kExitUsage;
+    }
+  }
 
-    CreateRequest request;
-    request.plan = std::move(*plan);
-    request.fs_name = a.fs_name;
-    request.mount_point = ResolveMountPoint(a.mount_point);
-    request.mount_options = a.mount_options;
-    request.cron_schedule = a.cron_schedule;
-    request.heat_bucket_seconds = a.heat_bucket_seconds;
-    request.mount = a.mount;
-    request.root_uid = getuid();
-    request.root_gid = getgid();
-    for (const meta::Volume& v : request.plan.volumes) {
-      if (IsUnderOrSame(v.path, request.mount_point) ||
-          IsUnderOrSame(request.mount_point, v.path)) {
-        PrintError(env, kTool,
-                   "the mount point " + request.mount_point + " and the volume " + v.path +
-                       " may not contain one another");
-        return kExitUsage;
-      }
-    }
-    if (a.mount) {
-      request.tierfs_binary = FindBinary("tierfs");
-      if (request.tierfs_binary.empty()) {
-        PrintError(env, kTool,
-                   "cannot find the tierfs program next to mkdstfs or in PATH (use --no-mount "
-                   "and mount later with tierfs)");
-        return kExitUsage;
-      }
-    }
-    if (!a.cron_schedule.empty()) {
-      request.fsppadm_binary = FindBinary("fsppadm");
-      if (request.fsppadm_binary.empty()) request.fsppadm_binary = "fsppadm";
-      std::string cron_file = CronFilePath(a.fs_name);
-      struct stat st;
-      if (lstat(cron_file.c_str(), &st) == 0) {
-        PrintError(env, kTool, cron_file + " already exists; remove it or choose another FSNAME");
-        return kExitUsage;
-      }
-    }
-
-    Result<std::string> uuid = CreateFileSystem(request, verbose);
-    if (!uuid.ok()) {
-      PrintError(env, kTool, uuid.status().message());
-      return kExitFailed;
-    }
-    if (verbose == nullptr) {
-      *env.out << "tierfs file system " << a.fs_name << " (" << *uuid << ") "
-               << (a.mount ? "mounted on " : "created for ") << request.mount_point << "\n";
-      TextTable table({"VOLUME", "CLASS", "MEDIA", "ROLE", "DIRECTORY"});
-      for (const meta::Volume& v : request.plan.volumes) {
-        table.AddRow({v.name, v.placement_class,
-                      v.media_type + (v.media_type_source == "configured" ? " (given)" : ""),
-                      v.role, v.path});
-      }
-      *env.out << table.Render();
-    }
-    env.out->flush();
-    return kExitOk;
-  } catch (const std::exception& e) {
-    PrintError(env, kTool, std::string("internal error: ") + e.what());
+  Result<std::string> uuid = CreateFileSystem(request, verbose);
+  if (!uuid.ok()) {
+    PrintError(env, kTool, uuid.status().message());
     return kExitFailed;
   }
+  if (verbose == nullptr) {
+    *env.out << "tierfs file system " << a.fs_name << " (" << *uuid << ") "
+             << (a.mount ? "mounted on " : "created for ") << request.mount_point << "\n";
+    TextTable table({"VOLUME", "CLASS", "MEDIA", "ROLE", "DIRECTORY"});
+    for (const meta::Volume& v : request.plan.volumes) {
+      table.AddRow({v.name, v.placement_class,
+                    v.media_type + (v.media_type_source == "configured" ? " (given)" : ""),
+                    v.role, v.path});
+    }
+    *env.out << table.Render();
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int MkdstfsMain(const std::vector<std::string>& args, const CliEnv& env) {
+  return RunToolBody(env, kTool, [&] { return MkdstfsBody(args, env); });
 }
 
 }  // namespace tierfs::cli

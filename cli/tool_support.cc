@@ -3,6 +3,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <exception>
+
 #include "cli/exit_codes.h"
 
 namespace tierfs::cli {
@@ -80,6 +83,47 @@ Status WriteTextFile(const std::string& path, const std::string& text) {
 void PrintError(const CliEnv& env, std::string_view tool, std::string_view message) {
   *env.err << tool << ": " << message << "\n";
   env.err->flush();
+}
+
+std::optional<MountConnection> ConnectToMount(const CliEnv& env, std::string_view tool,
+                                              const std::string& operand, int* exit_code) {
+  int code = kExitOk;
+  Result<LocatedPath> where = LocatePath(env, operand, &code);
+  if (!where.ok()) {
+    PrintError(env, tool, where.status().message());
+    *exit_code = std::max(*exit_code, code);
+    return std::nullopt;
+  }
+  ControlClient client(where->mount);
+  return MountConnection{std::move(*where), std::move(client)};
+}
+
+std::string CallErrorMessage(const ControlClient& client, const Status& status) {
+  if (client.unreachable()) return status.message();
+  return client.mount().mount_point + ": " + status.message();
+}
+
+std::optional<nlohmann::json> CallOrReport(const CliEnv& env, std::string_view tool,
+                                           ControlClient& client, const nlohmann::json& request,
+                                           int* exit_code, const ProgressCallback& progress) {
+  Result<nlohmann::json> result = client.Call(request, progress);
+  if (!result.ok()) {
+    PrintError(env, tool, CallErrorMessage(client, result.status()));
+    *exit_code = std::max(*exit_code, client.ExitCodeFor(result.status()));
+    return std::nullopt;
+  }
+  return std::move(*result);
+}
+
+int RunToolBody(const CliEnv& env, std::string_view tool, const std::function<int()>& body) {
+  try {
+    const int code = body();
+    env.out->flush();
+    return code;
+  } catch (const std::exception& e) {
+    PrintError(env, tool, std::string("internal error: ") + e.what());
+    return kExitFailed;
+  }
 }
 
 }  // namespace tierfs::cli

@@ -1,5 +1,6 @@
 // Helpers every administration tool shares: locating a path operand's tierfs
-// mount, reading an input file, and printing "tool: message" errors.
+// mount and connecting to its daemon, reading an input file, printing
+// "tool: message" errors, and the start and end of every tool's main.
 // Thread-safe apart from the CliEnv streams they write to.
 #pragma once
 
@@ -9,6 +10,7 @@
 #include <string_view>
 
 #include "cli/cli_env.h"
+#include "cli/control_client.h"
 #include "cli/exit_codes.h"
 #include "cli/mount_table.h"
 #include "cli/version.h"
@@ -29,6 +31,30 @@ struct LocatedPath {
 // when the path does not resolve (ENOENT...), kExitUnreachable when it is not in
 // a tierfs file system or the mount table cannot be read.
 Result<LocatedPath> LocatePath(const CliEnv& env, const std::string& operand, int* exit_code);
+
+// A path operand located, with a client for its daemon.
+struct MountConnection {
+  LocatedPath where;
+  ControlClient client;
+};
+
+// LocatePath and a client for the mount's daemon (no I/O until its first
+// call). On failure prints "<tool>: <message>", raises *exit_code to
+// LocatePath's code (kExitUsage or kExitUnreachable) and returns nullopt.
+std::optional<MountConnection> ConnectToMount(const CliEnv& env, std::string_view tool,
+                                              const std::string& operand, int* exit_code);
+
+// "MOUNT: message" for a failed call of `client`, or the message alone when the
+// daemon could not be reached (ControlClient's message then names the socket).
+std::string CallErrorMessage(const ControlClient& client, const Status& status);
+
+// Calls `request` on `client`. On failure prints "<tool>: MOUNT: message"
+// (CallErrorMessage), raises *exit_code to the call's exit status
+// (ControlClient::ExitCodeFor) and returns nullopt.
+std::optional<nlohmann::json> CallOrReport(const CliEnv& env, std::string_view tool,
+                                           ControlClient& client, const nlohmann::json& request,
+                                           int* exit_code,
+                                           const ProgressCallback& progress = nullptr);
 
 // Reads a whole (policy) file, at most 64 MiB. Errors: the errno naming `path`.
 Result<std::string> ReadTextFile(const std::string& path);
@@ -62,5 +88,11 @@ std::optional<int> AnswerParseVersionHelp(const Result<Args>& parsed, const CliE
   }
   return std::nullopt;
 }
+
+// The end every tool's main shares: runs `body` and returns its exit status
+// with env.out flushed; an exception escaping it is printed as "<tool>:
+// internal error: <what>" and ends the run with kExitFailed, so that nothing
+// escapes main.
+int RunToolBody(const CliEnv& env, std::string_view tool, const std::function<int()>& body);
 
 }  // namespace tierfs::cli

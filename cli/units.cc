@@ -119,29 +119,16 @@ Result<uint64_t> ParseBytes(std::string_view text) {
   } else if (s.size() > 1 && s.back() == 'B') {
     s.remove_suffix(1);
   }
+  // K, M, G, T in either case: the powers of 1024, 2^10 to 2^40.
+  constexpr std::string_view kUnitLetters = "KMGT";
   uint64_t mult = 1;
   if (!s.empty()) {
-    switch (s.back()) {
-      case 'k':
-      case 'K':
-        mult = 1ULL << 10;
-        break;
-      case 'm':
-      case 'M':
-        mult = 1ULL << 20;
-        break;
-      case 'g':
-      case 'G':
-        mult = 1ULL << 30;
-        break;
-      case 't':
-      case 'T':
-        mult = 1ULL << 40;
-        break;
-      default:
-        break;
+    const size_t unit = kUnitLetters.find(static_cast<char>(std::toupper(
+        static_cast<unsigned char>(s.back()))));
+    if (unit != std::string_view::npos) {
+      mult = 1ULL << (10 * (unit + 1));
+      s.remove_suffix(1);
     }
-    if (mult != 1) s.remove_suffix(1);
   }
   if (binary_suffix && mult == 1) return bad();
   auto out_of_range = [text] {

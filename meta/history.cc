@@ -2,6 +2,9 @@
 //
 // The two histories are capped (kKeepRelocations, kKeepScans rows): each insert
 // drops the rows that fell off the end, so they never need a separate prune.
+#include <string>
+#include <string_view>
+
 #include "meta/database.h"
 #include "meta/fcl_log.h"
 #include "meta/metadata.h"
@@ -14,6 +17,14 @@ constexpr int64_t kKeepScans = 10000;
 
 // LIMIT for a `limit` argument where 0 means all (-1 is no limit in SQLite).
 int64_t SqlLimit(size_t limit) { return limit == 0 ? -1 : static_cast<int64_t>(limit); }
+
+// Right after an insert into `table` (a capped history whose ids only grow):
+// drops the rows older than the newest `keep`.
+Status DropAllButNewest(Database* db, std::string_view table, int64_t keep) {
+  Statement st = db->Prepare("DELETE FROM " + std::string(table) + " WHERE id <= ?1");
+  st.BindAll(db->LastInsertRowId() - keep);
+  return st.Run();
+}
 
 }  // namespace
 
@@ -66,11 +77,7 @@ Status Metadata::RecordRelocation(const RelocationRecord& record) {
                record.to_volume, record.bytes, record.seconds, record.outcome);
     TIERFS_RETURN_IF_ERROR(st.Run());
   }
-  {
-    Statement st = db->Prepare("DELETE FROM relocations WHERE id <= ?1");
-    st.BindAll(db->LastInsertRowId() - kKeepRelocations);
-    TIERFS_RETURN_IF_ERROR(st.Run());
-  }
+  TIERFS_RETURN_IF_ERROR(DropAllButNewest(db, "relocations", kKeepRelocations));
   return txn.Commit();
 }
 
@@ -105,11 +112,7 @@ Status Metadata::RecordScan(ScanRecord* record) {
     TIERFS_RETURN_IF_ERROR(st.Run());
   }
   const int64_t id = db->LastInsertRowId();
-  {
-    Statement st = db->Prepare("DELETE FROM scans WHERE id <= ?1");
-    st.BindAll(id - kKeepScans);
-    TIERFS_RETURN_IF_ERROR(st.Run());
-  }
+  TIERFS_RETURN_IF_ERROR(DropAllButNewest(db, "scans", kKeepScans));
   TIERFS_RETURN_IF_ERROR(txn.Commit());
   record->id = id;
   return Status::Ok();

@@ -269,11 +269,9 @@ Result<std::vector<VolumeUsage>> Metadata::UsageByVolume() {
       "SELECT v.id, count(i.ino), coalesce(sum(i.size), 0) FROM volumes v "
       "LEFT JOIN inodes i ON i.volume_id = v.id GROUP BY v.id ORDER BY v.id");
   std::vector<VolumeUsage> usage;
-  for (;;) {
-    META_ASSIGN_OR_RETURN(bool row, st.Step());
-    if (!row) break;
-    usage.push_back(VolumeUsage{static_cast<uint32_t>(st.Int64(0)), st.Uint64(1), st.Uint64(2)});
-  }
+  TIERFS_RETURN_IF_ERROR(st.AppendRows(&usage, [](const Statement& r) {
+    return VolumeUsage{static_cast<uint32_t>(r.Int64(0)), r.Uint64(1), r.Uint64(2)};
+  }));
   return usage;
 }
 

@@ -1,4 +1,6 @@
-#include "cli/fsppadm_args.h"
+// fsppadm's command line: the dispatcher (cli/fsppadm/command_line.h) and each
+// command's own options (cli/fsppadm/<command>.h).
+#include "cli/fsppadm/command_line.h"
 
 #include <gtest/gtest.h>
 
@@ -6,25 +8,29 @@
 
 #include "cli/exit_codes.h"
 #include "cli/fsppadm.h"
+#include "cli/fsppadm/policy_file.h"
+#include "cli/fsppadm/heatbucket.h"
+#include "cli/fsppadm/scan.h"
+#include "cli/fsppadm/status.h"
 #include "cli/option_parser.h"
 
-namespace tierfs::cli {
+namespace tierfs::cli::fsppadm {
 namespace {
 
 using Args = std::vector<std::string>;
 
 std::string ErrorOf(const Args& args) {
-  Result<FsppadmArgs> r = ParseFsppadmArgs(args);
+  Result<CommandLine> r = ParseCommandLine(args);
   return r.ok() ? "" : r.status().message();
 }
 
 TEST(FsppadmArgs, EnforceWithEveryOption) {
-  Result<FsppadmArgs> r = ParseFsppadmArgs(
-      {"fsppadm", "enforce", "-C",  "-T",      "ssd", "-T",        "hdd",    "-F",
+  Result<ScanOptions> r = ParseScanOptions(
+      {"enforce", "-C",  "-T",      "ssd", "-T",        "hdd",    "-F",
        "p.xml",   "-P",      "-r",  "rep.txt", "-a",  "-s",        "10G",    "-n",
        "100",     "-t",      "1.5", "-p",      "80",  "--no-wait", "/mnt/a", "/mnt/b"});
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->command, FsppadmCommand::kEnforce);
+  EXPECT_EQ(r->mode, "enforce");
   EXPECT_TRUE(r->active_only);
   EXPECT_EQ(r->classes, (std::vector<std::string>{"ssd", "hdd"}));
   EXPECT_EQ(r->policy_file, "p.xml");
@@ -40,10 +46,10 @@ TEST(FsppadmArgs, EnforceWithEveryOption) {
 }
 
 TEST(FsppadmArgs, OptionsAfterOperandsAndClusters) {
-  Result<FsppadmArgs> r = ParseFsppadmArgs({"fsppadm", "query", "/mnt", "-CP", "--json"});
+  Result<ScanOptions> r = ParseScanOptions({"query", "/mnt", "-CP", "--json"});
   // -P and --json exclude each other.
   EXPECT_FALSE(r.ok());
-  r = ParseFsppadmArgs({"fsppadm", "query", "/mnt", "-CTssd"});
+  r = ParseScanOptions({"query", "/mnt", "-CTssd"});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_TRUE(r->active_only);
   EXPECT_EQ(r->classes, std::vector<std::string>{"ssd"});
@@ -51,35 +57,34 @@ TEST(FsppadmArgs, OptionsAfterOperandsAndClusters) {
 }
 
 TEST(FsppadmArgs, PolicyCommandsTakeTheLastOperandAsThePolicy) {
-  Result<FsppadmArgs> r = ParseFsppadmArgs({"fsppadm", "assign", "-f", "/m1", "/m2", "p.xml"});
+  Result<PolicyFileOptions> r = ParseAssignOptions({"assign", "-f", "/m1", "/m2", "p.xml"});
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->force);
   EXPECT_EQ(r->mounts, (std::vector<std::string>{"/m1", "/m2"}));
   EXPECT_EQ(r->policy_file, "p.xml");
-  r = ParseFsppadmArgs({"fsppadm", "validate", "p.xml"});
-  ASSERT_TRUE(r.ok());
-  EXPECT_TRUE(r->mounts.empty());
-  r = ParseFsppadmArgs({"fsppadm", "status", "-n", "3", "--json", "/m"});
-  ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->status_count, 3u);
-  EXPECT_TRUE(r->json);
+  Result<PolicyFileOptions> v = ParseValidateOptions({"validate", "p.xml"});
+  ASSERT_TRUE(v.ok());
+  EXPECT_TRUE(v->mounts.empty());
+  EXPECT_EQ(v->policy_file, "p.xml");
+  Result<StatusOptions> s = ParseStatusOptions({"status", "-n", "3", "--json", "/m"});
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->count, 3u);
+  EXPECT_TRUE(s->json);
+  EXPECT_EQ(s->mount, "/m");
 }
 
 TEST(FsppadmArgs, HeatbucketTakesMountAndSeconds) {
-  Result<FsppadmArgs> r = ParseFsppadmArgs({"fsppadm", "heatbucket", "/m", "60"});
+  Result<HeatBucketOptions> r = ParseHeatBucketOptions({"heatbucket", "/m", "60"});
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->command, FsppadmCommand::kHeatBucket);
-  EXPECT_EQ(r->mounts, (std::vector<std::string>{"/m"}));
-  EXPECT_EQ(r->heat_bucket_seconds, 60);
-  EXPECT_TRUE(ParseFsppadmArgs({"fsppadm", "heatbucket", "/m", "86400"}).ok());
+  EXPECT_EQ(r->mount, "/m");
+  EXPECT_EQ(r->seconds, 60);
+  EXPECT_TRUE(ParseCommandLine({"fsppadm", "heatbucket", "/m", "86400"}).ok());
   for (const char* bad : {"0", "86401", "1.5", "1h"}) {
-    r = ParseFsppadmArgs({"fsppadm", "heatbucket", "/m", bad});
-    ASSERT_FALSE(r.ok()) << bad;
-    EXPECT_NE(r.status().message().find("SECONDS must be 1 to 86400"), std::string::npos)
-        << r.status().message();
+    EXPECT_EQ(ErrorOf({"fsppadm", "heatbucket", "/m", bad}),
+              "heatbucket: SECONDS must be 1 to 86400, got \"" + std::string(bad) + "\"");
   }
-  EXPECT_FALSE(ParseFsppadmArgs({"fsppadm", "heatbucket", "/m"}).ok());
-  EXPECT_NE(FsppadmUsage(FsppadmCommand::kHeatBucket).find("discarded"), std::string::npos);
+  EXPECT_EQ(ErrorOf({"fsppadm", "heatbucket", "/m"}), "heatbucket: expected MOUNT SECONDS");
+  EXPECT_NE(Usage(FindSubcommand("heatbucket")).find("discarded"), std::string::npos);
 }
 
 TEST(FsppadmArgs, ErrorsNameTheOption) {
@@ -112,17 +117,26 @@ TEST(FsppadmArgs, Help) {
   for (const Args& args :
        {Args{"fsppadm", "--help"}, Args{"fsppadm", "help"}, Args{"fsppadm", "enforce", "--help"},
         Args{"fsppadm", "help", "list"}, Args{"fsppadm", "assign", "-h"}}) {
-    Result<FsppadmArgs> r = ParseFsppadmArgs(args);
+    Result<CommandLine> r = ParseCommandLine(args);
     ASSERT_TRUE(r.ok()) << args.back();
-    EXPECT_TRUE(r->help);
+    EXPECT_TRUE(r->invocation.flags.help);
+    EXPECT_FALSE(r->invocation.run);
   }
-  for (FsppadmCommand c :
-       {FsppadmCommand::kNone, FsppadmCommand::kAssign, FsppadmCommand::kUnassign,
-        FsppadmCommand::kList, FsppadmCommand::kPrint, FsppadmCommand::kValidate,
-        FsppadmCommand::kEnforce, FsppadmCommand::kAnalyze, FsppadmCommand::kQuery,
-        FsppadmCommand::kStatus}) {
-    EXPECT_EQ(FsppadmUsage(c).rfind("usage: fsppadm", 0), 0u) << FsppadmCommandName(c);
+  EXPECT_EQ(ParseCommandLine({"fsppadm", "help", "list"})->command, FindSubcommand("list"));
+  EXPECT_EQ(ErrorOf({"fsppadm", "help", "frob"}), "unknown command \"frob\"");
+  Result<CommandLine> version = ParseCommandLine({"fsppadm", "status", "--version"});
+  ASSERT_TRUE(version.ok());
+  EXPECT_TRUE(version->invocation.flags.version);
+  EXPECT_EQ(Usage(nullptr).rfind("usage: fsppadm COMMAND", 0), 0u);
+  // Every command's usage starts with its own synopsis and ends with the common
+  // options (the scans add their notes after those).
+  for (const Subcommand* c : AllSubcommands()) {
+    const std::string usage = Usage(c);
+    EXPECT_EQ(usage.rfind("usage: fsppadm " + std::string(c->name), 0), 0u) << c->name;
+    EXPECT_NE(usage.find(kCommonOptionsUsage), std::string::npos) << c->name;
+    EXPECT_EQ(FindSubcommand(c->name), c);
   }
+  EXPECT_EQ(AllSubcommands().size(), 14u);
 }
 
 TEST(FsppadmMain, UsageErrorsExitTwoAndNameTheOption) {
@@ -167,4 +181,4 @@ TEST(OptionParser, AmbiguousPrefix) {
 }
 
 }  // namespace
-}  // namespace tierfs::cli
+}  // namespace tierfs::cli::fsppadm

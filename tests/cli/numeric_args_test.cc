@@ -9,7 +9,8 @@
 #include <vector>
 
 #include "cli/fcladm.h"
-#include "cli/fsppadm_args.h"
+#include "cli/fsppadm/command_line.h"
+#include "cli/fsppadm/scan.h"
 #include "cli/units.h"
 
 namespace tierfs::cli {
@@ -18,7 +19,7 @@ namespace {
 using Args = std::vector<std::string>;
 
 std::string FsppadmError(const Args& args) {
-  Result<FsppadmArgs> r = ParseFsppadmArgs(args);
+  Result<fsppadm::CommandLine> r = fsppadm::ParseCommandLine(args);
   if (r.ok()) return "";
   EXPECT_EQ(r.status().code(), EINVAL);
   return r.status().message();
@@ -85,8 +86,8 @@ TEST(NumericArgsTest, FsppadmScanOptions) {
   EXPECT_EQ(FsppadmError({"fsppadm", "status", "-n", "99999999999999999999", "/m"})
                 .rfind("status: -n: count out of range", 0),
             0u);
-  Result<FsppadmArgs> ok = ParseFsppadmArgs(
-      {"fsppadm", "enforce", "-p", "100", "-s", "8388607T", "-n", "9223372036854775807", "-t",
+  Result<fsppadm::ScanOptions> ok = fsppadm::ParseScanOptions(
+      {"enforce", "-p", "100", "-s", "8388607T", "-n", "9223372036854775807", "-t",
        "1000000", "/m"});
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   EXPECT_EQ(ok->io_nice, 100);

@@ -4,7 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "cli/fsppadm_args.h"
+#include "cli/fsppadm/command_line.h"
+#include "cli/fsppadm/report.h"
 #include "cli/tier_report.h"
 
 namespace tierfs::cli {
@@ -118,23 +119,22 @@ TEST(TierReportText, ListsDirectoriesClassesAndVolumes) {
 }
 
 TEST(FsppadmReportArgs, ParsesOptionsAndRefusesBadOnes) {
-  Result<FsppadmArgs> r = ParseFsppadmArgs(
-      {"fsppadm", "report", "--html", "out.html", "--depth", "3", "--hours", "1.5", "/mnt"});
+  Result<fsppadm::ReportOptions> r = fsppadm::ParseReportOptions(
+      {"report", "--html", "out.html", "--depth", "3", "--hours", "1.5", "/mnt"});
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->command, FsppadmCommand::kReport);
-  EXPECT_EQ(r->report_html, "out.html");
-  EXPECT_EQ(r->report_depth, 3);
-  EXPECT_DOUBLE_EQ(r->report_hours, 1.5);
-  EXPECT_EQ(r->mounts, std::vector<std::string>{"/mnt"});
+  EXPECT_EQ(r->html, "out.html");
+  EXPECT_EQ(r->depth, 3);
+  EXPECT_DOUBLE_EQ(r->hours, 1.5);
+  EXPECT_EQ(r->mount, "/mnt");
 
-  r = ParseFsppadmArgs({"fsppadm", "report", "/mnt"});
+  r = fsppadm::ParseReportOptions({"report", "/mnt"});
   ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->report_depth, 2);
-  EXPECT_DOUBLE_EQ(r->report_hours, 24);
-  EXPECT_TRUE(r->report_html.empty());
+  EXPECT_EQ(r->depth, 2);
+  EXPECT_DOUBLE_EQ(r->hours, 24);
+  EXPECT_TRUE(r->html.empty());
 
   auto error = [](std::vector<std::string> args) {
-    Result<FsppadmArgs> parsed = ParseFsppadmArgs(args);
+    Result<fsppadm::CommandLine> parsed = fsppadm::ParseCommandLine(args);
     return parsed.ok() ? std::string() : parsed.status().message();
   };
   EXPECT_NE(error({"fsppadm", "report", "--depth", "-1", "/m"}).find("--depth"), std::string::npos);

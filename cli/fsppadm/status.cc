@@ -1,10 +1,11 @@
 // fsppadm status: the assigned policy, the volumes with their space, and the
 // latest scans and relocations recorded in the database.
+#include "cli/fsppadm/status.h"
+
 #include <algorithm>
 #include <cstdio>
 
 #include "cli/exit_codes.h"
-#include "cli/fsppadm_commands.h"
 #include "cli/json_fields.h"
 #include "cli/text_table.h"
 #include "cli/units.h"
@@ -14,6 +15,15 @@ namespace tierfs::cli::fsppadm {
 namespace {
 
 using nlohmann::json;
+
+constexpr char kStatusUsage[] =
+    "usage: fsppadm status [-n COUNT] [--json] MOUNT\n"
+    "Shows the assigned policy, the volumes, and the latest scans and "
+    "relocations.\n"
+    "  -n COUNT      how many scans and relocations to show (default 10)\n"
+    "  --json        one JSON document (default: tables)\n";
+
+std::string StatusUsage() { return std::string(kStatusUsage) + kCommonOptionsUsage; }
 
 std::string Fixed2(double v) {
   char buf[32];
@@ -58,16 +68,32 @@ std::string RelocationsTable(const json& status, const std::string& mount_point)
 
 }  // namespace
 
-int RunStatus(const FsppadmArgs& args, const CliEnv& env) {
+Result<StatusOptions> ParseStatusOptions(const std::vector<std::string>& args) {
+  StatusOptions o;
+  Result<std::vector<std::string>> operands = ParseSubcommandOptions(
+      args, {{nullptr, 'n', true, "COUNT"}, {"json", 0, false, ""}}, &o.flags,
+      [&o](const OptionSpec& spec, const char* value) {
+        if (spec.short_name == 'n') return TakeOptionValue(spec, ParseCount(value), &o.count);
+        o.json = true;
+        return Status::Ok();
+      });
+  if (!operands.ok()) return operands.status();
+  if (o.flags.help || o.flags.version) return o;
+  TIERFS_RETURN_IF_ERROR(ExpectOperands(operands->size() == 1, "one MOUNT"));
+  o.mount = operands->front();
+  return o;
+}
+
+int RunStatus(const StatusOptions& args, const CliEnv& env) {
   int exit_code = kExitOk;
-  std::optional<Target> target = Connect(env, args.mounts[0], &exit_code);
+  std::optional<MountConnection> target = ConnectToMount(env, kTool, args.mount, &exit_code);
   if (!target) return exit_code;
   std::optional<json> policy = CallOrReport(env, *target, json{{"op", "get_policy"}}, &exit_code);
   if (!policy) return exit_code;
   std::optional<json> volumes = CallOrReport(env, *target, json{{"op", "volumes"}}, &exit_code);
   if (!volumes) return exit_code;
   std::optional<json> status =
-      CallOrReport(env, *target, json{{"op", "status"}, {"limit", args.status_count}}, &exit_code);
+      CallOrReport(env, *target, json{{"op", "status"}, {"limit", args.count}}, &exit_code);
   if (!status) return exit_code;
 
   const std::string& mount_point = target->where.mount.mount_point;
@@ -103,5 +129,8 @@ int RunStatus(const FsppadmArgs& args, const CliEnv& env) {
   *env.out << out;
   return exit_code;
 }
+
+const Subcommand kStatusCommand = {"status", StatusUsage,
+                                   ParseToInvocation<StatusOptions, ParseStatusOptions, RunStatus>};
 
 }  // namespace tierfs::cli::fsppadm

@@ -1,18 +1,14 @@
-// fsppadm advise: replay the I/O history a mount has recorded against its policy
-// (or a policy file) and variants of it, and report, best first, the share of I/O
-// the fast class would have served and the bytes each would have moved, with the
-// policy text of the best (tierfs extension, issue 10; docs/policies.md "Advisor").
-//
 // The daemon only hands over the history (control op io_history,
 // fs/control/control_protocol.md); the replay runs here, in policy/advisor.h, so a long
 // replay costs the daemon nothing.
+#include "cli/fsppadm/advise.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <unordered_map>
 
 #include "cli/exit_codes.h"
-#include "cli/fsppadm_commands.h"
+#include "cli/fsppadm/policy_file.h"
 #include "cli/json_fields.h"
 #include "cli/policy_check.h"
 #include "cli/text_table.h"
@@ -25,6 +21,92 @@ namespace tierfs::cli::fsppadm {
 namespace {
 
 using nlohmann::json;
+
+constexpr char kAdviseUsage[] =
+    "usage: fsppadm advise [--json] [--interval DURATION] [--class CLASS] [--periods F,...]\n"
+    "                      [--thresholds F,...] [--limits P,...] [-n COUNT] [--show RANK]\n"
+    "                      [-o FILE] MOUNT [POLICY.xml]\n"
+    "Replays the I/O MOUNT has recorded (its heat buckets) against the assigned policy\n"
+    "(or POLICY.xml) and against variants of it, enforcing at every interval as\n"
+    "`fsppadm enforce` would, moving nothing. Lists, best first, the share of read and\n"
+    "written bytes the CLASS files would have served over the recorded window and the\n"
+    "bytes each variant would have moved, then prints the policy text of the best (or\n"
+    "of --show RANK) for `fsppadm assign`. Needs at least 2 intervals of history\n"
+    "(exit 1 otherwise).\n"
+    "  --interval DURATION  time between simulated enforces: seconds, or with a suffix\n"
+    "                s, m, h, d (\"90s\", \"15m\", \"6h\"); a multiple of the heat bucket\n"
+    "                (default: the policy's shortest PERIOD, rounded up to whole buckets)\n"
+    "  --class CLASS the fast class whose served share is measured and whose limit the\n"
+    "                variants change (default ssd)\n"
+    "  --periods F,...     factors applied to every IOTEMP/ACCESSTEMP PERIOD (default\n"
+    "                0.5,1,2)\n"
+    "  --thresholds F,...  factors applied to every IOTEMP/ACCESSTEMP MIN and MAX\n"
+    "                (default 0.5,1,2)\n"
+    "  --limits P,...      CLASS limits to try, percent of its capacity, besides the\n"
+    "                policy's own (default 80,90,100)\n"
+    "  -n COUNT      variants to list (default 10; 0 = all)\n"
+    "  --show RANK   print the policy text of this rank instead of the best (1)\n"
+    "  -o FILE       also write that policy text to FILE\n"
+    "  --json        one JSON document (every variant with its policy text)\n";
+
+std::string AdviseUsage() { return std::string(kAdviseUsage) + kCommonOptionsUsage; }
+
+// A comma-separated list of decimal numbers, each > 0 and at most `max`
+// ("0.5,1,2"). EINVAL naming the option and the bad item.
+Status ParseNumberList(const std::string& option, const char* value, double max,
+                       std::vector<double>* out) {
+  out->clear();
+  std::string text = value;
+  size_t start = 0;
+  for (;;) {
+    size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos
+                                                                     : comma - start);
+    // ParseHours accepts exactly the plain decimals wanted here ("0.5", "2").
+    Result<double> number = ParseHours(item);
+    if (!number.ok() || !(*number > 0) || *number > max) {
+      const std::string at_most =
+          max < 1e9 ? " and at most " + std::to_string(static_cast<long long>(max)) : "";
+      return Status::Invalid(option + ": expected numbers greater than 0" + at_most +
+                             " separated by commas, got \"" + item + "\"");
+    }
+    out->push_back(*number);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return Status::Ok();
+}
+
+Status OnAdviseOption(AdviseOptions* o, const OptionSpec& spec, const char* value) {
+  if (spec.short_name == 'n') return TakeOptionValue(spec, ParseCount(value), &o->rows);
+  if (spec.short_name == 'o') {
+    if (*value == '\0') return Status::Invalid("-o: empty file name");
+    o->output = value;
+    return Status::Ok();
+  }
+  const std::string name = spec.long_name;
+  if (name == "json") {
+    o->json = true;
+  } else if (name == "interval") {
+    return TakeOptionValue(spec, ParseDuration(value), &o->interval_s);
+  } else if (name == "class") {
+    if (*value == '\0') return Status::Invalid("--class: empty class name");
+    o->fast_class = value;
+  } else if (name == "periods") {
+    return ParseNumberList("--periods", value, 1e12, &o->period_factors);
+  } else if (name == "thresholds") {
+    return ParseNumberList("--thresholds", value, 1e12, &o->threshold_factors);
+  } else if (name == "limits") {
+    return ParseNumberList("--limits", value, 100, &o->limits);
+  } else {  // --show
+    Result<uint64_t> rank = ParseCount(value);
+    if (!rank.ok() || *rank < 1) {
+      return Status::Invalid("--show: RANK must be 1 or more, got " + std::string(value));
+    }
+    o->show = *rank;
+  }
+  return Status::Ok();
+}
 
 std::string Percent(double share) {
   char buf[32];
@@ -139,9 +221,33 @@ json VariantJson(const policy::VariantOutcome& v, size_t rank) {
 
 }  // namespace
 
-int RunAdvise(const FsppadmArgs& args, const CliEnv& env) {
+Result<AdviseOptions> ParseAdviseOptions(const std::vector<std::string>& args) {
+  AdviseOptions o;
+  Result<std::vector<std::string>> operands = ParseSubcommandOptions(
+      args,
+      {{"json", 0, false, ""},
+       {"interval", 0, true, "DURATION"},
+       {"class", 0, true, "CLASS"},
+       {"periods", 0, true, "F,..."},
+       {"thresholds", 0, true, "F,..."},
+       {"limits", 0, true, "P,..."},
+       {nullptr, 'n', true, "COUNT"},
+       {"show", 0, true, "RANK"},
+       {nullptr, 'o', true, "FILE"}},
+      &o.flags,
+      [&o](const OptionSpec& spec, const char* value) { return OnAdviseOption(&o, spec, value); });
+  if (!operands.ok()) return operands.status();
+  if (o.flags.help || o.flags.version) return o;
+  TIERFS_RETURN_IF_ERROR(
+      ExpectOperands(operands->size() == 1 || operands->size() == 2, "MOUNT [POLICY.xml]"));
+  o.mount = (*operands)[0];
+  if (operands->size() == 2) o.policy_file = (*operands)[1];
+  return o;
+}
+
+int RunAdvise(const AdviseOptions& args, const CliEnv& env) {
   int exit_code = kExitOk;
-  std::optional<Target> target = Connect(env, args.mounts[0], &exit_code);
+  std::optional<MountConnection> target = ConnectToMount(env, kTool, args.mount, &exit_code);
   if (!target) return exit_code;
   const std::string& mount = target->where.mount.mount_point;
 
@@ -149,12 +255,8 @@ int RunAdvise(const FsppadmArgs& args, const CliEnv& env) {
   std::string xml, source;
   bool assigned = false;
   if (!args.policy_file.empty()) {
-    Result<std::string> text = ReadTextFile(args.policy_file);
-    if (!text.ok()) {
-      PrintError(env, kTool, "cannot read policy: " + text.status().message());
-      return kExitUsage;
-    }
-    if (!CheckPolicyFile(env, args.policy_file, *text, nullptr)) return kExitUsage;
+    std::optional<std::string> text = LoadPolicyFile(env, args.policy_file, nullptr);
+    if (!text) return kExitUsage;
     xml = std::move(*text);
     source = args.policy_file;
   } else {
@@ -186,11 +288,11 @@ int RunAdvise(const FsppadmArgs& args, const CliEnv& env) {
   }
 
   policy::AdviseOptions options;
-  options.period_factors = args.advise_periods;
-  options.threshold_factors = args.advise_thresholds;
-  options.limits = args.advise_limits;
-  options.fast_class = args.advise_class;
-  options.interval_s = args.advise_interval_s;
+  options.period_factors = args.period_factors;
+  options.threshold_factors = args.threshold_factors;
+  options.limits = args.limits;
+  options.fast_class = args.fast_class;
+  options.interval_s = args.interval_s;
   if (options.interval_s > 0 && options.interval_s % history->bucket_seconds != 0) {
     PrintError(env, kTool,
                "--interval: " + Duration(options.interval_s) +
@@ -216,15 +318,15 @@ int RunAdvise(const FsppadmArgs& args, const CliEnv& env) {
     for (const std::string& s : a.skipped) *env.err << "  skipped: " << s << "\n";
     return kExitFailed;
   }
-  if (args.advise_show > a.ranked.size()) {
+  if (args.show > a.ranked.size()) {
     PrintError(env, kTool, "--show: there are only " + std::to_string(a.ranked.size()) +
-                               " variants, got rank " + std::to_string(args.advise_show));
+                               " variants, got rank " + std::to_string(args.show));
     return kExitUsage;
   }
-  const size_t shown = static_cast<size_t>(args.advise_show - 1);
+  const size_t shown = static_cast<size_t>(args.show - 1);
   const policy::VariantOutcome& chosen = a.ranked[shown];
-  if (!args.advise_output.empty()) {
-    Status st = WriteTextFile(args.advise_output, chosen.xml);
+  if (!args.output.empty()) {
+    Status st = WriteTextFile(args.output, chosen.xml);
     if (!st.ok()) {
       PrintError(env, kTool, "-o: " + st.message());
       return kExitFailed;
@@ -272,8 +374,8 @@ int RunAdvise(const FsppadmArgs& args, const CliEnv& env) {
       << " knowing only the previous interval's.\n\n";
   TextTable table({"Rank", "Served", "Moved", "Files", "Swaps", "Variant"});
   for (size_t c = 0; c < 5; ++c) table.AlignRight(c);
-  const size_t rows = args.advise_rows == 0 ? a.ranked.size()
-                                            : std::min<size_t>(a.ranked.size(), args.advise_rows);
+  const size_t rows = args.rows == 0 ? a.ranked.size()
+                                            : std::min<size_t>(a.ranked.size(), args.rows);
   for (size_t i = 0; i < a.ranked.size(); ++i) {
     const policy::VariantOutcome& v = a.ranked[i];
     // The rows asked for, and always the policy as written and the one shown.
@@ -289,14 +391,17 @@ int RunAdvise(const FsppadmArgs& args, const CliEnv& env) {
   }
   for (const std::string& s : a.skipped) out << "skipped: " << PrintableField(s) << "\n";
   out << "\nPolicy text of rank " << shown + 1 << " (" << PrintableField(chosen.label) << "), "
-      << (args.advise_output.empty()
+      << (args.output.empty()
               ? "to assign it save it (-o FILE) and run: fsppadm assign " + mount + " FILE"
-              : "written to " + args.advise_output + "; assign it with: fsppadm assign " + mount +
-                    " " + args.advise_output)
+              : "written to " + args.output + "; assign it with: fsppadm assign " + mount +
+                    " " + args.output)
       << "\n";
   out << chosen.xml;
   if (!chosen.xml.empty() && chosen.xml.back() != '\n') out << "\n";
   return kExitOk;
 }
+
+const Subcommand kAdviseCommand = {"advise", AdviseUsage,
+                                   ParseToInvocation<AdviseOptions, ParseAdviseOptions, RunAdvise>};
 
 }  // namespace tierfs::cli::fsppadm
