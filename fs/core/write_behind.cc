@@ -9,10 +9,10 @@ WriteBehind::WriteBehind(std::chrono::milliseconds delay, WriteFn write)
 
 WriteBehind::~WriteBehind() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     stop_ = true;
   }
-  wake_.notify_all();
+  wake_.NotifyAll();
   thread_.join();
   Drain();
 }
@@ -22,12 +22,12 @@ void WriteBehind::EnqueueLocked(const InodeRef& inode) {
   inode->write_behind_queued = true;
   bool was_empty;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     was_empty = queue_.empty();
     queue_.push_back({inode, std::chrono::steady_clock::now() + delay_});
   }
   // Only an empty queue leaves the thread waiting without a deadline.
-  if (was_empty) wake_.notify_one();
+  if (was_empty) wake_.NotifyOne();
 }
 
 std::vector<InodeRef> WriteBehind::TakeDueLocked(std::chrono::steady_clock::time_point now) {
@@ -41,35 +41,35 @@ std::vector<InodeRef> WriteBehind::TakeDueLocked(std::chrono::steady_clock::time
 }
 
 void WriteBehind::Run() {
-  std::unique_lock lock(mu_);
+  MutexLock lock(mu_);
   while (!stop_) {
     if (queue_.empty()) {
-      wake_.wait(lock);
+      wake_.Wait(mu_);
       continue;
     }
     const auto first_due = queue_.front().due;
     if (std::chrono::steady_clock::now() < first_due) {
-      wake_.wait_until(lock, first_due);
+      wake_.WaitUntil(mu_, first_due);
       continue;
     }
     // The write lock first, then the queue again: a Drain between the two may
     // have taken these already.
-    lock.unlock();
-    std::lock_guard write_lock(write_mu_);
-    lock.lock();
+    lock.Unlock();
+    MutexLock write_lock(write_mu_);
+    lock.Lock();
     std::vector<InodeRef> due = TakeDueLocked(std::chrono::steady_clock::now());
     if (due.empty()) continue;
-    lock.unlock();
+    lock.Unlock();
     write_(due);
-    lock.lock();
+    lock.Lock();
   }
 }
 
 void WriteBehind::Drain() {
-  std::lock_guard write_lock(write_mu_);
+  MutexLock write_lock(write_mu_);
   std::vector<InodeRef> all;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     all = TakeDueLocked(std::chrono::steady_clock::time_point::max());
   }
   if (!all.empty()) write_(all);

@@ -15,12 +15,13 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <vector>
 
+#include "common/cond_var.h"
+#include "common/mutex.h"
+#include "common/thread_annotations.h"
 #include "fs/core/inode_table.h"
 
 namespace tierfs {
@@ -40,7 +41,7 @@ class WriteBehind {
   // Queues `inode` once: `inode.write_behind_queued` (its mu held by the
   // caller) says whether it is queued already, and is set here. The write
   // function must clear it (under mu) before it writes the inode back.
-  void EnqueueLocked(const InodeRef& inode);
+  void EnqueueLocked(const InodeRef& inode) REQUIRES(inode->mu) EXCLUDES(mu_);
   // Writes back everything queued now, in the caller's thread (a tool is about
   // to read the database: fcladm, fsmap, a scan).
   void Drain();
@@ -52,17 +53,17 @@ class WriteBehind {
   };
   void Run();
   // Takes the queued inodes due by `now` (all when `now` is max) off the queue.
-  std::vector<InodeRef> TakeDueLocked(std::chrono::steady_clock::time_point now);
+  std::vector<InodeRef> TakeDueLocked(std::chrono::steady_clock::time_point now) REQUIRES(mu_);
 
   const std::chrono::milliseconds delay_;
   const WriteFn write_;
-  std::mutex mu_;  // guards queue_ and stop_; never held while writing
-  std::condition_variable wake_;
-  std::vector<Queued> queue_;  // in due order
-  bool stop_ = false;
+  Mutex mu_;  // never held while writing
+  CondVar wake_;
+  std::vector<Queued> queue_ GUARDED_BY(mu_);  // in due order
+  bool stop_ GUARDED_BY(mu_) = false;
   // Serializes the write function between the thread and Drain, so a Drain
   // returns only once what was queued before it is written back.
-  std::mutex write_mu_;
+  Mutex write_mu_ ACQUIRED_BEFORE(mu_);
   std::thread thread_;
 };
 
