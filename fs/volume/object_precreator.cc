@@ -13,20 +13,20 @@ ObjectPrecreator::ObjectPrecreator(VolumeSet& volumes, size_t target)
 
 ObjectPrecreator::~ObjectPrecreator() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     stop_ = true;
   }
-  cv_.notify_all();
+  cv_.NotifyAll();
   thread_.join();
   volumes_.SetOnPoolLow(nullptr);
 }
 
 void ObjectPrecreator::Wake() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     pending_ = true;
   }
-  cv_.notify_one();
+  cv_.NotifyOne();
 }
 
 void ObjectPrecreator::Run() {
@@ -36,19 +36,19 @@ void ObjectPrecreator::Run() {
   // make their objects themselves).
   sched_param param{};
   pthread_setschedparam(pthread_self(), SCHED_IDLE, &param);
-  std::unique_lock lock(mu_);
+  MutexLock lock(mu_);
   for (;;) {
-    cv_.wait(lock, [this] { return pending_ || stop_; });
+    while (!pending_ && !stop_) cv_.Wait(mu_);
     if (stop_) return;
     pending_ = false;
-    lock.unlock();
+    lock.Unlock();
     // Asked before each object, so that a stop waits for one create at most.
     auto stopping = [this] {
-      std::lock_guard check(mu_);
+      MutexLock check(mu_);
       return stop_;
     };
     for (uint32_t id : volumes_.TakeLowPools()) volumes_.Precreate(id, target_, stopping);
-    lock.lock();
+    lock.Lock();
   }
 }
 

@@ -14,11 +14,12 @@
 // on the backing file system (the mount empties tmp/, unmount unlinks them).
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
-#include <mutex>
 #include <thread>
 
+#include "common/cond_var.h"
+#include "common/mutex.h"
+#include "common/thread_annotations.h"
 #include "fs/volume/volume_set.h"
 
 namespace tierfs {
@@ -37,15 +38,15 @@ class ObjectPrecreator {
   ObjectPrecreator& operator=(const ObjectPrecreator&) = delete;
 
  private:
-  void Wake();
-  void Run();
+  void Wake() EXCLUDES(mu_);
+  void Run() EXCLUDES(mu_);
 
   VolumeSet& volumes_;
   const size_t target_;
-  std::mutex mu_;  // guards the fields below
-  std::condition_variable cv_;
-  bool pending_ = false;  // a pool ran low since the thread last looked
-  bool stop_ = false;
+  Mutex mu_;
+  CondVar cv_;
+  bool pending_ GUARDED_BY(mu_) = false;  // a pool ran low since the thread last looked
+  bool stop_ GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

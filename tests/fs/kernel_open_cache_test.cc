@@ -154,7 +154,7 @@ TEST(WriteBehindTest, AnInodeIsWrittenOnceAfterTheDelayAndQueuedAgainAfterThat) 
       std::lock_guard lock(mu);
       if (batches++ == 0) first_after = std::chrono::steady_clock::now() - start;
       for (const InodeRef& inode : inodes) {
-        std::lock_guard ilock(inode->mu);
+        MutexLock ilock(inode->mu);
         inode->write_behind_queued = false;
         written.push_back(inode->ino);
       }
@@ -162,11 +162,11 @@ TEST(WriteBehindTest, AnInodeIsWrittenOnceAfterTheDelayAndQueuedAgainAfterThat) 
     auto a = std::make_shared<InodeState>(FileRow(1));
     auto b = std::make_shared<InodeState>(FileRow(2));
     for (int i = 0; i < 5; ++i) {  // five writes of a: queued once
-      std::lock_guard lock(a->mu);
+      MutexLock lock(a->mu);
       wb.EnqueueLocked(a);
     }
     {
-      std::lock_guard lock(b->mu);
+      MutexLock lock(b->mu);
       wb.EnqueueLocked(b);
     }
     for (int i = 0; i < 200; ++i) {
@@ -183,7 +183,7 @@ TEST(WriteBehindTest, AnInodeIsWrittenOnceAfterTheDelayAndQueuedAgainAfterThat) 
     }
     // Written back: the next write queues it again, and the destructor writes
     // what is still queued.
-    std::lock_guard lock(a->mu);
+    MutexLock lock(a->mu);
     wb.EnqueueLocked(a);
   }
   EXPECT_EQ(written, (std::vector<uint64_t>{1, 2, 1}));
@@ -193,14 +193,14 @@ TEST(WriteBehindTest, DrainWritesEverythingQueuedBeforeItReturns) {
   std::vector<uint64_t> written;
   WriteBehind wb(std::chrono::hours(1), [&](const std::vector<InodeRef>& inodes) {
     for (const InodeRef& inode : inodes) {
-      std::lock_guard ilock(inode->mu);
+      MutexLock ilock(inode->mu);
       inode->write_behind_queued = false;
       written.push_back(inode->ino);
     }
   });
   auto a = std::make_shared<InodeState>(FileRow(3));
   {
-    std::lock_guard lock(a->mu);
+    MutexLock lock(a->mu);
     wb.EnqueueLocked(a);
   }
   EXPECT_TRUE(written.empty());
