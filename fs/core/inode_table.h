@@ -69,10 +69,13 @@ struct InodeState {
   // across SQL, taken before `mu`.
   Mutex sync_mu ACQUIRED_BEFORE(mu);
   Mutex mu;  // guards every field below except io_lock and write_gen
-  meta::Inode attr GUARDED_BY(mu);  // current attributes (size/atime/mtime authoritative while dirty)
-  bool dirty GUARDED_BY(mu) = false;  // size/atime/mtime/ctime differ from the database (data path)
-  uint64_t change_seq GUARDED_BY(mu) = 0;    // bumped with every data-path change (see MarkDirty)
-  bool data_written GUARDED_BY(mu) = false;  // a write since the last writeback: logged as FCL "write"
+  // Current attributes (size/atime/mtime authoritative while dirty).
+  meta::Inode attr GUARDED_BY(mu);
+  // Size/atime/mtime/ctime differ from the database (data path).
+  bool dirty GUARDED_BY(mu) = false;
+  uint64_t change_seq GUARDED_BY(mu) = 0;  // bumped with every data-path change (see MarkDirty)
+  // A write since the last writeback: logged as FCL "write".
+  bool data_written GUARDED_BY(mu) = false;
   // Dirty only by times that may wait for the periodic writeback: atime moved by
   // reads (relatime), and the kernel's own ctime stamp after a namespace change
   // (see MarkTimesLazilyDirty). Close and release leave them to it, so reading a
@@ -82,8 +85,9 @@ struct InodeState {
   // write (to clear file capabilities); answering from memory keeps SQL off the
   // write path. Cleared when that attribute is set.
   bool no_capability_xattr GUARDED_BY(mu) = false;
-  uint64_t capability_sets GUARDED_BY(mu) = 0;  // bumped by every set of it, so a lookup racing a set
-                                 // never records a stale "absent"
+  // Bumped by every set of it, so a lookup racing a set never records a stale
+  // "absent".
+  uint64_t capability_sets GUARDED_BY(mu) = 0;
   // The part of the metadata that reading the data back needs (the object's
   // volume and the size) as the last fsync made it durable: an fdatasync that
   // finds both unchanged needs no database commit, as ext4's fdatasync needs
@@ -114,14 +118,15 @@ struct InodeState {
   // the analysis cannot name a private lock of another class from here.
   bool kept_idle = false;
   bool referenced = false;
-  uint32_t nopen GUARDED_BY(mu) = 0;         // open file handles
+  uint32_t nopen GUARDED_BY(mu) = 0;  // open file handles
   // Queued for a writeback shortly after its last write (fs/core/write_behind.h).
   bool write_behind_queued GUARDED_BY(mu) = false;
   // Every file and directory handle of this inode, for the daemon's stop to
   // release those whose RELEASE never came (fs/core/file_handle.h).
   OpenHandle* handles GUARDED_BY(mu) = nullptr;
-  uint32_t pins GUARDED_BY(mu) = 0;          // internal users (relocation) keeping the entry alive
-  int fd GUARDED_BY(mu) = -1;                // backing object fd shared by all open handles; -1 when closed
+  uint32_t pins GUARDED_BY(mu) = 0;  // internal users (relocation) keeping the entry alive
+  // Backing object fd shared by all open handles; -1 when closed.
+  int fd GUARDED_BY(mu) = -1;
   // The same object opened write-only with O_DIRECT, for writes of whole pages
   // (FileSystem::WriteFrom); -1 until the first such write opens it. Closed and
   // reset with `fd` (CloseObjectLocked) and by every relocation
@@ -244,7 +249,8 @@ class InodeTable {
     bool current = true;
     bool made = false;  // the entry was made from `row`
   };
-  Held HoldRow(const meta::Inode& row, uint64_t ticket, Hold how, uint64_t lookups = 0) EXCLUDES(mu_);
+  Held HoldRow(const meta::Inode& row, uint64_t ticket, Hold how, uint64_t lookups = 0)
+      EXCLUDES(mu_);
   // Gives back a kPin hold; true when the inode must be reclaimed (nlink 0 and
   // nothing holds it any more).
   bool Unpin(const InodeRef& inode) EXCLUDES(mu_);
@@ -273,7 +279,8 @@ class InodeTable {
   // Drops `n` kernel lookups (FORGET). Returns the inode to reclaim (nlink 0 and
   // nothing holds it any more), else nullopt. Sets `*forgotten` (when given) to
   // whether the kernel's lookup count reached 0.
-  std::optional<meta::Inode> Forget(uint64_t ino, uint64_t n, bool* forgotten = nullptr) EXCLUDES(mu_);
+  std::optional<meta::Inode> Forget(uint64_t ino, uint64_t n, bool* forgotten = nullptr)
+      EXCLUDES(mu_);
 
   // Every active entry, for the periodic writeback of dirty attributes.
   std::vector<InodeRef> Snapshot() const EXCLUDES(mu_);
@@ -329,7 +336,8 @@ class InodeTable {
   // rare enough (relocations of unknown files) to share one.
   uint64_t unknown_changed_ GUARDED_BY(mu_) = 0;
   const size_t keep_idle_;
-  std::deque<InodeRef> kept_ GUARDED_BY(mu_);  // the CLOCK's ring of kept idle entries, oldest first
+  // The CLOCK's ring of kept idle entries, oldest first.
+  std::deque<InodeRef> kept_ GUARDED_BY(mu_);
 };
 
 }  // namespace tierfs

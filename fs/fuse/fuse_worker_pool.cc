@@ -111,7 +111,7 @@ class Pool final : public BlockingHooks {
   Mutex mu_;  // guards everything below but blocked_ and typical_ns_
   CondVar parked_cv_;
   std::list<Worker> workers_ GUARDED_BY(mu_);  // a list: a Worker's address stays put
-  int active_ GUARDED_BY(mu_) = 0;             // workers not parked
+  int active_ GUARDED_BY(mu_) = 0;  // workers not parked
   // Active workers inside a BlockingSection: atomic, so that a section of a
   // fast kind changes it without mu_ (read under mu_ for the decisions).
   std::atomic<int> blocked_{0};

@@ -185,7 +185,7 @@ class VolumeSet {
     // memory only.
     Mutex pool_mu;
     std::vector<std::string> pool GUARDED_BY(pool_mu);  // paths
-    uint64_t pool_names GUARDED_BY(pool_mu) = 0;        // the next "free.<n>"
+    uint64_t pool_names GUARDED_BY(pool_mu) = 0;  // the next "free.<n>"
     std::atomic<bool> pool_low{false};  // marked for Precreate (TakeLowPools)
   };
   // Keeps up to kRecycledObjects emptied objects per volume for the next creates.
