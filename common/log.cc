@@ -6,7 +6,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include <spdlog/logger.h>
@@ -14,11 +13,14 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/sinks/syslog_sink.h>
 
+#include "common/mutex.h"
+#include "common/thread_annotations.h"
+
 namespace tierfs {
 namespace {
 
-std::mutex g_mu;                            // guards g_logger's replacement
-std::shared_ptr<spdlog::logger> g_logger;   // null: standard error, plain
+Mutex g_mu;  // guards g_logger's replacement
+std::shared_ptr<spdlog::logger> g_logger GUARDED_BY(g_mu);  // null: standard error, plain
 
 // "2026-11-24T06:58:01.123+00:00 warning tierfs[1234]: message"
 constexpr char kPattern[] = "%Y-%m-%dT%H:%M:%S.%e%z %l tierfs[%P]: %v";
@@ -33,7 +35,7 @@ spdlog::level::level_enum SpdLevel(LogLevel level) {
 }
 
 std::shared_ptr<spdlog::logger> Current() {
-  std::lock_guard lock(g_mu);
+  MutexLock lock(g_mu);
   return g_logger;
 }
 
@@ -66,7 +68,7 @@ Status InitDaemonLog(const LogOptions& options) {
   auto logger = std::make_shared<spdlog::logger>("tierfs", sinks.begin(), sinks.end());
   logger->set_level(spdlog::level::info);
   logger->flush_on(spdlog::level::info);  // a crash loses no line
-  std::lock_guard lock(g_mu);
+  MutexLock lock(g_mu);
   g_logger = std::move(logger);
   return Status::Ok();
 }
@@ -74,7 +76,7 @@ Status InitDaemonLog(const LogOptions& options) {
 void ShutdownDaemonLog() {
   std::shared_ptr<spdlog::logger> old;
   {
-    std::lock_guard lock(g_mu);
+    MutexLock lock(g_mu);
     old = std::move(g_logger);
   }
   if (old) old->flush();

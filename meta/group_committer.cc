@@ -15,10 +15,10 @@ GroupCommitter::GroupCommitter(Database* db, std::chrono::microseconds window,
     db_->EnableGroupCommit([this] {
       // Called with the database lock held; mu_ is never held while taking it.
       {
-        std::lock_guard guard(mu_);
+        MutexLock guard(mu_);
         opened_ = true;
       }
-      cv_.notify_one();
+      cv_.NotifyOne();
     });
   }
   thread_ = std::thread([this] { Run(); });
@@ -26,10 +26,10 @@ GroupCommitter::GroupCommitter(Database* db, std::chrono::microseconds window,
 
 GroupCommitter::~GroupCommitter() {
   {
-    std::lock_guard guard(mu_);
+    MutexLock guard(mu_);
     stop_ = true;
   }
-  cv_.notify_one();
+  cv_.NotifyOne();
   thread_.join();
   auto lock = db_->Lock();
   Status st = db_->CommitGroup();
@@ -37,30 +37,33 @@ GroupCommitter::~GroupCommitter() {
 }
 
 void GroupCommitter::Hold() {
-  std::lock_guard guard(mu_);
+  MutexLock guard(mu_);
   holds_++;
 }
 
 void GroupCommitter::Release() {
   {
-    std::lock_guard guard(mu_);
+    MutexLock guard(mu_);
     holds_--;
   }
-  cv_.notify_one();
+  cv_.NotifyOne();
 }
 
 void GroupCommitter::Run() {
-  std::unique_lock guard(mu_);
+  MutexLock guard(mu_);
   while (!stop_) {
-    cv_.wait(guard, [this] { return opened_ || stop_; });
+    while (!opened_ && !stop_) cv_.Wait(mu_);
     if (stop_) break;
     opened_ = false;
     // Let the group gather the changes of the window; a stop ends it early. A
     // batch in progress keeps it open (bounded), and its end commits at once.
-    cv_.wait_for(guard, window_, [this] { return stop_; });
+    const auto window_end = std::chrono::steady_clock::now() + window_;
+    while (!stop_ && cv_.WaitUntil(mu_, window_end)) {
+    }
     const auto deadline = std::chrono::steady_clock::now() + kMaxBatchDeferral;
-    cv_.wait_until(guard, deadline, [this] { return stop_ || holds_ == 0; });
-    guard.unlock();
+    while (!stop_ && holds_ != 0 && cv_.WaitUntil(mu_, deadline)) {
+    }
+    guard.Unlock();
     Status st;
     {
       auto lock = db_->Lock();
@@ -68,7 +71,7 @@ void GroupCommitter::Run() {
     }
     if (!st.ok()) LogError("group commit: {}", st.ToString());
     if (after_commit_) after_commit_();
-    guard.lock();
+    guard.Lock();
     // A failed commit leaves the group open, and no new change will announce it
     // again: retry after another window.
     if (!st.ok()) opened_ = true;

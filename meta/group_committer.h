@@ -15,10 +15,12 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <thread>
+
+#include "common/cond_var.h"
+#include "common/mutex.h"
+#include "common/thread_annotations.h"
 
 namespace tierfs::meta {
 
@@ -43,21 +45,21 @@ class GroupCommitter {
   // per window (each commit rewrites every page the batch touched so far).
   // Explicit commits (Metadata::Sync) are not held back. Thread-safe; every
   // Hold() needs one Release().
-  void Hold();
-  void Release();
+  void Hold() EXCLUDES(mu_);
+  void Release() EXCLUDES(mu_);
   static constexpr std::chrono::milliseconds kMaxBatchDeferral{1000};
 
  private:
-  void Run();
+  void Run() EXCLUDES(mu_);
 
   Database* db_;
   const std::chrono::microseconds window_;
   const std::function<void()> after_commit_;
-  std::mutex mu_;  // guards opened_, stop_
-  std::condition_variable cv_;
-  bool opened_ = false;  // a group opened since the committer last looked
-  bool stop_ = false;
-  int holds_ = 0;  // Hold() calls not yet released
+  Mutex mu_;
+  CondVar cv_;
+  bool opened_ GUARDED_BY(mu_) = false;  // a group opened since the committer last looked
+  bool stop_ GUARDED_BY(mu_) = false;
+  int holds_ GUARDED_BY(mu_) = 0;  // Hold() calls not yet released
   std::thread thread_;
 };
 

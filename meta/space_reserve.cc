@@ -19,8 +19,8 @@ namespace {
 constexpr uint64_t kMinSlice = 1 << 20;
 
 // The installed reserve (at most one per process) and the directory it covers.
-std::mutex g_reserve_mu;
-SpaceReserve* g_reserve = nullptr;  // guarded by g_reserve_mu
+Mutex g_reserve_mu;
+SpaceReserve* g_reserve GUARDED_BY(g_reserve_mu) = nullptr;
 
 // ---- The VFS shim ------------------------------------------------------------
 // A copy of the default VFS whose files forward every call to the real file, but
@@ -49,7 +49,7 @@ bool InDirectory(const char* name, const std::string& dir) {
 // false if nothing was freed. Decided at failure time, so a connection opened
 // before the reserve was installed (the mount's checks run first) is covered too.
 bool FreeRoomFor(sqlite3_file* f) {
-  std::lock_guard lock(g_reserve_mu);
+  MutexLock lock(g_reserve_mu);
   return g_reserve != nullptr &&
          InDirectory(reinterpret_cast<ShimFile*>(f)->name, g_reserve->directory()) &&
          g_reserve->ReleaseSlice();
@@ -206,7 +206,7 @@ Result<std::unique_ptr<SpaceReserve>> SpaceReserve::Install(const std::string& p
   if (fd < 0) return Status::FromErrno("open reserve " + path);
   std::unique_ptr<SpaceReserve> reserve(new SpaceReserve(path, fd, target_bytes));
   {
-    std::lock_guard lock(g_reserve_mu);
+    MutexLock lock(g_reserve_mu);
     if (g_reserve != nullptr) {
       return Status::Error(EBUSY, "a metadata reserve is already installed (" +
                                       g_reserve->path_ + ")");
@@ -219,14 +219,14 @@ Result<std::unique_ptr<SpaceReserve>> SpaceReserve::Install(const std::string& p
 
 SpaceReserve::~SpaceReserve() {
   {
-    std::lock_guard lock(g_reserve_mu);
+    MutexLock lock(g_reserve_mu);
     if (g_reserve == this) g_reserve = nullptr;
   }
   close(fd_);
 }
 
 Status SpaceReserve::Refill() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   uint64_t held = AllocatedBytes(fd_);
   if (held >= target_) {
     held_ = target_;
@@ -258,7 +258,7 @@ Status SpaceReserve::Refill() {
 }
 
 bool SpaceReserve::ReleaseSlice() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   const uint64_t held = AllocatedBytes(fd_);
   if (held == 0) return false;
   const uint64_t slice = std::max(kMinSlice, target_ / 4);

@@ -23,10 +23,11 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 
+#include "common/mutex.h"
 #include "common/status.h"
+#include "common/thread_annotations.h"
 
 namespace tierfs::meta {
 
@@ -68,11 +69,11 @@ class SpaceReserve {
   // Grows the reserve back to its target if the volume has the room (fallocate;
   // on file systems without it, written zeros). OK when at target or when there is
   // not enough room yet (depleted() stays true); the errno of a real I/O error.
-  Status Refill();
+  Status Refill() EXCLUDES(mu_);
 
   // Called by the VFS shim on SQLITE_FULL: frees one slice (a quarter of the
   // target, at least 1 MiB) of the reserve. False when the reserve is empty.
-  bool ReleaseSlice();
+  bool ReleaseSlice() EXCLUDES(mu_);
 
   // The directory whose database files this reserve protects.
   const std::string& directory() const { return dir_; }
@@ -84,7 +85,7 @@ class SpaceReserve {
   const std::string dir_;
   const int fd_;
   const uint64_t target_;
-  std::mutex mu_;  // serializes resizing of the file (held_ is read without it)
+  Mutex mu_;  // serializes resizing of the file (held_ is read without it)
   std::atomic<uint64_t> held_{0};
   std::atomic<uint64_t> releases_{0};
 };

@@ -10,6 +10,7 @@ packages=(
   libspdlog-dev                                  # the daemon's log, to its file and syslog
   attr rsync git procps man-db
   ccache                                         # rebuilds (tests, package, the earlier release's package)
+  clang                                          # scripts/thread-safety.sh: the lock annotations' check
   debootstrap                                    # scripts/install-check.sh: a clean Debian 12 root
   chromium python3-venv   # the browser test of `fsppadm report --html` (scripts/test-venv.sh)
 )

@@ -200,7 +200,7 @@ Result<json> ControlHandlers::Assign(const json& request, bool validate_only) {
     return Status::Invalid("assign needs the policy text in \"xml\"");
   }
   const std::string xml = request["xml"];
-  std::lock_guard lock(admin_mu_);
+  MutexLock lock(admin_mu_);
   policy::LoadResult result = policy::LoadPolicy(xml);
   if (result.ok()) {
     std::vector<std::string> classes;
@@ -360,7 +360,7 @@ Result<json> ControlHandlers::HeatBucket(const json& request) {
                             meta::kMaxIoBucketSeconds, 0);
   if (!seconds.ok()) return seconds.status();
   if (*seconds == 0) return Status::Invalid("heat_bucket needs \"seconds\": 1 to 86400");
-  std::lock_guard lock(admin_mu_);
+  MutexLock lock(admin_mu_);
   const int64_t old_seconds = fs_.heat_bucket_seconds();
   // The assigned policy must still measure every PERIOD with the new length.
   auto record = fs_.metadata().GetPolicy();

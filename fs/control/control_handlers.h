@@ -7,11 +7,12 @@
 // control-server threads and is thread-safe.
 #pragma once
 
-#include <mutex>
 
 #include <nlohmann/json.hpp>
 
+#include "common/mutex.h"
 #include "common/status.h"
+#include "common/thread_annotations.h"
 #include "fs/control/control_server.h"
 #include "fs/core/file_system.h"
 #include "fs/core/relocator.h"
@@ -34,14 +35,15 @@ class ControlHandlers {
   Result<nlohmann::json> Dispatch(const nlohmann::json& request, const ControlPeer& peer,
                                   ControlReply& reply);
   Result<nlohmann::json> Volumes();
-  Result<nlohmann::json> Assign(const nlohmann::json& request, bool validate_only);
+  Result<nlohmann::json> Assign(const nlohmann::json& request, bool validate_only)
+      EXCLUDES(admin_mu_);
   Result<nlohmann::json> Unassign();
   Result<nlohmann::json> GetPolicy();
   Result<nlohmann::json> Scan(const nlohmann::json& request, ControlReply& reply);
   Result<nlohmann::json> Fsmap(const nlohmann::json& request);
   Result<nlohmann::json> Fcl(const nlohmann::json& request);
   Result<nlohmann::json> ScanStatus(const nlohmann::json& request);
-  Result<nlohmann::json> HeatBucket(const nlohmann::json& request);
+  Result<nlohmann::json> HeatBucket(const nlohmann::json& request) EXCLUDES(admin_mu_);
   Result<nlohmann::json> VolumeAdd(const nlohmann::json& request);
   Result<nlohmann::json> VolumeRemove(const nlohmann::json& request, ControlReply& reply);
   Result<nlohmann::json> VolumeSetClass(const nlohmann::json& request);
@@ -49,7 +51,7 @@ class ControlHandlers {
   FileSystem& fs_;
   // Serializes assign/validate and heat_bucket, so that the policy checked
   // against a bucket length is never assigned after the length changed.
-  std::mutex admin_mu_;
+  Mutex admin_mu_;
   Relocator relocator_;
   ScanService scans_;
   VolumeAdmin volume_admin_;

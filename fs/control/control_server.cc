@@ -29,14 +29,16 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <list>
-#include <mutex>
 #include <string_view>
 #include <thread>
+
+#include "common/cond_var.h"
+#include "common/mutex.h"
+#include "common/thread_annotations.h"
 
 namespace tierfs {
 namespace {
@@ -215,7 +217,9 @@ struct ControlServer::Impl {
     bool have_peer = false;
     bool root() const { return have_peer && peer.uid == 0; }
     std::thread thread;
-    bool done = false;  // guarded by Impl::mu
+    // Guarded by Impl::mu (not annotated: a nested struct cannot name the
+    // lock of the Impl that owns it).
+    bool done = false;
   };
 
   std::string socket_path;
@@ -227,24 +231,24 @@ struct ControlServer::Impl {
   ino_t socket_ino = 0;
   std::atomic<bool> stopping{false};
   std::thread accept_thread;
-  std::mutex stop_mu;  // serializes Stop()
+  Mutex stop_mu ACQUIRED_BEFORE(mu);  // serializes Stop()
 
-  std::mutex mu;  // guards connections, each Connection::done, and active
-  std::list<std::shared_ptr<Connection>> connections;
+  Mutex mu;  // guards connections, each Connection::done, and active
+  std::list<std::shared_ptr<Connection>> connections GUARDED_BY(mu);
   // Connections admitted and not yet finished: what limits.max_connections bounds
   // (`connections` also holds finished threads until they are reaped).
-  int active = 0;
-  int others_active = 0;  // of `active`, the connections of uids other than root
-  std::condition_variable slot_freed;  // signalled when `active` drops, and by Stop
+  int active GUARDED_BY(mu) = 0;
+  int others_active GUARDED_BY(mu) = 0;  // of `active`, the connections of uids other than root
+  CondVar slot_freed;  // signalled when `active` drops, and by Stop
 
   ~Impl() {
     if (listen_fd >= 0) close(listen_fd);
   }
 
-  void AcceptLoop();
-  void Serve(Connection* conn);
+  void AcceptLoop() EXCLUDES(mu);
+  void Serve(Connection* conn) EXCLUDES(mu);
   // Joins and closes the connections that have finished.
-  void Reap();
+  void Reap() EXCLUDES(mu);
 };
 
 void ControlServer::Impl::AcceptLoop() {
@@ -266,12 +270,12 @@ void ControlServer::Impl::AcceptLoop() {
     if (conn->have_peer) conn->peer = ControlPeer{cred.pid, cred.uid, cred.gid};
     const int others_max =
         limits.max_connections - std::min(limits.root_reserved, limits.max_connections - 1);
-    std::unique_lock lock(mu);
+    MutexLock lock(mu);
     if (stopping.load()) {
       close(fd);
       break;
     }
-    auto has_place = [&] {
+    auto has_place = [&]() REQUIRES(mu) {
       return active < limits.max_connections && (conn->root() || others_active < others_max);
     };
     // A client that calls again as soon as it has read an answer may find its
@@ -279,18 +283,21 @@ void ControlServer::Impl::AcceptLoop() {
     // Not when the places of non-root clients are all taken by non-root clients:
     // those are refused at once, so that a flood of them never slows the accepts.
     if (conn->root() || others_active < others_max) {
-      slot_freed.wait_for(lock, std::chrono::milliseconds(limits.queue_wait_ms),
-                          [&] { return has_place() || stopping.load(); });
+      const auto deadline =
+          std::chrono::steady_clock::now() + std::chrono::milliseconds(limits.queue_wait_ms);
+      while (!has_place() && !stopping.load() && slot_freed.WaitUntil(mu, deadline)) {
+      }
     }
     if (stopping.load()) {
       close(fd);
       break;
     }
     if (!has_place()) {
-      lock.unlock();
+      const bool all_taken = active >= limits.max_connections;  // read under mu
+      lock.Unlock();
       // Without blocking: a fresh socket's buffer holds this short line.
       const std::string answer = Line(ErrorReply(
-          EAGAIN, conn->root() || active >= limits.max_connections
+          EAGAIN, conn->root() || all_taken
                       ? "the daemon is serving " + std::to_string(limits.max_connections) +
                             " control connections already; try again"
                       : "the daemon is serving " + std::to_string(others_max) +
@@ -317,7 +324,7 @@ void ControlServer::Impl::AcceptLoop() {
 void ControlServer::Impl::Reap() {
   std::list<std::shared_ptr<Connection>> finished;
   {
-    std::lock_guard lock(mu);
+    MutexLock lock(mu);
     for (auto it = connections.begin(); it != connections.end();) {
       if ((*it)->done) {
         finished.push_back(std::move(*it));
@@ -395,11 +402,11 @@ void ControlServer::Impl::Serve(Connection* conn) {
     }
   }
   shutdown(fd, SHUT_RDWR);
-  std::lock_guard lock(mu);
+  MutexLock lock(mu);
   conn->done = true;
   --active;
   if (!conn->root()) --others_active;
-  slot_freed.notify_all();
+  slot_freed.NotifyAll();
 }
 
 ControlServer::ControlServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -473,11 +480,11 @@ Result<std::unique_ptr<ControlServer>> ControlServer::Start(const std::string& s
 
 void ControlServer::Stop() {
   if (!impl_) return;
-  std::lock_guard stop_lock(impl_->stop_mu);
+  MutexLock stop_lock(impl_->stop_mu);
   if (impl_->stopping.exchange(true)) return;
   {
-    std::lock_guard lock(impl_->mu);  // so that a waiting accept loop cannot miss it
-    impl_->slot_freed.notify_all();
+    MutexLock lock(impl_->mu);  // so that a waiting accept loop cannot miss it
+    impl_->slot_freed.NotifyAll();
   }
   // Wakes accept(2): on Linux a listening socket that is shut down fails accept
   // with EINVAL.
@@ -486,7 +493,7 @@ void ControlServer::Stop() {
 
   std::list<std::shared_ptr<Impl::Connection>> connections;
   {
-    std::lock_guard lock(impl_->mu);
+    MutexLock lock(impl_->mu);
     connections.swap(impl_->connections);
     // Unblocks reads and progress writes; a handler still running sees
     // Progress() return false and finishes.

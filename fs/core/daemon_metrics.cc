@@ -41,14 +41,14 @@ void DaemonMetrics::RecordRelocation(uint32_t from_volume, uint32_t to_volume,
                                      std::string_view outcome, uint64_t bytes) {
   // "error: <message>" would make one series per message.
   const std::string_view kind = outcome.substr(0, 6) == "error:" ? "error" : outcome;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   RelocationTally& t = relocations_[{from_volume, to_volume, std::string(kind)}];
   t.count++;
   if (kind == "moved") t.bytes += bytes;
 }
 
 void DaemonMetrics::RecordScan(std::string_view kind, double seconds, bool failed) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   ScanTally& t = scans_[std::string(kind)];
   t.runs++;
   if (failed) t.failures++;
@@ -82,12 +82,12 @@ uint64_t DaemonMetrics::DirectWrittenBytes(uint32_t volume_id) const {
 
 std::map<DaemonMetrics::RelocationKey, DaemonMetrics::RelocationTally>
 DaemonMetrics::Relocations() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return relocations_;
 }
 
 std::map<std::string, DaemonMetrics::ScanTally> DaemonMetrics::Scans() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return scans_;
 }
 

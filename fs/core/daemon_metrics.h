@@ -16,10 +16,12 @@
 #include <atomic>
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <tuple>
+
+#include "common/mutex.h"
+#include "common/thread_annotations.h"
 
 namespace tierfs {
 
@@ -107,9 +109,9 @@ class DaemonMetrics {
   std::array<std::atomic<uint64_t>, kMaxVolumeId> read_bytes_{};
   std::array<std::atomic<uint64_t>, kMaxVolumeId> written_bytes_{};
   std::array<std::atomic<uint64_t>, kMaxVolumeId> direct_written_bytes_{};
-  mutable std::mutex mu_;  // guards relocations_, scans_
-  std::map<RelocationKey, RelocationTally> relocations_;
-  std::map<std::string, ScanTally> scans_;
+  mutable Mutex mu_;
+  std::map<RelocationKey, RelocationTally> relocations_ GUARDED_BY(mu_);
+  std::map<std::string, ScanTally> scans_ GUARDED_BY(mu_);
 };
 
 }  // namespace tierfs

@@ -9,10 +9,10 @@ DelayedAttributeFlush::DelayedAttributeFlush(std::chrono::milliseconds delay, Fl
 
 DelayedAttributeFlush::~DelayedAttributeFlush() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     stop_ = true;
   }
-  wake_.notify_all();
+  wake_.NotifyAll();
   thread_.join();
   Drain();
 }
@@ -22,12 +22,12 @@ void DelayedAttributeFlush::EnqueueLocked(const InodeRef& inode) {
   inode->delayed_flush_queued = true;
   bool was_empty;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     was_empty = queue_.empty();
     queue_.push_back({inode, std::chrono::steady_clock::now() + delay_});
   }
   // Only an empty queue leaves the thread waiting without a deadline.
-  if (was_empty) wake_.notify_one();
+  if (was_empty) wake_.NotifyOne();
 }
 
 std::vector<InodeRef> DelayedAttributeFlush::TakeDueLocked(
@@ -42,35 +42,35 @@ std::vector<InodeRef> DelayedAttributeFlush::TakeDueLocked(
 }
 
 void DelayedAttributeFlush::Run() {
-  std::unique_lock lock(mu_);
+  MutexLock lock(mu_);
   while (!stop_) {
     if (queue_.empty()) {
-      wake_.wait(lock);
+      wake_.Wait(mu_);
       continue;
     }
     const auto first_due = queue_.front().due;
     if (std::chrono::steady_clock::now() < first_due) {
-      wake_.wait_until(lock, first_due);
+      wake_.WaitUntil(mu_, first_due);
       continue;
     }
     // The flush lock first, then the queue again: a Drain between the two may
     // have taken these already.
-    lock.unlock();
-    std::lock_guard flush_lock(flush_mu_);
-    lock.lock();
+    lock.Unlock();
+    MutexLock flush_lock(flush_mu_);
+    lock.Lock();
     std::vector<InodeRef> due = TakeDueLocked(std::chrono::steady_clock::now());
     if (due.empty()) continue;
-    lock.unlock();
+    lock.Unlock();
     flush_(due);
-    lock.lock();
+    lock.Lock();
   }
 }
 
 void DelayedAttributeFlush::Drain() {
-  std::lock_guard flush_lock(flush_mu_);
+  MutexLock flush_lock(flush_mu_);
   std::vector<InodeRef> all;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     all = TakeDueLocked(std::chrono::steady_clock::time_point::max());
   }
   if (!all.empty()) flush_(all);

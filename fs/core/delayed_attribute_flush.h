@@ -15,12 +15,13 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <vector>
 
+#include "common/cond_var.h"
+#include "common/mutex.h"
+#include "common/thread_annotations.h"
 #include "fs/core/inode_table.h"
 
 namespace tierfs {
@@ -40,7 +41,7 @@ class DelayedAttributeFlush {
   // Queues `inode` once: `inode.delayed_flush_queued` (its mu held by the
   // caller) says whether it is queued already, and is set here. The flush
   // function must clear it (under mu) before it flushes the inode.
-  void EnqueueLocked(const InodeRef& inode);
+  void EnqueueLocked(const InodeRef& inode) REQUIRES(inode->mu) EXCLUDES(mu_);
   // Flushes everything queued now, in the caller's thread (a tool is about
   // to read the database: fcladm, fsmap, a scan).
   void Drain();
@@ -52,17 +53,17 @@ class DelayedAttributeFlush {
   };
   void Run();
   // Takes the queued inodes due by `now` (all when `now` is max) off the queue.
-  std::vector<InodeRef> TakeDueLocked(std::chrono::steady_clock::time_point now);
+  std::vector<InodeRef> TakeDueLocked(std::chrono::steady_clock::time_point now) REQUIRES(mu_);
 
   const std::chrono::milliseconds delay_;
   const FlushFn flush_;
-  std::mutex mu_;  // guards queue_ and stop_; never held while flushing
-  std::condition_variable wake_;
-  std::vector<Queued> queue_;  // in due order
-  bool stop_ = false;
+  Mutex mu_;  // never held while flushing
+  CondVar wake_;
+  std::vector<Queued> queue_ GUARDED_BY(mu_);  // in due order
+  bool stop_ GUARDED_BY(mu_) = false;
   // Serializes the flush function between the thread and Drain, so a Drain
   // returns only once what was queued before it is flushed.
-  std::mutex flush_mu_;
+  Mutex flush_mu_ ACQUIRED_BEFORE(mu_);
   std::thread thread_;
 };
 

@@ -32,7 +32,7 @@ Result<DirHandle*> FileSystem::OpenDir(uint64_t ino) {
   if (!inode.ok()) return inode.status();
   bool dir;
   {
-    std::lock_guard lock((*inode)->mu);
+    MutexLock lock((*inode)->mu);
     dir = S_ISDIR((*inode)->attr.mode);
   }
   if (!dir) {
@@ -41,7 +41,7 @@ Result<DirHandle*> FileSystem::OpenDir(uint64_t ino) {
   }
   auto* dh = new DirHandle;
   dh->inode = *inode;
-  std::lock_guard lock(dh->inode->mu);
+  MutexLock lock(dh->inode->mu);
   LinkHandleLocked(dh);
   return dh;
 }
@@ -49,7 +49,7 @@ Result<DirHandle*> FileSystem::OpenDir(uint64_t ino) {
 void FileSystem::ReleaseDir(DirHandle* dh) {
   InodeRef inode = dh->inode;
   {
-    std::lock_guard lock(inode->mu);
+    MutexLock lock(dh->inode->mu);
     UnlinkHandleLocked(dh);
   }
   delete dh;
@@ -57,10 +57,10 @@ void FileSystem::ReleaseDir(DirHandle* dh) {
 }
 
 void FileSystem::TouchDirAtime(const InodeRef& dir) {
-  std::lock_guard sync(dir->sync_mu);
+  MutexLock sync(dir->sync_mu);
   meta::Inode values;
   {
-    std::lock_guard lock(dir->mu);
+    MutexLock lock(dir->mu);
     if (!AtimeIsStale(dir->attr)) return;
     values = dir->attr;
   }
@@ -68,7 +68,7 @@ void FileSystem::TouchDirAtime(const InodeRef& dir) {
   // Straight to the database: a directory's times are the database's (inode_table.h).
   auto row = meta_->UpdateAttributes(values, meta::kAttrAtime);
   if (!row.ok()) return;  // atime is advisory; the listing goes on
-  std::lock_guard lock(dir->mu);
+  MutexLock lock(dir->mu);
   ApplyRow(*dir, *row);
 }
 
@@ -79,7 +79,7 @@ Status FileSystem::ReadDir(
   TouchDirAtime(dh->inode);
   meta::Inode self;
   {
-    std::lock_guard lock(dh->inode->mu);
+    MutexLock lock(dh->inode->mu);
     self = dh->inode->attr;
   }
   if (offset < 1 && !emit(".", self, 1)) return Status::Ok();
@@ -102,7 +102,7 @@ Status FileSystem::ReadDir(
           // The cached inode when the kernel knows it (it may be newer: a file being
           // written), else the row that came with the entry.
           if (InodeRef cached = inodes_.Find(d.ino)) {
-            std::lock_guard lock(cached->mu);
+            MutexLock lock(cached->mu);
             attr = cached->attr;
           } else {
             attr = d.attr;
@@ -123,7 +123,7 @@ Status FileSystem::SetXattr(uint64_t ino, std::string_view name, std::string_vie
   TIERFS_RETURN_IF_ERROR(CheckXattrName(name));
   if (name == kCapabilityXattr) {
     if (InodeRef inode = inodes_.Find(ino)) {
-      std::lock_guard lock(inode->mu);
+      MutexLock lock(inode->mu);
       inode->no_capability_xattr = false;  // before the write: never a stale "absent"
       inode->capability_sets++;
     }
@@ -139,13 +139,13 @@ Result<std::string> FileSystem::GetXattr(uint64_t ino, std::string_view name) {
   InodeRef inode = capability ? inodes_.Find(ino) : nullptr;
   uint64_t sets_before = 0;
   if (inode) {
-    std::lock_guard lock(inode->mu);
+    MutexLock lock(inode->mu);
     if (inode->no_capability_xattr) return Status::Error(ENODATA, "no such attribute");
     sets_before = inode->capability_sets;
   }
   auto value = meta_->GetXattr(ino, name);
   if (inode && !value.ok() && value.status().code() == ENODATA) {
-    std::lock_guard lock(inode->mu);
+    MutexLock lock(inode->mu);
     if (inode->capability_sets == sets_before) inode->no_capability_xattr = true;
   }
   return value;

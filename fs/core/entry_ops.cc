@@ -93,9 +93,9 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
   const bool truncate = (to_set & FUSE_SET_ATTR_SIZE) != 0;
   // A truncate changes data: like a write it holds the io_lock shared, so a
   // relocation never switches the object under it.
-  std::shared_lock io(inode->io_lock, std::defer_lock);
-  if (truncate) io.lock();
-  std::unique_lock sync(inode->sync_mu);
+  ReaderLock io(inode->io_lock, std::defer_lock);
+  if (truncate) io.Lock();
+  MutexLock sync(inode->sync_mu);
   const int64_t now = clock().NowNanos();
   meta::Inode values;
   uint32_t fields = 0;
@@ -106,7 +106,7 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
   std::string event = truncate ? "truncate" : "setattr";
   bool log_write = false;  // a "write" record goes first (see below)
   {
-    std::lock_guard lock(inode->mu);
+    MutexLock lock(inode->mu);
     meta::Inode& a = inode->attr;
     values = a;
     if (truncate) {
@@ -241,13 +241,13 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
   if (st.ok() && !deferred) {
     auto row = meta_->UpdateAttributes(values, fields, event, log_write);
     if (!row.ok() && (event == "write" || log_write)) {
-      std::lock_guard lock(inode->mu);
+      MutexLock lock(inode->mu);
       inode->data_written = true;  // logged by the next attribute flush instead
     }
     if (!row.ok()) {
       st = row.status();
     } else {
-      std::lock_guard lock(inode->mu);
+      MutexLock lock(inode->mu);
       if (inode->change_seq == seq) {
         inode->dirty = false;
       } else {
@@ -259,11 +259,11 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
       ApplyRow(*inode, *row);
     }
   }
-  sync.unlock();
-  if (io.owns_lock()) io.unlock();
+  sync.Unlock();
+  io.UnlockIfHeld();
   meta::Inode out;
   {
-    std::lock_guard lock(inode->mu);
+    MutexLock lock(inode->mu);
     out = inode->attr;
   }
   if (pinned) ReleaseHold(inode, Hold::kPin);
@@ -336,7 +336,7 @@ Result<meta::Inode> FileSystem::MakeNode(const Caller& caller, uint64_t parent,
     if (auto again = meta_->GetInode(attr->ino); again.ok()) inodes_.Apply(*again);
   }
   *opened = held.entry;
-  std::lock_guard lock(held.entry->mu);
+  MutexLock lock(held.entry->mu);
   // A new file has no extended attributes: the kernel's security.capability
   // query before its first write is answered from memory (unless the entry
   // was there before, or a change came first: a set of it, through a name

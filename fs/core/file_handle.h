@@ -14,6 +14,7 @@
 
 #include <atomic>
 
+#include "common/thread_annotations.h"
 #include "fs/core/inode_table.h"
 
 namespace tierfs {
@@ -22,19 +23,21 @@ struct OpenHandle {
   explicit OpenHandle(bool dir) : directory(dir) {}
   InodeRef inode;
   const bool directory;  // a DirHandle, else a FileHandle
-  OpenHandle* prev = nullptr;  // in inode->handles, under inode->mu
+  // In inode->handles, under inode->mu. Not annotated: the analysis cannot know
+  // that a neighbour's inode is this one, so every unlink would be refused.
+  OpenHandle* prev = nullptr;
   OpenHandle* next = nullptr;
 };
 
 // Adds `h` to its inode's list; the inode's mu held.
-inline void LinkHandleLocked(OpenHandle* h) {
+inline void LinkHandleLocked(OpenHandle* h) REQUIRES(h->inode->mu) {
   h->next = h->inode->handles;
   if (h->next != nullptr) h->next->prev = h;
   h->inode->handles = h;
 }
 
 // Takes `h` off its inode's list; the inode's mu held.
-inline void UnlinkHandleLocked(OpenHandle* h) {
+inline void UnlinkHandleLocked(OpenHandle* h) REQUIRES(h->inode->mu) {
   if (h->prev != nullptr) h->prev->next = h->next;
   else h->inode->handles = h->next;
   if (h->next != nullptr) h->next->prev = h->prev;

@@ -97,7 +97,7 @@ Result<FileHandle*> FileSystem::Open(uint64_t ino, int flags) {
 Result<FileHandle*> FileSystem::OpenHeld(const InodeRef& inode, int flags, bool created) {
   Status refused;
   {
-    std::lock_guard lock(inode->mu);
+    MutexLock lock(inode->mu);
     if (S_ISDIR(inode->attr.mode)) {
       refused = Status::Error(EISDIR, "open of a directory");
     } else if (!S_ISREG(inode->attr.mode)) {
@@ -110,10 +110,11 @@ Result<FileHandle*> FileSystem::OpenHeld(const InodeRef& inode, int flags, bool 
     ReleaseHold(inode, Hold::kOpen);
     return refused;
   }
-  std::lock_guard lock(inode->mu);
+  MutexLock lock(inode->mu);
   auto* fh = new FileHandle;
   fh->inode = inode;
   fh->flags = flags;
+  fh->inode->mu.AssertHeld();  // the lock above: fh->inode is `inode`
   LinkHandleLocked(fh);
   const bool reads = !created && (flags & O_ACCMODE) != O_WRONLY && (flags & O_NOATIME) == 0;
   if (!reads || !AtimeIsStale(inode->attr)) return fh;
@@ -159,11 +160,11 @@ void FileSystem::UpdateAtimeOnRead(InodeState& inode) {
 Result<size_t> FileSystem::Read(FileHandle* fh, char* buf, size_t size, off_t offset,
                                 bool noatime) {
   InodeState& inode = *fh->inode;
-  std::shared_lock io(inode.io_lock);
+  ReaderLock io(inode.io_lock);
   int fd;
   uint32_t volume;
   {
-    std::lock_guard lock(inode.mu);
+    MutexLock lock(inode.mu);
     fd = inode.fd;
     volume = inode.attr.volume_id;
   }
@@ -172,7 +173,7 @@ Result<size_t> FileSystem::Read(FileHandle* fh, char* buf, size_t size, off_t of
   io_.RecordRead(inode.ino, static_cast<uint64_t>(n));
   metrics_.RecordRead(volume, static_cast<uint64_t>(n));
   if (noatime || (fh->flags & O_NOATIME) != 0) return static_cast<size_t>(n);
-  std::lock_guard lock(inode.mu);
+  MutexLock lock(inode.mu);
   UpdateAtimeOnRead(inode);
   return static_cast<size_t>(n);
 }
@@ -187,7 +188,7 @@ FileSystem::DirectWrite FileSystem::DirectWriteFor(InodeState& inode, const char
   const size_t whole_pages = count / kPageBytes * kPageBytes;
   int fd;
   {
-    std::lock_guard lock(inode.mu);
+    MutexLock lock(inode.mu);
     if (inode.direct_refused || inode.fd < 0) return {};
     if (inode.direct_fd >= 0) return {inode.direct_fd, whole_pages};
     fd = inode.fd;
@@ -197,7 +198,7 @@ FileSystem::DirectWrite FileSystem::DirectWriteFor(InodeState& inode, const char
   const int error = errno;
   uint32_t volume;
   {
-    std::lock_guard lock(inode.mu);
+    MutexLock lock(inode.mu);
     volume = inode.attr.volume_id;
     if (inode.direct_fd < 0 && !inode.direct_refused) {
       inode.direct_fd = opened;
@@ -209,7 +210,7 @@ FileSystem::DirectWrite FileSystem::DirectWriteFor(InodeState& inode, const char
   }
   if (opened < 0) {
     // Once per volume: every file of a volume without O_DIRECT would say the same.
-    std::lock_guard lock(direct_refusals_mu_);
+    MutexLock lock(direct_refusals_mu_);
     if (std::find(direct_refusals_logged_.begin(), direct_refusals_logged_.end(), volume) ==
         direct_refusals_logged_.end()) {
       direct_refusals_logged_.push_back(volume);
@@ -235,9 +236,9 @@ Result<size_t> FileSystem::Write(FileHandle* fh, const char* buf, size_t size, o
     int err = 0;
     DirectWrite direct;
     {
-      std::shared_lock io(inode.io_lock);
+      ReaderLock io(inode.io_lock);
       {
-        std::lock_guard lock(inode.mu);
+        MutexLock lock(inode.mu);
         volume = inode.attr.volume_id;
       }
       if (volumes_->RefusesData(volume)) {
@@ -260,7 +261,7 @@ Result<size_t> FileSystem::Write(FileHandle* fh, const char* buf, size_t size, o
         metrics_.RecordWrite(volume, static_cast<uint64_t>(n), direct.fd >= 0);
         done += static_cast<size_t>(n);
         const int64_t now = clock().NowNanos();
-        std::lock_guard lock(inode.mu);
+        MutexLock lock(inode.mu);
         const uint64_t size_before = inode.attr.size;
         // Before any move below: the relocator copies the recorded size.
         inode.attr.size = std::max<uint64_t>(size_before, static_cast<uint64_t>(offset) + done);
@@ -268,6 +269,7 @@ Result<size_t> FileSystem::Write(FileHandle* fh, const char* buf, size_t size, o
           inode.attr.mtime_ns = now;  // the kernel's, with the writeback cache
           inode.attr.ctime_ns = now;
         }
+        fh->inode->mu.AssertHeld();  // `inode` is *fh->inode
         DataWrittenLocked(*fh, size_before);
       }
     }
@@ -276,7 +278,7 @@ Result<size_t> FileSystem::Write(FileHandle* fh, const char* buf, size_t size, o
     if (err == EINVAL && direct.fd >= 0) {
       // The object's file system refused this O_DIRECT write: through the page
       // cache from now on (the fd stays open: another write may be using it).
-      std::lock_guard lock(inode.mu);
+      MutexLock lock(inode.mu);
       inode.direct_refused = true;
       continue;
     }
@@ -295,7 +297,7 @@ Result<size_t> FileSystem::Write(FileHandle* fh, const char* buf, size_t size, o
   }
   if (done > 0) fh->wrote = true;
   if (setgid_check != nullptr) {
-    std::lock_guard lock(inode.mu);
+    MutexLock lock(inode.mu);
     *setgid_check = (inode.attr.mode & (S_ISGID | S_IXGRP)) == S_ISGID;
   }
   return done;
@@ -305,7 +307,7 @@ Status FileSystem::MoveOnNoSpace(const InodeRef& inode, uint32_t full_volume,
                                  uint64_t more_bytes) {
   meta::Inode attr;
   {
-    std::lock_guard lock(inode->mu);
+    MutexLock lock(inode->mu);
     attr = inode->attr;
   }
   if (attr.volume_id != full_volume) return Status::Ok();  // moved by another writer
@@ -346,7 +348,7 @@ Status FileSystem::MoveOnNoSpace(const InodeRef& inode, uint32_t full_volume,
 Result<bool> FileSystem::KillSuidSgid(uint64_t ino, FileHandle* fh) {
   uint32_t mode = 0;
   if (InodeRef inode = fh != nullptr ? fh->inode : inodes_.Find(ino)) {
-    std::lock_guard lock(inode->mu);
+    MutexLock lock(inode->mu);
     mode = inode->attr.mode;
   } else {
     auto attr = GetAttr(ino);
@@ -362,23 +364,23 @@ Result<bool> FileSystem::KillSuidSgid(uint64_t ino, FileHandle* fh) {
 
 void FileSystem::DropSetgidAfterWrite(FileHandle* fh, const Caller& caller) {
   InodeState& inode = *fh->inode;
-  std::lock_guard sync(inode.sync_mu);
+  MutexLock sync(inode.sync_mu);
   meta::Inode values;
   {
-    std::lock_guard lock(inode.mu);
+    MutexLock lock(inode.mu);
     if (!DropsSetgidWithoutGroupExec(caller, inode.attr.mode, inode.attr.gid)) return;
     values = inode.attr;
   }
   values.mode &= ~S_ISGID;
   auto row = meta_->UpdateAttributes(values, meta::kAttrMode, "setattr");
   if (!row.ok()) return;  // the write itself succeeded; the bit stays, as logged
-  std::lock_guard lock(inode.mu);
+  MutexLock lock(inode.mu);
   ApplyRow(inode, *row);
 }
 
 Status FileSystem::FlushAttributesAtClose(const InodeRef& inode) {
   {
-    std::lock_guard lock(inode->mu);
+    MutexLock lock(inode->mu);
     // Lazy times wait for the periodic flush (MarkTimesLazilyDirty).
     if (inode->dirty && inode->lazy_times && inode->attr.nlink > 0) return Status::Ok();
   }
@@ -391,9 +393,9 @@ Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
   uint32_t volume_before;
   uint64_t epoch;
   {
-    std::shared_lock io(inode.io_lock);
+    ReaderLock io(inode.io_lock);
     if (volumes_->io().Fsync(inode.Fd(), datasync) != 0) return Status::FromErrno("fsync");
-    std::lock_guard lock(inode.mu);
+    MutexLock lock(inode.mu);
     // fdatasync(2) promises the data and what is needed to read it back: an
     // overwrite of a file whose volume and size the database already holds
     // durably is complete once its object is synced. The times stay dirty and
@@ -416,7 +418,7 @@ Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
   // racing this fsync differs from the current one, so the next fdatasync
   // commits; a truncate, fallocate or relocation since moved the epoch, and
   // nothing is recorded.
-  std::lock_guard lock(inode.mu);
+  MutexLock lock(inode.mu);
   if (inode.layout_epoch == epoch) {
     inode.durable_size = size_before;
     inode.durable_volume = volume_before;
@@ -426,8 +428,8 @@ Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
 
 bool FileSystem::BlocksChangedSinceFsync(FileHandle* fh) {
   InodeState& inode = *fh->inode;
-  std::shared_lock io(inode.io_lock);
-  std::lock_guard lock(inode.mu);
+  ReaderLock io(inode.io_lock);
+  MutexLock lock(inode.mu);
   struct stat st;
   // Unknown: refresh (never stale).
   if (inode.fd < 0 || volumes_->io().Fstat(inode.fd, &st) != 0) return true;
@@ -439,7 +441,7 @@ bool FileSystem::BlocksChangedSinceFsync(FileHandle* fh) {
 Status FileSystem::Release(FileHandle* fh) {
   InodeRef inode = fh->inode;
   {
-    std::lock_guard lock(inode->mu);
+    MutexLock lock(fh->inode->mu);
     UnlinkHandleLocked(fh);
   }
   delete fh;
@@ -450,7 +452,7 @@ Status FileSystem::Release(FileHandle* fh) {
 
 Status FileSystem::Fallocate(FileHandle* fh, int mode, off_t offset, off_t length) {
   InodeState& inode = *fh->inode;
-  std::shared_lock io(inode.io_lock);
+  ReaderLock io(inode.io_lock);
   inode.write_gen.fetch_add(1);
   const int fd = inode.Fd();
   const int rc = volumes_->io().Fallocate(fd, mode, offset, length);
@@ -459,7 +461,7 @@ Status FileSystem::Fallocate(FileHandle* fh, int mode, off_t offset, off_t lengt
   struct stat st;
   if (volumes_->io().Fstat(fd, &st) != 0) return Status::FromErrno("fstat");
   const int64_t now = clock().NowNanos();
-  std::lock_guard lock(inode.mu);
+  MutexLock lock(inode.mu);
   const uint64_t size_before = inode.attr.size;
   inode.attr.size = static_cast<uint64_t>(st.st_size);
   inode.ForgetDurableLayout();  // blocks allocated or freed: commit at fsync
@@ -467,6 +469,7 @@ Status FileSystem::Fallocate(FileHandle* fh, int mode, off_t offset, off_t lengt
   // leaves size and contents as they were.
   inode.attr.mtime_ns = now;
   inode.attr.ctime_ns = now;
+  fh->inode->mu.AssertHeld();  // `inode` is *fh->inode
   DataWrittenLocked(*fh, size_before);
   return Status::Ok();
 }
@@ -503,9 +506,9 @@ Result<size_t> FileSystem::CopyFileRange(FileHandle* in, off_t in_offset, FileHa
   InodeState& src = *in->inode;
   InodeState& dst = *out->inode;
   // Shared locks only (reader-preferring), so the order of the two cannot deadlock.
-  std::shared_lock src_io(src.io_lock);
-  std::shared_lock dst_io(dst.io_lock, std::defer_lock);
-  if (&src != &dst) dst_io.lock();
+  ReaderLock src_io(src.io_lock);
+  ReaderLock dst_io(dst.io_lock, std::defer_lock);
+  if (&src != &dst) dst_io.Lock();
   dst.write_gen.fetch_add(1);
   const int src_fd = src.Fd();
   const int dst_fd = dst.Fd();
@@ -530,24 +533,25 @@ Result<size_t> FileSystem::CopyFileRange(FileHandle* in, off_t in_offset, FileHa
   io_.RecordWrite(dst.ino, n);
   if (!noatime && (in->flags & O_NOATIME) == 0) {
     // The source was read, as by splice on ext4: relatime applies to it.
-    std::lock_guard lock(src.mu);
+    MutexLock lock(src.mu);
     UpdateAtimeOnRead(src);
   }
   if (n == 0) return n;
   out->wrote = true;
   const int64_t now = clock().NowNanos();
-  std::lock_guard lock(dst.mu);
+  MutexLock lock(dst.mu);
   const uint64_t size_before = dst.attr.size;
   dst.attr.size = std::max<uint64_t>(size_before, static_cast<uint64_t>(out_offset) + n);
   dst.attr.mtime_ns = now;
   dst.attr.ctime_ns = now;
+  out->inode->mu.AssertHeld();  // `dst` is *out->inode
   DataWrittenLocked(*out, size_before);
   return n;
 }
 
 Result<off_t> FileSystem::Lseek(FileHandle* fh, off_t offset, int whence) {
   InodeState& inode = *fh->inode;
-  std::shared_lock io(inode.io_lock);
+  ReaderLock io(inode.io_lock);
   const int fd = inode.Fd();
   // Only the result matters: tierfs never uses the shared fd's position.
   off_t pos = lseek(fd, offset, whence);

@@ -127,7 +127,7 @@ void FileSystem::FlushDelayed(const std::vector<InodeRef>& inodes) {
   meta::Metadata::BatchScope batch(*meta_);  // one commit group for all of them
   for (const InodeRef& inode : inodes) {
     {
-      std::lock_guard lock(inode->mu);
+      MutexLock lock(inode->mu);
       inode->delayed_flush_queued = false;  // a write from now on queues it again
     }
     if (Status st = FlushAttributesAndSettle(inode); !st.ok()) {
@@ -139,7 +139,7 @@ void FileSystem::FlushDelayed(const std::vector<InodeRef>& inodes) {
 
 Status FileSystem::FlushAttributesAndSettle(const InodeRef& inode) {
   TIERFS_RETURN_IF_ERROR(FlushAttributes(inode, {}));
-  if (inodes_.MaybeErase(inode)) Reclaim(inode->attr);
+  if (inodes_.MaybeErase(inode)) Reclaim(inode->Attributes());
   return Status::Ok();
 }
 
@@ -159,7 +159,7 @@ FileSystem::~FileSystem() {
     st = synced;
   }
   for (const InodeRef& inode : inodes_.Snapshot()) {
-    std::lock_guard lock(inode->mu);
+    MutexLock lock(inode->mu);
     CloseObjectLocked(*inode, volumes_->io());
   }
   if (Status reclaimed = ReclaimUnlinkedAtStop(); !reclaimed.ok()) {
@@ -183,7 +183,7 @@ size_t FileSystem::ReleaseUnreleasedHandles() {
     for (;;) {
       OpenHandle* handle;
       {
-        std::lock_guard lock(inode->mu);
+        MutexLock lock(inode->mu);
         handle = inode->handles;
       }
       if (handle == nullptr) break;
@@ -227,13 +227,13 @@ Status FileSystem::ReloadPolicy() {
     }
     loaded = std::make_shared<const policy::PlacementPolicy>(std::move(*result.policy));
   }
-  std::lock_guard lock(policy_mu_);
+  MutexLock lock(policy_mu_);
   policy_ = std::move(loaded);
   return Status::Ok();
 }
 
 std::shared_ptr<const policy::PlacementPolicy> FileSystem::policy() const {
-  std::lock_guard lock(policy_mu_);
+  MutexLock lock(policy_mu_);
   return policy_;
 }
 
@@ -241,7 +241,7 @@ meta::Inode FileSystem::Remember(const meta::Inode& attr) { return inodes_.Remem
 
 Result<meta::Inode> FileSystem::CurrentAttr(uint64_t ino) {
   if (InodeRef inode = inodes_.Find(ino)) {
-    std::lock_guard lock(inode->mu);
+    MutexLock lock(inode->mu);
     return inode->attr;
   }
   return meta_->GetInode(ino);
@@ -272,13 +272,13 @@ void FileSystem::ReleaseHold(const InodeRef& inode, Hold how) {
     reclaim = inodes_.Unpin(inode);
   } else {
     {
-      std::lock_guard lock(inode->mu);
+      MutexLock lock(inode->mu);
       if (--inode->nopen > 0) return;
       CloseObjectLocked(*inode, volumes_->io());
     }
     reclaim = inodes_.MaybeErase(inode);
   }
-  if (reclaim) Reclaim(inode->attr);
+  if (reclaim) Reclaim(inode->Attributes());
 }
 
 void FileSystem::RefreshCached(uint64_t ino) {
@@ -287,7 +287,7 @@ void FileSystem::RefreshCached(uint64_t ino) {
   // A concurrent change may apply a newer row first: ApplyRow keeps the newer.
   auto fresh = meta_->GetInode(ino);
   if (!fresh.ok()) return;  // deleted: nothing left to show
-  std::lock_guard lock(inode->mu);
+  MutexLock lock(inode->mu);
   ApplyRow(*inode, *fresh);
 }
 
@@ -309,7 +309,7 @@ void FileSystem::Reclaim(const meta::Inode& attr) {
   if (std::optional<uint64_t> ticket = meta_->UncommittedTicket()) {
     // Removing the object before nlink 0 is durable would let a crash bring back
     // a name whose bytes are gone.
-    std::lock_guard lock(reclaim_mu_);
+    MutexLock lock(reclaim_mu_);
     deferred_reclaims_.emplace_back(*ticket, attr);
     return;
   }
@@ -319,7 +319,7 @@ void FileSystem::Reclaim(const meta::Inode& attr) {
 void FileSystem::ReclaimCommitted() {
   std::vector<meta::Inode> ready;
   {
-    std::lock_guard lock(reclaim_mu_);
+    MutexLock lock(reclaim_mu_);
     if (deferred_reclaims_.empty()) return;
     const uint64_t committed = meta_->CommittedTickets();  // one look for the batch
     auto still_waiting =
@@ -370,7 +370,7 @@ void FileSystem::ReclaimNow(const meta::Inode& attr) {
 Result<meta::Inode> FileSystem::GetAttr(uint64_t ino) {
   InodeTable::Holding found = inodes_.Peek(ino);
   if (found.entry) {
-    std::lock_guard lock(found.entry->mu);
+    MutexLock lock(found.entry->mu);
     return found.entry->attr;
   }
   auto row = meta_->GetInode(ino);
@@ -387,7 +387,7 @@ uint64_t FileSystem::AllocatedBlocks(const meta::Inode& attr) {
         struct stat st;
         // An open file: its object as it is now (writes may have grown it).
         if (InodeRef inode = inodes_.Find(attr.ino)) {
-          std::lock_guard lock(inode->mu);
+          MutexLock lock(inode->mu);
           if (inode->fd >= 0 && volumes_->io().Fstat(inode->fd, &st) == 0) {
             return static_cast<uint64_t>(st.st_blocks);
           }
@@ -410,13 +410,13 @@ uint64_t FileSystem::AllocatedBlocks(const meta::Inode& attr) {
 }
 
 Status FileSystem::FlushAttributes(const InodeRef& inode, std::string_view event) {
-  std::lock_guard sync(inode->sync_mu);
+  MutexLock sync(inode->sync_mu);
   meta::Inode snapshot;
   uint64_t seq;
   bool data_written;
   uint32_t fields = meta::kAttrSize | meta::kAttrAtime | meta::kAttrMtime | meta::kAttrCtime;
   {
-    std::lock_guard lock(inode->mu);
+    MutexLock lock(inode->mu);
     if (!inode->dirty) return Status::Ok();
     snapshot = inode->attr;
     seq = inode->change_seq;
@@ -431,7 +431,7 @@ Status FileSystem::FlushAttributes(const InodeRef& inode, std::string_view event
     inode->data_written = false;
   }
   auto row = meta_->UpdateAttributes(snapshot, fields, event);
-  std::lock_guard lock(inode->mu);
+  MutexLock lock(inode->mu);
   if (!row.ok()) {
     if (row.status().code() == ENOENT && inode->attr.nlink == 0) {
       // Reclaimed meanwhile (an unlinked file's last reference went away while
@@ -462,7 +462,7 @@ Status FileSystem::FlushAll() {
   std::vector<meta::IoDelta> deltas;
   Status st;
   {
-    std::lock_guard lock(iostat_mu_);
+    MutexLock lock(iostat_mu_);
     deltas = io_.Drain();
     if (!deltas.empty()) {
       st = meta_->AddIoStats(deltas);
@@ -490,7 +490,7 @@ Status FileSystem::RestartHeatCounts(int64_t bucket_seconds) {
   // Attributes and the counts so far reach the database (and their FCL
   // "filestats" records) before the buckets go.
   TIERFS_RETURN_IF_ERROR(FlushAll());
-  std::lock_guard lock(iostat_mu_);
+  MutexLock lock(iostat_mu_);
   TIERFS_RETURN_IF_ERROR(meta_->RestartIoStats(bucket_seconds));
   // Counts made since FlushAll fell in buckets of the old length: Restart drops them.
   io_.Restart(bucket_seconds);

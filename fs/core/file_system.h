@@ -20,15 +20,16 @@
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/clock.h"
+#include "common/mutex.h"
 #include "common/page.h"
 #include "common/status.h"
+#include "common/thread_annotations.h"
 #include "fs/core/daemon_metrics.h"
 #include "fs/core/file_handle.h"
 #include "fs/core/inode_table.h"
@@ -376,12 +377,12 @@ class FileSystem {
   // (DelayedAttributeFlush). An overwrite in place (a database's pages) changes
   // only times, which wait for the periodic flush, so it adds no database write
   // every 50 ms. `fh.inode->mu` held.
-  void DataWrittenLocked(const FileHandle& fh, uint64_t size_before);
+  void DataWrittenLocked(const FileHandle& fh, uint64_t size_before) REQUIRES(fh.inode->mu);
   // DelayedAttributeFlush's flush function: one database batch for all of `inodes`.
   void FlushDelayed(const std::vector<InodeRef>& inodes);
   // Volumes whose refusal of O_DIRECT was logged (once each: DirectWriteFor).
-  std::mutex direct_refusals_mu_;
-  std::vector<uint32_t> direct_refusals_logged_;
+  Mutex direct_refusals_mu_;
+  std::vector<uint32_t> direct_refusals_logged_ GUARDED_BY(direct_refusals_mu_);
   FileSystem(std::unique_ptr<meta::SpaceReserve> reserve, std::unique_ptr<meta::Metadata> meta,
              std::unique_ptr<VolumeSet> volumes, meta::FsInfo info,
              const FileSystemOptions& options);
@@ -462,7 +463,7 @@ class FileSystem {
                                mode_t mode, dev_t rdev, std::string_view target,
                                InodeRef* opened);
   // Opens the inode's shared backing fd if it is not open yet (inode->mu held).
-  Status EnsureFdLocked(InodeState& inode);
+  Status EnsureFdLocked(InodeState& inode) REQUIRES(inode.mu);
   // How Write sends `count` bytes from `bytes` at `offset` to `inode`'s object
   // with O_DIRECT (FileSystemOptions::direct_writes): the object's O_DIRECT fd
   // (opened on first use) and the whole pages of the write to send through it;
@@ -472,7 +473,8 @@ class FileSystem {
     int fd = -1;
     size_t count = 0;
   };
-  DirectWrite DirectWriteFor(InodeState& inode, const char* bytes, size_t count, off_t offset);
+  DirectWrite DirectWriteFor(InodeState& inode, const char* bytes, size_t count, off_t offset)
+      REQUIRES_SHARED(inode.io_lock);
   // Opens the inode's object (inode->mu held) and trims it to the recorded size:
   // bytes past it were never acknowledged (a crash after unsynced writes, or a
   // write whose size never reached the database) and must not reappear when the
@@ -486,10 +488,10 @@ class FileSystem {
   // ENOSPC naming the classes when no allowed volume has room.
   Status MoveOnNoSpace(const InodeRef& inode, uint32_t full_volume, uint64_t more_bytes);
   // ftruncate(2) of the inode's object (inode.mu held); attributes are the caller's.
-  Status TruncateLocked(InodeState& inode, uint64_t size);
+  Status TruncateLocked(InodeState& inode, uint64_t size) REQUIRES(inode.mu);
   // relatime: whether reading now would update atime (inode.mu held).
   bool AtimeIsStale(const meta::Inode& attr) const;
-  void UpdateAtimeOnRead(InodeState& inode);
+  void UpdateAtimeOnRead(InodeState& inode) REQUIRES(inode.mu);
   // Appends one FCL "filestats" record per file of a flushed batch.
   void LogFileStats(const std::vector<meta::IoDelta>& deltas);
 
@@ -504,15 +506,15 @@ class FileSystem {
   DaemonMetrics metrics_;
   // Held from io_.Drain() until its deltas are in the database (or restored), and
   // across RestartHeatCounts: deltas of the old length never meet the new one.
-  std::mutex iostat_mu_;
+  Mutex iostat_mu_;
 
   // Reclaims waiting for their nlink-0 change to commit: (ticket, inode).
-  std::mutex reclaim_mu_;
-  std::vector<std::pair<uint64_t, meta::Inode>> deferred_reclaims_;
+  Mutex reclaim_mu_;
+  std::vector<std::pair<uint64_t, meta::Inode>> deferred_reclaims_ GUARDED_BY(reclaim_mu_);
 
   EntryRemovedHook entry_removed_hook_;  // set once at mount, then read-only
-  mutable std::mutex policy_mu_;  // guards policy_
-  std::shared_ptr<const policy::PlacementPolicy> policy_;
+  mutable Mutex policy_mu_;
+  std::shared_ptr<const policy::PlacementPolicy> policy_ GUARDED_BY(policy_mu_);
 };
 
 }  // namespace tierfs

@@ -42,7 +42,7 @@ InodeTable::InodeTable(size_t keep_idle) : keep_idle_(keep_idle) {
 
 meta::Inode InodeTable::Remember(const meta::Inode& row, uint64_t lookups,
                                  uint64_t keep_ticket) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   if (lookups > 0) AddLookupsLocked(row.ino, lookups);
   auto it = active_.find(row.ino);
   if (it == active_.end()) {
@@ -50,7 +50,7 @@ meta::Inode InodeTable::Remember(const meta::Inode& row, uint64_t lookups,
     return row;
   }
   it->second->referenced = true;
-  std::lock_guard ilock(it->second->mu);
+  MutexLock ilock(it->second->mu);
   // A row read after the entry's (a lookup racing a change whose row reached
   // the table first) is the newer word.
   ApplyRow(*it->second, row);
@@ -58,7 +58,7 @@ meta::Inode InodeTable::Remember(const meta::Inode& row, uint64_t lookups,
 }
 
 InodeRef InodeTable::Find(uint64_t ino) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = active_.find(ino);
   if (it == active_.end()) return nullptr;
   it->second->referenced = true;
@@ -91,17 +91,17 @@ void InodeTable::NoteChangeLocked(uint64_t ino) {
 }
 
 InodeTable::Holding InodeTable::TryHold(uint64_t ino, Hold how) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = active_.find(ino);
   if (it == active_.end()) return {nullptr, events_.load()};
   it->second->referenced = true;
-  std::lock_guard ilock(it->second->mu);
+  MutexLock ilock(it->second->mu);
   AddHold(*it->second, how);
   return {it->second, events_.load()};
 }
 
 InodeTable::Holding InodeTable::Peek(uint64_t ino) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = active_.find(ino);
   if (it == active_.end()) return {nullptr, events_.load()};
   it->second->referenced = true;
@@ -109,7 +109,7 @@ InodeTable::Holding InodeTable::Peek(uint64_t ino) {
 }
 
 void InodeTable::Keep(const meta::Inode& row, uint64_t ticket) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   KeepLocked(row, ticket);
 }
 
@@ -135,7 +135,7 @@ uint64_t InodeTable::Ticket() const { return events_.load(std::memory_order_acqu
 InodeTable::Held InodeTable::HoldRow(const meta::Inode& row, uint64_t ticket, Hold how,
                                      uint64_t lookups) {
   Held held;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = active_.find(row.ino);
   if (it == active_.end()) {
     auto slot = known_.find(row.ino);
@@ -146,22 +146,22 @@ InodeTable::Held InodeTable::HoldRow(const meta::Inode& row, uint64_t ticket, Ho
   if (lookups > 0) AddLookupsLocked(row.ino, lookups);
   held.entry = it->second;
   held.entry->referenced = true;
-  std::lock_guard ilock(held.entry->mu);
+  MutexLock ilock(held.entry->mu);
   ApplyRow(*held.entry, row);  // an entry made just now has it already
   AddHold(*held.entry, how);
   return held;
 }
 
 bool InodeTable::Unpin(const InodeRef& inode) {
-  std::lock_guard lock(mu_);
-  std::lock_guard ilock(inode->mu);
+  MutexLock lock(mu_);
+  MutexLock ilock(inode->mu);
   inode->pins--;
   return SettleLocked(inode);
 }
 
 bool InodeTable::MaybeErase(const InodeRef& inode) {
-  std::lock_guard lock(mu_);
-  std::lock_guard ilock(inode->mu);
+  MutexLock lock(mu_);
+  MutexLock ilock(inode->mu);
   return SettleLocked(inode);
 }
 
@@ -216,11 +216,11 @@ void InodeTable::DropKeptLocked(const InodeState* settling) {
       kept_.push_back(std::move(entry));
       continue;
     }
-    std::unique_lock lock(entry->mu, std::try_to_lock);
+    MutexLock lock(entry->mu, std::defer_lock);
     entry->kept_idle = false;
     // Busy (a holder has its mu) or in use again: it is kept again when it
     // settles next.
-    if (!lock.owns_lock()) continue;
+    if (!lock.TryLock()) continue;
     const bool idle = entry->nopen == 0 && entry->pins == 0 && entry->fd < 0 &&
                       !entry->dirty && entry->attr.nlink > 0;
     if (idle) MakeIdleLocked(entry);
@@ -228,21 +228,21 @@ void InodeTable::DropKeptLocked(const InodeState* settling) {
 }
 
 void InodeTable::Apply(const meta::Inode& row) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = active_.find(row.ino);
   if (it == active_.end()) {
     NoteChangeLocked(row.ino);
     return;
   }
-  std::lock_guard ilock(it->second->mu);
+  MutexLock ilock(it->second->mu);
   ApplyRow(*it->second, row);
 }
 
 void InodeTable::ApplyAndKeep(const meta::Inode& row, uint64_t ticket) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = active_.find(row.ino);
   if (it != active_.end()) {
-    std::lock_guard ilock(it->second->mu);
+    MutexLock ilock(it->second->mu);
     ApplyRow(*it->second, row);
     return;
   }
@@ -254,7 +254,7 @@ void InodeTable::ApplyAndKeep(const meta::Inode& row, uint64_t ticket) {
 }
 
 InodeRef InodeTable::Changed(uint64_t ino) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = active_.find(ino);
   if (it != active_.end()) return it->second;
   NoteChangeLocked(ino);
@@ -262,7 +262,7 @@ InodeRef InodeTable::Changed(uint64_t ino) {
 }
 
 std::optional<meta::Inode> InodeTable::NameRemoved(const meta::Inode& row) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = active_.find(row.ino);
   if (it == active_.end()) {
     if (LookupsLocked(row.ino) == 0) {
@@ -275,14 +275,14 @@ std::optional<meta::Inode> InodeTable::NameRemoved(const meta::Inode& row) {
     return std::nullopt;
   }
   InodeRef entry = it->second;
-  std::lock_guard ilock(entry->mu);
+  MutexLock ilock(entry->mu);
   ApplyRow(*entry, row);
   if (entry->attr.nlink > 0 || !SettleLocked(entry)) return std::nullopt;
   return entry->attr;
 }
 
 std::optional<meta::Inode> InodeTable::Forget(uint64_t ino, uint64_t n, bool* forgotten) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto slot = known_.find(ino);
   if (slot == known_.end()) return std::nullopt;
   if (slot->second.nlookup < n) {
@@ -300,13 +300,13 @@ std::optional<meta::Inode> InodeTable::Forget(uint64_t ino, uint64_t n, bool* fo
   auto it = active_.find(ino);
   if (it == active_.end()) return std::nullopt;
   InodeRef entry = it->second;
-  std::lock_guard ilock(entry->mu);
+  MutexLock ilock(entry->mu);
   if (!SettleLocked(entry)) return std::nullopt;
   return entry->attr;
 }
 
 std::vector<InodeRef> InodeTable::Snapshot() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   std::vector<InodeRef> out;
   out.reserve(active_.size());
   for (const auto& [ino, entry] : active_) out.push_back(entry);
@@ -314,12 +314,12 @@ std::vector<InodeRef> InodeTable::Snapshot() const {
 }
 
 InodeTable::Counts InodeTable::Count() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return {known_.size(), active_.size()};
 }
 
 uint64_t InodeTable::LookupCount(uint64_t ino) const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return LookupsLocked(ino);
 }
 

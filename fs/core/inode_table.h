@@ -46,12 +46,13 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <unordered_map>
 #include <vector>
 
+#include "common/mutex.h"
+#include "common/shared_mutex.h"
+#include "common/thread_annotations.h"
 #include "fs/volume/volume_io.h"
 #include "meta/records.h"
 
@@ -66,79 +67,91 @@ struct InodeState {
   // Serializes the database writes fs/ makes from this entry's values (attribute
   // flush, setattr), so that one never writes what another is replacing. Held
   // across SQL, taken before `mu`.
-  std::mutex sync_mu;
-  std::mutex mu;              // guards every field below except io_lock and write_gen
-  meta::Inode attr;           // current attributes (size/atime/mtime authoritative while dirty)
-  bool dirty = false;         // size/atime/mtime/ctime differ from the database (data path)
-  uint64_t change_seq = 0;    // bumped with every data-path change (see MarkDirty)
-  bool data_written = false;  // a write since the last attribute flush: logged as FCL "write"
+  Mutex sync_mu ACQUIRED_BEFORE(mu);
+  Mutex mu;  // guards every field below except io_lock and write_gen
+  // Current attributes (size/atime/mtime authoritative while dirty).
+  meta::Inode attr GUARDED_BY(mu);
+  // Size/atime/mtime/ctime differ from the database (data path).
+  bool dirty GUARDED_BY(mu) = false;
+  uint64_t change_seq GUARDED_BY(mu) = 0;  // bumped with every data-path change (see MarkDirty)
+  // A write since the last attribute flush: logged as FCL "write".
+  bool data_written GUARDED_BY(mu) = false;
   // Dirty only by times that may wait for the periodic flush: atime moved by
   // reads (relatime), and the kernel's own ctime stamp after a namespace change
   // (see MarkTimesLazilyDirty). Close and release leave them to it, so reading a
   // file or renaming one writes nothing more to the database as it happens.
-  bool lazy_times = false;
+  bool lazy_times GUARDED_BY(mu) = false;
   // security.capability is known to be absent. The kernel asks for it before every
   // write (to clear file capabilities); answering from memory keeps SQL off the
   // write path. Cleared when that attribute is set.
-  bool no_capability_xattr = false;
-  uint64_t capability_sets = 0;  // bumped by every set of it, so a lookup racing a set
-                                 // never records a stale "absent"
+  bool no_capability_xattr GUARDED_BY(mu) = false;
+  // Bumped by every set of it, so a lookup racing a set never records a stale
+  // "absent".
+  uint64_t capability_sets GUARDED_BY(mu) = 0;
   // The part of the metadata that reading the data back needs (the object's
   // volume and the size) as the last fsync made it durable: an fdatasync that
   // finds both unchanged needs no database commit, as ext4's fdatasync needs
   // no journal commit for an overwrite (FileSystem::Fsync). kUnknownSize: no
   // fsync since the inode was loaded, or a truncate or relocation since.
   static constexpr uint64_t kUnknownSize = UINT64_MAX;
-  uint64_t durable_size = kUnknownSize;
-  uint32_t durable_volume = 0;
+  uint64_t durable_size GUARDED_BY(mu) = kUnknownSize;
+  uint32_t durable_volume GUARDED_BY(mu) = 0;
   // Bumped by every truncate, fallocate and relocation, so an fsync racing one
   // does not record as durable a size it saw before it.
-  uint64_t layout_epoch = 0;
+  uint64_t layout_epoch GUARDED_BY(mu) = 0;
   // The object's st_blocks when an fsync last told the kernel to drop the file's
   // cached attributes; -1: never, or a truncate, fallocate or relocation since.
   // An fsync that finds the allocation unchanged (an overwrite: a database's
   // log) leaves the kernel's attributes alone (FileSystem::BlocksChangedSinceFsync).
-  int64_t blocks_at_invalidation = -1;
+  int64_t blocks_at_invalidation GUARDED_BY(mu) = -1;
   // A truncate, fallocate or relocation changed what reading the data needs:
   // the next fdatasync commits, and the next fsync refreshes the kernel's
   // attributes. `mu` held.
-  void ForgetDurableLayout() {
+  void ForgetDurableLayout() REQUIRES(mu) {
     durable_size = kUnknownSize;
     ++layout_epoch;
     blocks_at_invalidation = -1;
   }
   // Guarded by InodeTable::mu_, not by `mu`: an idle entry the table keeps
   // (InodeTable's kept idle entries), and whether it was used since it was
-  // last passed over for dropping (the CLOCK's second chance).
+  // last passed over for dropping (the CLOCK's second chance). Not annotated:
+  // the analysis cannot name a private lock of another class from here.
   bool kept_idle = false;
   bool referenced = false;
-  uint32_t nopen = 0;         // open file handles
-  // Queued for an attribute flush shortly after its last write (fs/core/delayed_attribute_flush.h).
-  bool delayed_flush_queued = false;
+  uint32_t nopen GUARDED_BY(mu) = 0;  // open file handles
+  // Queued for an attribute flush shortly after its last write
+  // (fs/core/delayed_attribute_flush.h).
+  bool delayed_flush_queued GUARDED_BY(mu) = false;
   // Every file and directory handle of this inode, for the daemon's stop to
   // release those whose RELEASE never came (fs/core/file_handle.h).
-  OpenHandle* handles = nullptr;
-  uint32_t pins = 0;          // internal users (relocation) keeping the entry alive
-  int fd = -1;                // backing object fd shared by all open handles; -1 when closed
+  OpenHandle* handles GUARDED_BY(mu) = nullptr;
+  uint32_t pins GUARDED_BY(mu) = 0;  // internal users (relocation) keeping the entry alive
+  // Backing object fd shared by all open handles; -1 when closed.
+  int fd GUARDED_BY(mu) = -1;
   // The same object opened write-only with O_DIRECT, for writes of whole pages
   // (FileSystem::Write); -1 until the first such write opens it. Closed and
   // reset with `fd` (CloseObjectLocked) and by every relocation
   // (ForgetDirectFdLocked: the relocator's dup2 switches `fd` alone), never
   // while a write may use it.
-  int direct_fd = -1;
+  int direct_fd GUARDED_BY(mu) = -1;
   // Opening it failed, or a write to it met EINVAL (a file system without
   // O_DIRECT): this object's writes go through the page cache. Reset with it.
-  bool direct_refused = false;
+  bool direct_refused GUARDED_BY(mu) = false;
   // The shared backing fd, read under mu. Callers doing I/O hold io_lock shared,
   // so the fd stays valid (dup2 by the relocator keeps its number).
-  int Fd() {
-    std::lock_guard lock(mu);
+  int Fd() EXCLUDES(mu) {
+    MutexLock lock(mu);
     return fd;
+  }
+  // A copy of `attr`, read under mu.
+  meta::Inode Attributes() EXCLUDES(mu) {
+    MutexLock lock(mu);
+    return attr;
   }
 
   // Shared by reads and writes, exclusive while the relocator switches the object
   // under the open fd (dup2) so no I/O straddles the switch.
-  std::shared_mutex io_lock;
+  SharedMutex io_lock ACQUIRED_BEFORE(sync_mu);
   // Bumped before every data change (write, truncate, fallocate); the relocator
   // compares it before and after its copy to detect writes during the copy.
   std::atomic<uint64_t> write_gen{0};
@@ -148,7 +161,7 @@ using InodeRef = std::shared_ptr<InodeState>;
 
 // Records a data-path change of size or times in `inode` (its mu held): the entry is
 // now ahead of the database until an attribute flush commits it.
-inline void MarkDirty(InodeState& inode) {
+inline void MarkDirty(InodeState& inode) REQUIRES(inode.mu) {
   inode.dirty = true;
   inode.lazy_times = false;
   inode.change_seq++;
@@ -159,7 +172,7 @@ inline void MarkDirty(InodeState& inode) {
 // (FileSystem::FlushAll), every few seconds, for all such files in one
 // transaction. A crash may lose the time updates of that period, as ext4's
 // lazytime does.
-inline void MarkTimesLazilyDirty(InodeState& inode) {
+inline void MarkTimesLazilyDirty(InodeState& inode) REQUIRES(inode.mu) {
   if (!inode.dirty) inode.lazy_times = true;
   inode.dirty = true;
   inode.change_seq++;
@@ -167,18 +180,20 @@ inline void MarkTimesLazilyDirty(InodeState& inode) {
 
 // Closes the entry's object (`fd` and `direct_fd`, through `io`); `inode.mu` held,
 // and no I/O on them in flight (no handle open, or the io_lock held).
-void CloseObjectLocked(InodeState& inode, VolumeIo& io);
+void CloseObjectLocked(InodeState& inode, VolumeIo& io) REQUIRES(inode.mu);
 
 // Closes `direct_fd` and lets the next write of whole pages open it again: the
 // object under `fd` changed. `inode.mu` and the io_lock (exclusive) held.
-void ForgetDirectFdLocked(InodeState& inode, VolumeIo& io);
+// (The io_lock is not in the annotation: CloseObjectLocked calls this with no
+// handle open instead, a rule the analysis cannot state.)
+void ForgetDirectFdLocked(InodeState& inode, VolumeIo& io) REQUIRES(inode.mu);
 
 // Copies `row` (a row of the database: read, or returned by a change) into
 // `inode` (its mu held): everything, except size/atime/mtime while the entry is
 // dirty (and ctime only forward then), unless the entry already shows a newer
 // row (a higher Inode::row_epoch). Concurrent changes return rows of one inode
 // in any order; the newest stays.
-void ApplyRow(InodeState& inode, const meta::Inode& row);
+void ApplyRow(InodeState& inode, const meta::Inode& row) REQUIRES(inode.mu);
 
 // Why a caller keeps an inode's entry: each hold keeps it active until given back
 // (Unpin for kPin; for kOpen the caller decrements `nopen` at release and calls
@@ -199,11 +214,11 @@ class InodeTable {
   // the kept idle entries as Keep says: a file looked up is often opened next.
   static constexpr uint64_t kDoNotKeep = UINT64_MAX;
   meta::Inode Remember(const meta::Inode& row, uint64_t lookups,
-                       uint64_t keep_ticket = kDoNotKeep);
+                       uint64_t keep_ticket = kDoNotKeep) EXCLUDES(mu_);
   // The active entry of `ino`, or nullptr (idle or unknown: read the database).
   // For reading only: an entry found here may go idle at any moment; to change
   // one, hold it (TryHold/HoldRow).
-  InodeRef Find(uint64_t ino) const;
+  InodeRef Find(uint64_t ino) const EXCLUDES(mu_);
 
   // The active entry of `ino` with one more hold of kind `how`, or {nullptr,
   // ticket}: read the inode's row and pass it with the ticket to HoldRow.
@@ -211,16 +226,16 @@ class InodeTable {
     InodeRef entry;
     uint64_t ticket = 0;
   };
-  Holding TryHold(uint64_t ino, Hold how);
+  Holding TryHold(uint64_t ino, Hold how) EXCLUDES(mu_);
   // The active entry of `ino` (as Find) or {nullptr, ticket}, adding no hold:
   // a reader that may read the row and Keep it.
-  Holding Peek(uint64_t ino);
+  Holding Peek(uint64_t ino) EXCLUDES(mu_);
   // Keeps `row` (read after Peek gave `ticket`) as the entry of an idle inode
   // the kernel knows, among the kept idle entries (a getattr: the kernel asks
   // again for inodes it works in, a directory after each change in it). Does
   // nothing when no entries are kept, the inode is unknown, active or
   // unlinked, or a change was reported since the ticket.
-  void Keep(const meta::Inode& row, uint64_t ticket);
+  void Keep(const meta::Inode& row, uint64_t ticket) EXCLUDES(mu_);
   // The current event count: a ticket for a row about to be read or made (a
   // lookup, a create). Takes no lock.
   uint64_t Ticket() const;
@@ -235,47 +250,49 @@ class InodeTable {
     bool current = true;
     bool made = false;  // the entry was made from `row`
   };
-  Held HoldRow(const meta::Inode& row, uint64_t ticket, Hold how, uint64_t lookups = 0);
+  Held HoldRow(const meta::Inode& row, uint64_t ticket, Hold how, uint64_t lookups = 0)
+      EXCLUDES(mu_);
   // Gives back a kPin hold; true when the inode must be reclaimed (nlink 0 and
   // nothing holds it any more).
-  bool Unpin(const InodeRef& inode);
+  bool Unpin(const InodeRef& inode) EXCLUDES(mu_);
   // Called when something that kept `inode` active went (its last handle closed,
   // nopen already 0; an attribute flush cleaned it): makes it idle or drops it if
   // nothing else keeps it. True when the inode must be reclaimed (nlink 0).
-  bool MaybeErase(const InodeRef& inode);
+  bool MaybeErase(const InodeRef& inode) EXCLUDES(mu_);
 
   // A change of the database returned `row`: an active entry takes it
   // (ApplyRow); an idle inode notes that its row changed (see HoldRow).
-  void Apply(const meta::Inode& row);
+  void Apply(const meta::Inode& row) EXCLUDES(mu_);
   // As Apply, for a change that returned `row` with `ticket` taken before it
   // began: an idle inode the kernel knows also keeps `row` among the kept idle
   // entries (as Keep), because the kernel's next request is about it (after a
   // rename, the kernel's ctime setattr of the moved inode and the getattr of
   // its parents), unless another change of it was reported since the ticket.
-  void ApplyAndKeep(const meta::Inode& row, uint64_t ticket);
+  void ApplyAndKeep(const meta::Inode& row, uint64_t ticket) EXCLUDES(mu_);
   // A change of `ino`'s row that returned no row: the active entry (the caller
   // reads the row and applies it), or nullptr after noting the change.
-  InodeRef Changed(uint64_t ino);
+  InodeRef Changed(uint64_t ino) EXCLUDES(mu_);
   // A name of row.ino went (unlink, rmdir, rename over it); `row` is its row
   // after. Returns the inode to reclaim now (nlink 0, nothing holds it), else
   // nullopt. An unlinked inode the kernel still knows becomes active, so the
   // last Forget reclaims it.
-  std::optional<meta::Inode> NameRemoved(const meta::Inode& row);
+  std::optional<meta::Inode> NameRemoved(const meta::Inode& row) EXCLUDES(mu_);
   // Drops `n` kernel lookups (FORGET). Returns the inode to reclaim (nlink 0 and
   // nothing holds it any more), else nullopt. Sets `*forgotten` (when given) to
   // whether the kernel's lookup count reached 0.
-  std::optional<meta::Inode> Forget(uint64_t ino, uint64_t n, bool* forgotten = nullptr);
+  std::optional<meta::Inode> Forget(uint64_t ino, uint64_t n, bool* forgotten = nullptr)
+      EXCLUDES(mu_);
 
   // Every active entry, for the periodic flush of dirty attributes.
-  std::vector<InodeRef> Snapshot() const;
+  std::vector<InodeRef> Snapshot() const EXCLUDES(mu_);
   // Inodes known (kernel lookups or holds), and how many of them are active.
   struct Counts {
     uint64_t known = 0;
     uint64_t active = 0;
   };
-  Counts Count() const;
+  Counts Count() const EXCLUDES(mu_);
   // The kernel's lookup count of `ino` (0 when unknown). For tests.
-  uint64_t LookupCount(uint64_t ino) const;
+  uint64_t LookupCount(uint64_t ino) const EXCLUDES(mu_);
 
  private:
   // An inode the kernel holds lookups on.
@@ -287,30 +304,30 @@ class InodeTable {
   };
   // Makes `entry` idle (dropping it from active_) when nothing keeps it active;
   // returns true when the inode must be reclaimed. Requires mu_ and entry.mu.
-  bool SettleLocked(const InodeRef& entry);
-  static void AddHold(InodeState& entry, Hold how);  // entry.mu held
-  uint64_t LookupsLocked(uint64_t ino) const;
-  void AddLookupsLocked(uint64_t ino, uint64_t n);
+  bool SettleLocked(const InodeRef& entry) REQUIRES(mu_, entry->mu);
+  static void AddHold(InodeState& entry, Hold how) REQUIRES(entry.mu);
+  uint64_t LookupsLocked(uint64_t ino) const REQUIRES(mu_);
+  void AddLookupsLocked(uint64_t ino, uint64_t n) REQUIRES(mu_);
   // Records a change of `ino`'s row while it is idle (mu_ held).
-  void NoteChangeLocked(uint64_t ino);
+  void NoteChangeLocked(uint64_t ino) REQUIRES(mu_);
   // Drops `entry` from active_ (mu_ and entry.mu held).
-  void MakeIdleLocked(const InodeRef& entry);
+  void MakeIdleLocked(const InodeRef& entry) REQUIRES(mu_, entry->mu);
   // Drops kept idle entries, least recently used first, until at most
   // keep_idle_ are kept or kMaxDropSteps ring positions were looked at;
   // `settling` (whose mu the caller holds) is skipped.
   static constexpr int kMaxDropSteps = 64;
-  void DropKeptLocked(const InodeState* settling);
+  void DropKeptLocked(const InodeState* settling) REQUIRES(mu_);
   // Keep (mu_ held).
-  void KeepLocked(const meta::Inode& row, uint64_t ticket);
+  void KeepLocked(const meta::Inode& row, uint64_t ticket) REQUIRES(mu_);
   // Makes `row` the entry of its idle inode, among the kept idle entries
   // (mu_ held; the caller checked that no newer row can exist).
-  void MakeKeptLocked(const meta::Inode& row);
+  void MakeKeptLocked(const meta::Inode& row) REQUIRES(mu_);
 
-  mutable std::mutex mu_;  // guards everything below
+  mutable Mutex mu_;  // guards everything below
   // Kept apart so an idle inode costs only its slot, and the periodic
   // flush walks the active entries alone.
-  std::unordered_map<uint64_t, Slot> known_;
-  std::unordered_map<uint64_t, InodeRef> active_;
+  std::unordered_map<uint64_t, Slot> known_ GUARDED_BY(mu_);
+  std::unordered_map<uint64_t, InodeRef> active_ GUARDED_BY(mu_);
   // Counts changes reported for idle inodes and entries gone idle. Changed
   // under mu_ only; atomic so that Ticket(), on the lookup and create paths,
   // reads it without the lock (a ticket read before an increment is older
@@ -318,9 +335,10 @@ class InodeTable {
   std::atomic<uint64_t> events_{0};
   // Slot::changed for every inode without a slot (the kernel does not know it):
   // rare enough (relocations of unknown files) to share one.
-  uint64_t unknown_changed_ = 0;
+  uint64_t unknown_changed_ GUARDED_BY(mu_) = 0;
   const size_t keep_idle_;
-  std::deque<InodeRef> kept_;  // the CLOCK's ring of kept idle entries, oldest first
+  // The CLOCK's ring of kept idle entries, oldest first.
+  std::deque<InodeRef> kept_ GUARDED_BY(mu_);
 };
 
 }  // namespace tierfs

@@ -12,11 +12,12 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
-#include <mutex>
 #include <unordered_map>
 #include <vector>
 
 #include "common/clock.h"
+#include "common/mutex.h"
+#include "common/thread_annotations.h"
 #include "meta/records.h"
 
 namespace tierfs {
@@ -58,8 +59,8 @@ class IoAccounting {
     uint64_t rbytes = 0, wbytes = 0, rops = 0, wops = 0;
   };
   struct Shard {
-    std::mutex mu;  // guards counts
-    std::unordered_map<Key, Counts, KeyHash> counts;
+    Mutex mu;
+    std::unordered_map<Key, Counts, KeyHash> counts GUARDED_BY(mu);
   };
   static constexpr size_t kShards = 16;
 

@@ -18,7 +18,7 @@ KernelOpenCache::Handle KernelOpenCache::Wrap(FileHandle* fh) {
 
 Result<KernelOpenCache::Handle> KernelOpenCache::Get(uint64_t ino) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     auto it = entries_.find(ino);
     if (it != entries_.end()) {
       it->second.referenced = true;
@@ -32,7 +32,7 @@ Result<KernelOpenCache::Handle> KernelOpenCache::Get(uint64_t ino) {
   std::deque<Handle> released;
   Handle handle;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     handle = InsertLocked(ino, std::move(made), &released);
   }
   return handle;  // `released` goes here, after the lock
@@ -80,7 +80,7 @@ void KernelOpenCache::EvictLocked(std::deque<Handle>* released) {
 
 void KernelOpenCache::Drop(uint64_t ino) {
   Handle released;
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = entries_.find(ino);
   if (it == entries_.end()) return;
   released = std::move(it->second.handle);
@@ -91,7 +91,7 @@ void KernelOpenCache::Drop(uint64_t ino) {
 size_t KernelOpenCache::DropAll() {
   std::unordered_map<uint64_t, Entry> released;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     released.swap(entries_);
     clock_.clear();
   }
@@ -99,7 +99,7 @@ size_t KernelOpenCache::DropAll() {
 }
 
 size_t KernelOpenCache::size() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return entries_.size();
 }
 

@@ -24,10 +24,11 @@
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <unordered_map>
 
+#include "common/mutex.h"
 #include "common/status.h"
+#include "common/thread_annotations.h"
 #include "fs/core/file_handle.h"
 
 namespace tierfs {
@@ -69,17 +70,17 @@ class KernelOpenCache {
   // Inserts under mu_; returns the handle of `ino` (the one already there, when
   // another thread inserted first: `made` then goes to `released`). Evicts
   // over capacity into `released`, to be destroyed after the lock.
-  Handle InsertLocked(uint64_t ino, Handle made, std::deque<Handle>* released);
-  void EvictLocked(std::deque<Handle>* released);
+  Handle InsertLocked(uint64_t ino, Handle made, std::deque<Handle>* released) REQUIRES(mu_);
+  void EvictLocked(std::deque<Handle>* released) REQUIRES(mu_);
 
   const size_t capacity_;
   const OpenFn open_;
   const ReleaseFn release_;
-  mutable std::mutex mu_;  // guards entries_ and clock_
-  std::unordered_map<uint64_t, Entry> entries_;
+  mutable Mutex mu_;
+  std::unordered_map<uint64_t, Entry> entries_ GUARDED_BY(mu_);
   // The CLOCK's ring of inodes, oldest first; may hold inodes dropped since
   // (skipped, and compacted away when the ring grows past twice the entries).
-  std::deque<uint64_t> clock_;
+  std::deque<uint64_t> clock_ GUARDED_BY(mu_);
 };
 
 }  // namespace tierfs

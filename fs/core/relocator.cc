@@ -161,7 +161,7 @@ RelocationOutcome Relocator::CommitLocked(InodeState& inode, uint32_t from_volum
                                           uint32_t to_volume, int new_fd, bool* durable) {
   RelocationOutcome result;
   // sync_mu orders this commit with the attribute flushes and setattrs of the entry.
-  std::lock_guard sync(inode.sync_mu);
+  MutexLock sync(inode.sync_mu);
   *durable = false;
   auto row = fs_.metadata().SetInodeVolume(inode.ino, from_volume, to_volume);
   if (!row.ok()) {
@@ -169,7 +169,7 @@ RelocationOutcome Relocator::CommitLocked(InodeState& inode, uint32_t from_volum
     result.error = row.status().code();
     return result;
   }
-  std::lock_guard lock(inode.mu);
+  MutexLock lock(inode.mu);
   if (inode.fd >= 0 && fs_.volumes().io().Dup2(new_fd, inode.fd) < 0) {
     // Cannot happen with valid fds; the database already points at the copy.
     std::abort();
@@ -219,15 +219,15 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
   // Read apart (the size first, the generation later), a write that completed in
   // between was in neither: the copy missed its bytes and the commit went ahead
   // (issue 31, docs/reliability.md "Writes that race a relocation").
-  std::unique_lock io(inode->io_lock);
+  WriterLock io(inode->io_lock);
   uint64_t gen_before;
   {
-    std::lock_guard lock(inode->mu);
+    MutexLock lock(inode->mu);
     *attr = inode->attr;
     gen_before = inode->write_gen.load();
   }
   // kHoldWriters keeps the lock through the commit: no write can start before.
-  if (!hold_writers) io.unlock();
+  if (!hold_writers) io.Unlock();
   fs_.volumes().io().ReachPoint("relocate-snapshot");
   RelocationOutcome result;
   const uint32_t from_volume = attr->volume_id;
@@ -249,7 +249,8 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
     } else {
       SeamFd new_fd(fs_.volumes().io(), *copy);
       bool durable = true;  // whether the outcome's location is committed
-      if (!hold_writers) io.lock();
+      if (!hold_writers) io.Lock();
+      inode->io_lock.AssertHeld();  // taken again just above, or kept since the snapshot
       if (inode->write_gen.load() != gen_before) {
         result.outcome = "busy";
       } else {
@@ -257,7 +258,7 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
         result = CommitLocked(*inode, from_volume, to_volume, new_fd.get(), &durable);
         result.bytes = bytes;
       }
-      io.unlock();
+      io.Unlock();
       if (result.outcome == "moved") fs_.volumes().io().ReachPoint("relocate-after-commit");
       // The object that is not the file's location: the source after a commit, the
       // copy otherwise. Its pending record goes only once it is really gone.
@@ -267,7 +268,7 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
       }
     }
   }
-  if (io.owns_lock()) io.unlock();
+  io.UnlockIfHeld();
   result.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 

@@ -44,6 +44,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "common/thread_annotations.h"
 #include "fs/core/file_system.h"
 
 namespace tierfs {
@@ -83,7 +84,7 @@ class Relocator {
   // points the shared fd at the new object. Returns the outcome; *durable tells
   // whether the new location is committed (only then may the source go).
   RelocationOutcome CommitLocked(InodeState& inode, uint32_t from_volume, uint32_t to_volume,
-                                 int new_fd, bool* durable);
+                                 int new_fd, bool* durable) REQUIRES(inode.io_lock);
   FileSystem& fs_;
 };
 

@@ -14,14 +14,16 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <thread>
 #include <vector>
 
+#include "common/cond_var.h"
 #include "common/log.h"
+#include "common/mutex.h"
+#include "common/thread_annotations.h"
 #include "fs/control/control_handlers.h"
 #include "fs/control/control_server.h"
 #include "fs/volume/daemon_lock.h"
@@ -45,21 +47,21 @@ class PeriodicFlushThread {
       : fs_(fs), options_(options), thread_([this] { Run(); }) {}
   ~PeriodicFlushThread() {
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       stop_ = true;
     }
-    cv_.notify_all();
+    cv_.NotifyAll();
     thread_.join();
   }
 
  private:
-  void Run() {
+  void Run() EXCLUDES(mu_) {
     auto last_prune = std::chrono::steady_clock::time_point{};
-    std::unique_lock lock(mu_);
+    MutexLock lock(mu_);
     while (!stop_) {
-      cv_.wait_for(lock, std::chrono::seconds(options_.flush_seconds));
+      cv_.WaitFor(mu_, std::chrono::seconds(options_.flush_seconds));
       if (stop_) break;
-      lock.unlock();
+      lock.Unlock();
       Status st = fs_.FlushAll();
       if (!st.ok()) LogError("periodic flush: {}", st.ToString());
       fs_.CheckVolumes();  // lost or regained volumes, full ones with room again
@@ -69,15 +71,15 @@ class PeriodicFlushThread {
         st = fs_.ApplyRetention();
         if (!st.ok()) LogError("retention: {}", st.ToString());
       }
-      lock.lock();
+      lock.Lock();
     }
   }
 
   FileSystem& fs_;
   const SessionOptions& options_;
-  std::mutex mu_;  // guards stop_
-  std::condition_variable cv_;
-  bool stop_ = false;
+  Mutex mu_;
+  CondVar cv_;
+  bool stop_ GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

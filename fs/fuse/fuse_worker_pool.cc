@@ -12,15 +12,16 @@
 #include <atomic>
 #include <chrono>
 #include <cerrno>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <list>
 #include <memory>
-#include <mutex>
 
 #include "common/blocking_section.h"
+#include "common/cond_var.h"
 #include "common/log.h"
+#include "common/mutex.h"
+#include "common/thread_annotations.h"
 #include "fs/fuse/receive_buffer.h"
 
 namespace tierfs {
@@ -40,22 +41,22 @@ class Pool final : public BlockingHooks {
   Pool(const Pool&) = delete;
   Pool& operator=(const Pool&) = delete;
 
-  FuseServeEnd Serve();
+  FuseServeEnd Serve() EXCLUDES(mu_);
 
   // A worker is about to block on a device: if calls of this kind take longer
   // than waking a thread does, while no other worker waits for a request and
   // fewer than runners_ are left running, wake a parked worker (or start one)
   // to read in its place.
-  void EnterBlocking(BlockingKind kind) override {
+  void EnterBlocking(BlockingKind kind) override EXCLUDES(mu_) {
     t_section_start = std::chrono::steady_clock::now();
     blocked_.fetch_add(1);
     // A fast kind takes no lock: volume reads and writes are the data path.
     if (typical_ns_[static_cast<int>(kind)].load(std::memory_order_relaxed) < kHandOffNs) return;
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     if (stopping_ || reading_ > 0 || active_ - blocked_ >= runners_) return;
     if (parked_ > wakes_) {
       ++wakes_;
-      parked_cv_.notify_one();
+      parked_cv_.NotifyOne();
     } else if (static_cast<int>(workers_.size()) < max_threads_) {
       StartLocked();
     }
@@ -81,7 +82,9 @@ class Pool final : public BlockingHooks {
     // after the join).
     fuse_buf buf{};
     std::unique_ptr<ReceiveBuffer> aligned;
-    bool receiving = false;  // in fuse_session_receive_buf, cancellable (mu_)
+    // In fuse_session_receive_buf, cancellable; under the pool's mu_ (not
+    // annotated: the analysis cannot tell that `pool` is the pool holding it).
+    bool receiving = false;
   };
 
   static void* Main(void* arg) {
@@ -89,11 +92,11 @@ class Pool final : public BlockingHooks {
     w->pool->Work(w);
     return nullptr;
   }
-  void Work(Worker* w);
-  // Starts one more worker (mu_ held); it counts as active from now on.
-  void StartLocked();
-  // The first end wins (mu_ held): wakes the parked workers and Serve.
-  void StopLocked(int error);
+  void Work(Worker* w) EXCLUDES(mu_);
+  // Starts one more worker; it counts as active from now on.
+  void StartLocked() REQUIRES(mu_);
+  // The first end wins: wakes the parked workers and Serve.
+  void StopLocked(int error) REQUIRES(mu_);
 
   // A call expected to take at least this long hands its worker's place over:
   // several times what waking a parked thread costs (a few microseconds), so
@@ -105,18 +108,18 @@ class Pool final : public BlockingHooks {
   const int max_threads_;
   const int runners_;
   const bool page_aligned_writes_;
-  std::mutex mu_;  // guards everything below but blocked_ and typical_ns_
-  std::condition_variable parked_cv_;
-  std::list<Worker> workers_;  // a list: a Worker's address stays put
-  int active_ = 0;             // workers not parked
+  Mutex mu_;  // guards everything below but blocked_ and typical_ns_
+  CondVar parked_cv_;
+  std::list<Worker> workers_ GUARDED_BY(mu_);  // a list: a Worker's address stays put
+  int active_ GUARDED_BY(mu_) = 0;  // workers not parked
   // Active workers inside a BlockingSection: atomic, so that a section of a
   // fast kind changes it without mu_ (read under mu_ for the decisions).
   std::atomic<int> blocked_{0};
-  int reading_ = 0;            // workers waiting in fuse_session_receive_buf
-  int parked_ = 0;
-  int wakes_ = 0;              // parked workers told to run, not yet running
-  bool stopping_ = false;
-  int error_ = 0;
+  int reading_ GUARDED_BY(mu_) = 0;  // workers waiting in fuse_session_receive_buf
+  int parked_ GUARDED_BY(mu_) = 0;
+  int wakes_ GUARDED_BY(mu_) = 0;  // parked workers told to run, not yet running
+  bool stopping_ GUARDED_BY(mu_) = false;
+  int error_ GUARDED_BY(mu_) = 0;
   // How long calls of each BlockingKind took of late, ns (LeaveBlocking); a
   // kind starts out slow, so that its first calls hand off.
   std::array<std::atomic<int64_t>, kBlockingKinds> typical_ns_{};
@@ -146,7 +149,7 @@ void Pool::StopLocked(int error) {
   if (stopping_) return;
   stopping_ = true;
   error_ = error;
-  parked_cv_.notify_all();
+  parked_cv_.NotifyAll();
   sem_post(&finish_);
 }
 
@@ -158,13 +161,13 @@ void Pool::Work(Worker* w) {
     w->buf.mem = w->aligned->data();
     SetThreadReceiveCapacity(ReceiveBuffer::kCapacity);
   }
-  std::unique_lock lock(mu_);
+  MutexLock lock(mu_);
   while (true) {
     // More workers run than there are CPUs for them: wait until one blocks.
     if (!stopping_ && active_ - blocked_ > runners_) {
       --active_;
       ++parked_;
-      parked_cv_.wait(lock, [&] { return stopping_ || wakes_ > 0; });
+      while (!stopping_ && wakes_ == 0) parked_cv_.Wait(mu_);
       --parked_;
       ++active_;
       if (wakes_ > 0) --wakes_;
@@ -176,13 +179,13 @@ void Pool::Work(Worker* w) {
     }
     ++reading_;
     w->receiving = true;
-    lock.unlock();
+    lock.Unlock();
     // Cancellable only while waiting for a request (libfuse's loop does the
     // same): Serve cancels the workers still waiting once the session ends.
     pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, nullptr);
     const int res = fuse_session_receive_buf(se_, &w->buf);
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, nullptr);
-    lock.lock();
+    lock.Lock();
     w->receiving = false;
     --reading_;
     if (res == -EINTR || res == -EAGAIN) continue;
@@ -191,16 +194,16 @@ void Pool::Work(Worker* w) {
       StopLocked(-res);
       break;
     }
-    lock.unlock();
+    lock.Unlock();
     fuse_session_process_buf(se_, &w->buf);
-    lock.lock();
+    lock.Lock();
   }
   --active_;
 }
 
 FuseServeEnd Pool::Serve() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     for (int i = 0; i < runners_; ++i) StartLocked();
     if (workers_.empty()) return {EAGAIN, false};
   }
@@ -211,7 +214,7 @@ FuseServeEnd Pool::Serve() {
   bool interrupted = false;
   while (!fuse_session_exited(se_)) {
     {
-      std::lock_guard lock(mu_);
+      MutexLock lock(mu_);
       if (stopping_) break;
     }
     timespec until;
@@ -222,7 +225,7 @@ FuseServeEnd Pool::Serve() {
   std::list<Worker> done;
   FuseServeEnd end;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     end.by_signal = interrupted;
     StopLocked(0);
     end.error = error_;

@@ -13,8 +13,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
-#include <mutex>
-#include <shared_mutex>
 #include <thread>
 #include <vector>
 
@@ -22,6 +20,8 @@
 
 #include "common/log.h"
 #include "common/page.h"
+#include "common/shared_mutex.h"
+#include "common/thread_annotations.h"
 #include "fs/fuse/receive_buffer.h"
 #include "fs/fuse/serving_request.h"
 
@@ -98,8 +98,8 @@ struct UringTransport::State {
   std::atomic<uint64_t> lost_replies{0};
   // A ring thread's writes to /dev/fuse (notifications) hold it shared;
   // CloseDevice takes it to end them.
-  std::shared_mutex device_mu;
-  bool device_closed = false;  // guarded by device_mu
+  SharedMutex device_mu;
+  bool device_closed GUARDED_BY(device_mu) = false;
 
   // Makes every ring and its entries for payloads up to `payload` bytes. False
   // (logged, everything freed) when one cannot be made.
@@ -176,9 +176,9 @@ ssize_t WritevHook(int fd, iovec* iov, int count, void*) {
   // A ring thread's write here (a notification sent while it serves) may come
   // during the stop: CloseDevice ends those. /dev/fuse's own workers are joined
   // before the stop, so their replies take no lock.
-  std::shared_lock<std::shared_mutex> device;
+  ReaderLock device(s->device_mu, std::defer_lock);
   if (current_entry != nullptr) {
-    device = std::shared_lock(s->device_mu);
+    device.Lock();
     if (s->device_closed) {
       errno = ENODEV;
       return -1;
@@ -367,7 +367,7 @@ void UringTransport::Stop() {
 }
 
 void UringTransport::CloseDevice() {
-  std::unique_lock device(state_->device_mu);
+  WriterLock device(state_->device_mu);
   state_->device_closed = true;
 }
 

@@ -321,10 +321,10 @@ Result<std::unique_ptr<MetricsExporter>> MetricsExporter::Start(FileSystem& fs,
 
 MetricsExporter::~MetricsExporter() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     stop_ = true;
   }
-  cv_.notify_all();
+  cv_.NotifyAll();
   if (textfile_thread_.joinable()) textfile_thread_.join();
   exposer_.reset();
   if (!options_.textfile.empty()) WriteTextfile();
@@ -353,12 +353,16 @@ void MetricsExporter::WriteTextfile() const {
 }
 
 void MetricsExporter::TextfileLoop() {
-  std::unique_lock lock(mu_);
-  while (!cv_.wait_for(lock, std::chrono::seconds(options_.textfile_interval_s),
-                       [this] { return stop_; })) {
-    lock.unlock();
+  MutexLock lock(mu_);
+  while (true) {
+    const auto due =
+        std::chrono::steady_clock::now() + std::chrono::seconds(options_.textfile_interval_s);
+    while (!stop_ && cv_.WaitUntil(mu_, due)) {
+    }
+    if (stop_) return;
+    lock.Unlock();
     WriteTextfile();
-    lock.lock();
+    lock.Lock();
   }
 }
 

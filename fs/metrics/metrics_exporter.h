@@ -11,13 +11,14 @@
 // only the monitoring host reaches.
 #pragma once
 
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
+#include "common/cond_var.h"
+#include "common/mutex.h"
 #include "common/status.h"
+#include "common/thread_annotations.h"
 #include "fs/core/file_system.h"
 #include "fs/metrics/metrics_options.h"
 
@@ -50,15 +51,15 @@ class MetricsExporter {
   // Writes the textfile atomically (a temporary beside it, then rename), so
   // node_exporter never reads half of it. Errors are logged, not fatal.
   void WriteTextfile() const;
-  void TextfileLoop();
+  void TextfileLoop() EXCLUDES(mu_);
 
   FileSystem& fs_;
   const MetricsOptions options_;
   std::shared_ptr<MetricsCollector> collector_;
   std::unique_ptr<prometheus::Exposer> exposer_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;
+  Mutex mu_;
+  CondVar cv_;
+  bool stop_ GUARDED_BY(mu_) = false;
   std::thread textfile_thread_;
 };
 

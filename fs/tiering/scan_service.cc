@@ -251,12 +251,12 @@ std::vector<std::string> ScanService::ExecuteAll(const std::vector<policy::Plann
   }
 
   std::vector<std::string> outcomes(moves.size());
-  std::mutex mu;  // guards the admission counters, `done` and progress calls
+  Mutex mu;  // guards the admission counters, `done` and progress calls
   uint64_t admitted_files = 0, admitted_bytes = 0, done = 0;
   // -n counts files acted on, -s bytes moved: a move is admitted against the limits
   // before it starts and gives its share back if it does not happen.
   auto admit = [&](const policy::PlannedMove& m) {
-    std::lock_guard lock(mu);
+    MutexLock lock(mu);
     if ((request.max_files && admitted_files >= request.max_files) ||
         (request.max_bytes && admitted_bytes >= request.max_bytes) ||
         (request.max_seconds > 0 && elapsed() >= request.max_seconds)) {
@@ -267,7 +267,7 @@ std::vector<std::string> ScanService::ExecuteAll(const std::vector<policy::Plann
     return true;
   };
   auto finish = [&](const policy::PlannedMove& m, const std::string& outcome) {
-    std::lock_guard lock(mu);
+    MutexLock lock(mu);
     if (outcome != "moved" && outcome != "deleted" && outcome != "stopped") {
       admitted_files--;
       if (m.action != policy::FileVerdict::kDelete) admitted_bytes -= m.bytes;
@@ -365,11 +365,11 @@ Result<json> ScanService::Run(const ScanRequest& request, const ScanProgress& pr
 
 Result<json> ScanService::RunOnce(const ScanRequest& request, const ScanProgress& progress) {
   const bool enforce = request.mode == ScanRequest::Mode::kEnforce;
-  std::unique_lock enforce_lock(enforce_mu_, std::defer_lock);
+  MutexLock enforce_lock(enforce_mu_, std::defer_lock);
   if (enforce) {
     if (!request.no_wait) {
-      enforce_lock.lock();
-    } else if (!enforce_lock.try_lock()) {
+      enforce_lock.Lock();
+    } else if (!enforce_lock.TryLock()) {
       return Status::Error(EBUSY, "another fsppadm enforce is running on " +
                                       fs_.options().mountpoint);
     }

@@ -15,7 +15,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <optional>
 #include <string>
@@ -23,7 +22,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/mutex.h"
 #include "common/status.h"
+#include "common/thread_annotations.h"
 #include "fs/core/file_system.h"
 #include "fs/core/relocator.h"
 #include "fs/tiering/scan_records.h"
@@ -71,7 +72,8 @@ class ScanService {
 
  private:
   // Run() without counting the run in the daemon's metrics.
-  Result<nlohmann::json> RunOnce(const ScanRequest& request, const ScanProgress& progress);
+  Result<nlohmann::json> RunOnce(const ScanRequest& request, const ScanProgress& progress)
+      EXCLUDES(enforce_mu_);
   // Carries out one planned move or delete; returns its outcome ("moved", "busy",
   // "gone", "deleted", "error: ...").
   std::string Execute(const policy::PlannedMove& move);
@@ -92,7 +94,7 @@ class ScanService {
 
   FileSystem& fs_;
   Relocator& relocator_;
-  std::mutex enforce_mu_;  // held for the whole of an enforce run
+  Mutex enforce_mu_;  // held for the whole of an enforce run
 };
 
 }  // namespace tierfs

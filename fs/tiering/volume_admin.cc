@@ -65,7 +65,7 @@ Result<meta::Volume> VolumeAdmin::Add(const AddVolumeRequest& request) {
   if (request.media_type_source != "detected" && request.media_type_source != "configured") {
     return Status::Invalid("media_type_source must be detected or configured");
   }
-  std::lock_guard admin(admin_mu_);
+  MutexLock admin(admin_mu_);
   VolumeIo& io = fs_.volumes().io();
   struct stat st;
   if (io.Stat(request.path, &st) != 0) {
@@ -152,7 +152,7 @@ Result<meta::Volume> VolumeAdmin::Add(const AddVolumeRequest& request) {
 Result<meta::Volume> VolumeAdmin::SetClass(const std::string& volume,
                                            const std::string& placement_class) {
   TIERFS_RETURN_IF_ERROR(CheckSimpleName(placement_class, "class name"));
-  std::lock_guard admin(admin_mu_);
+  MutexLock admin(admin_mu_);
   auto v = Resolve(volume);
   if (!v.ok()) return v.status();
   meta::Volume changed = *v;
@@ -180,7 +180,7 @@ policy::CreatePlacement VolumeAdmin::PlacementOf(const meta::Inode& file) {
 
 Result<RemoveVolumeReport> VolumeAdmin::Remove(const std::string& volume,
                                                const EvacuationProgress& progress) {
-  std::lock_guard admin(admin_mu_);
+  MutexLock admin(admin_mu_);
   auto found = Resolve(volume);
   if (!found.ok()) return found.status();
   const meta::Volume v = *found;

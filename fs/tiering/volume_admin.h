@@ -26,11 +26,12 @@
 
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "common/mutex.h"
 #include "common/status.h"
+#include "common/thread_annotations.h"
 #include "fs/core/file_system.h"
 #include "fs/core/relocator.h"
 #include "meta/records.h"
@@ -74,18 +75,20 @@ class VolumeAdmin {
   // ENOTDIR (no such directory), EEXIST (already a volume of this file system,
   // the same directory under another path, a live label of another file system,
   // a metadata database there).
-  Result<meta::Volume> Add(const AddVolumeRequest& request);
+  Result<meta::Volume> Add(const AddVolumeRequest& request) EXCLUDES(admin_mu_);
 
   // Evacuates and forgets the volume named `volume` (name "vol3", its directory,
   // or its id). Errors, the volume left in place: ENOENT (no such volume),
   // EINVAL (the metadata volume), EIO (offline), ENOSPC (the other volumes lack
   // room: the message says how many bytes are missing), EBUSY (files still
   // there after every round; the message gives the first failure).
-  Result<RemoveVolumeReport> Remove(const std::string& volume, const EvacuationProgress& progress);
+  Result<RemoveVolumeReport> Remove(const std::string& volume, const EvacuationProgress& progress)
+      EXCLUDES(admin_mu_);
 
   // Sets the placement class of `volume`; returns the row before the change.
   // ENOENT, EINVAL (bad class).
-  Result<meta::Volume> SetClass(const std::string& volume, const std::string& placement_class);
+  Result<meta::Volume> SetClass(const std::string& volume, const std::string& placement_class)
+      EXCLUDES(admin_mu_);
 
  private:
   // The volume `volume` names, from the live set. ENOENT listing the volumes.
@@ -100,7 +103,7 @@ class VolumeAdmin {
 
   FileSystem& fs_;
   Relocator& relocator_;
-  std::mutex admin_mu_;  // one add/remove/setclass at a time
+  Mutex admin_mu_;  // one add/remove/setclass at a time
 };
 
 }  // namespace tierfs

@@ -58,6 +58,9 @@ Result<std::unique_ptr<FaultInjectingVolumeIo>> FaultInjectingVolumeIo::Create(
     const std::string& spec, VolumeIo& base, const std::string& hold_dir) {
   std::unique_ptr<FaultInjectingVolumeIo> io(new FaultInjectingVolumeIo(base));
   io->hold_dir_ = hold_dir;
+  // No other thread sees `io` yet; held so that its rules are written as the
+  // rule for rules_ says (and as the analysis checks).
+  MutexLock lock(io->mu_);
   std::stringstream in(spec);
   std::string token;
   while (std::getline(in, token, ',')) {
@@ -130,7 +133,7 @@ Result<std::unique_ptr<FaultInjectingVolumeIo>> FaultInjectingVolumeIo::FromEnvi
 
 FaultInjectingVolumeIo::Verdict FaultInjectingVolumeIo::Check(const char* op,
                                                               const std::string& path) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   Verdict verdict;
   for (Rule& rule : rules_) {
     if (rule.op != "any" && rule.op != op) continue;
@@ -161,13 +164,13 @@ FaultInjectingVolumeIo::Verdict FaultInjectingVolumeIo::Check(const char* op,
 }
 
 std::string FaultInjectingVolumeIo::PathOf(int fd) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = fd_paths_.find(fd);
   return it == fd_paths_.end() ? std::string() : it->second;
 }
 
 uint64_t FaultInjectingVolumeIo::faults_injected() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return injected_;
 }
 
@@ -214,7 +217,7 @@ int FaultInjectingVolumeIo::Open(const std::string& path, int flags, mode_t mode
   TIERFS_FAULT_OR_PASS("open", path);
   int fd = base_.Open(path, flags, mode);
   if (fd >= 0) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     fd_paths_[fd] = path;
   }
   return fd;
@@ -225,7 +228,7 @@ int FaultInjectingVolumeIo::ReopenDirect(int fd) {
   TIERFS_FAULT_OR_PASS("open", path);
   const int direct = base_.ReopenDirect(fd);
   if (direct >= 0) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     fd_paths_[direct] = path;
   }
   return direct;
@@ -327,7 +330,7 @@ int FaultInjectingVolumeIo::Dup2(int old_fd, int new_fd) {
   TIERFS_FAULT_OR_PASS("dup2", path);
   int fd = base_.Dup2(old_fd, new_fd);
   if (fd >= 0) {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     fd_paths_[new_fd] = path;
   }
   return fd;
@@ -337,7 +340,7 @@ int FaultInjectingVolumeIo::Close(int fd) {
   // close(2) frees the descriptor even when it reports an error.
   const Verdict verdict = Check("close", PathOf(fd));
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     fd_paths_.erase(fd);
   }
   const int rc = base_.Close(fd);

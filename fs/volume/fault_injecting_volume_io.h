@@ -39,12 +39,13 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "common/mutex.h"
 #include "common/status.h"
+#include "common/thread_annotations.h"
 #include "fs/volume/volume_io.h"
 
 namespace tierfs {
@@ -116,18 +117,18 @@ class FaultInjectingVolumeIo : public VolumeIo {
 
   explicit FaultInjectingVolumeIo(VolumeIo& base) : base_(base) {}
   // Counts the call against every rule; dies on `stop`.
-  Verdict Check(const char* op, const std::string& path);
+  Verdict Check(const char* op, const std::string& path) EXCLUDES(mu_);
   // Runs a verdict's delay and hold for a call of `op` (outside mu_).
-  void Wait(const char* op, const Verdict& verdict);
+  void Wait(const char* op, const Verdict& verdict) EXCLUDES(mu_);
   std::string PathOf(int fd);
   static size_t Half(size_t count) { return count > 1 ? count / 2 : count; }
 
   VolumeIo& base_;
   std::string hold_dir_;  // TIERFS_FAULTS_HOLD_DIR, for `hold`
-  mutable std::mutex mu_;  // guards rules_, fd_paths_, injected_
-  std::vector<Rule> rules_;
-  std::unordered_map<int, std::string> fd_paths_;
-  uint64_t injected_ = 0;
+  mutable Mutex mu_;
+  std::vector<Rule> rules_ GUARDED_BY(mu_);
+  std::unordered_map<int, std::string> fd_paths_ GUARDED_BY(mu_);
+  uint64_t injected_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace tierfs

@@ -90,12 +90,12 @@ VolumeSet::Slot* VolumeSet::NewSlotLocked() {
 void VolumeSet::PublishLocked(std::unique_ptr<Snapshot> next) {
   current_.store(next.get(), std::memory_order_release);
   snapshots_.push_back(std::move(next));
-  std::lock_guard lock(space_mu_);
+  MutexLock lock(space_mu_);
   space_time_ns_ = 0;  // placement must see the change at once
 }
 
 Status VolumeSet::Add(const meta::Volume& volume) {
-  std::lock_guard change(change_mu_);
+  MutexLock change(change_mu_);
   const Snapshot& now = *Current();
   for (const meta::Volume& v : now.volumes) {
     if (v.id == volume.id || v.name == volume.name) {
@@ -115,7 +115,7 @@ Status VolumeSet::Add(const meta::Volume& volume) {
 }
 
 Status VolumeSet::Remove(uint32_t id) {
-  std::lock_guard change(change_mu_);
+  MutexLock change(change_mu_);
   const Snapshot& now = *Current();
   const int i = IndexOf(now, id);
   if (i < 0) return Status::NotFound("no volume with id " + std::to_string(id));
@@ -123,7 +123,7 @@ Status VolumeSet::Remove(uint32_t id) {
   {
     // The leaving directory keeps no recycled objects.
     Slot* slot = now.slots[static_cast<size_t>(i)];
-    std::lock_guard lock(slot->pool_mu);
+    MutexLock lock(slot->pool_mu);
     for (const std::string& path : slot->pool) io_.Unlink(path);
     slot->pool.clear();
   }
@@ -136,7 +136,7 @@ Status VolumeSet::Remove(uint32_t id) {
 
 Status VolumeSet::SetClass(uint32_t id, const std::string& placement_class) {
   if (placement_class.empty()) return Status::Invalid("empty placement class");
-  std::lock_guard change(change_mu_);
+  MutexLock change(change_mu_);
   const Snapshot& now = *Current();
   const int i = IndexOf(now, id);
   if (i < 0) return Status::NotFound("no volume with id " + std::to_string(id));
@@ -150,7 +150,7 @@ Status VolumeSet::SetDraining(uint32_t id, bool draining) {
   Slot* slot = SlotOf(id);
   if (slot == nullptr) return Status::NotFound("no volume with id " + std::to_string(id));
   slot->draining.store(draining);
-  std::lock_guard lock(space_mu_);
+  MutexLock lock(space_mu_);
   space_time_ns_ = 0;
   return Status::Ok();
 }
@@ -219,7 +219,7 @@ void VolumeSet::SetHealth(const meta::Volume& v, Slot& slot, VolumeHealth health
   const int before = slot.health.exchange(static_cast<int>(health));
   if (before == static_cast<int>(health)) return;
   {
-    std::lock_guard lock(space_mu_);
+    MutexLock lock(space_mu_);
     space_time_ns_ = 0;  // placement must see the change at once
   }
   Log(health == VolumeHealth::kOnline ? LogLevel::kInfo : LogLevel::kWarning,
@@ -340,7 +340,7 @@ bool VolumeSet::RecycleObject(uint32_t volume_id, const std::string& path) const
   if (v == nullptr || slot == nullptr || slot->draining.load()) return false;
   std::string to;
   {
-    std::lock_guard lock(slot->pool_mu);
+    MutexLock lock(slot->pool_mu);
     if (slot->pool.size() >= kRecycledObjects) return false;
     to = TmpDir(v->path) + "/free." + std::to_string(slot->pool_names++);
   }
@@ -351,7 +351,7 @@ bool VolumeSet::RecycleObject(uint32_t volume_id, const std::string& path) const
     io_.Unlink(to);
     return true;  // the object is gone either way
   }
-  std::lock_guard lock(slot->pool_mu);
+  MutexLock lock(slot->pool_mu);
   slot->pool.push_back(std::move(to));
   return true;
 }
@@ -360,7 +360,7 @@ void VolumeSet::DropRecycledObjects() const {
   for (const meta::Volume& v : volumes()) {
     Slot* slot = SlotOf(v.id);
     if (slot == nullptr) continue;
-    std::lock_guard lock(slot->pool_mu);
+    MutexLock lock(slot->pool_mu);
     for (const std::string& path : slot->pool) io_.Unlink(path);
     slot->pool.clear();
   }
@@ -371,7 +371,7 @@ bool VolumeSet::ReuseObject(uint32_t volume_id, const std::string& path) const {
   if (slot == nullptr) return false;
   std::string from;
   {
-    std::lock_guard lock(slot->pool_mu);
+    MutexLock lock(slot->pool_mu);
     if (slot->pool.empty()) {
       errno = 0;
       return false;
@@ -383,7 +383,7 @@ bool VolumeSet::ReuseObject(uint32_t volume_id, const std::string& path) const {
   const int err = errno;
   // ENOENT: the subdirectory is new (or tmp/ was emptied); EEXIST: the object is
   // there. Either way the pooled object stays pooled, and the caller opens.
-  std::lock_guard lock(slot->pool_mu);
+  MutexLock lock(slot->pool_mu);
   slot->pool.push_back(std::move(from));
   errno = err;
   return false;
@@ -398,7 +398,7 @@ Result<struct statvfs> VolumeSet::Statvfs(uint32_t volume_id) const {
 }
 
 std::vector<policy::VolumeState> VolumeSet::Space(bool fresh) const {
-  std::lock_guard lock(space_mu_);
+  MutexLock lock(space_mu_);
   const int64_t now = clock_.NowNanos();
   if (!fresh && !space_.empty() && space_time_ns_ != 0 && now - space_time_ns_ < kNanosPerSecond) {
     return space_;

@@ -37,12 +37,13 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "common/clock.h"
+#include "common/mutex.h"
 #include "common/status.h"
+#include "common/thread_annotations.h"
 #include "fs/volume/volume_io.h"
 #include "meta/records.h"
 #include "policy/volume_state.h"
@@ -166,9 +167,9 @@ class VolumeSet {
     // Recycled objects: emptied inodes in tmp/ ("free.<n>") that the next creates
     // take by rename (see RemoveObject). tmp/ is emptied at mount, so the pool is
     // memory only.
-    std::mutex pool_mu;
-    std::vector<std::string> pool;  // paths
-    uint64_t pool_names = 0;        // the next "free.<n>"
+    Mutex pool_mu;
+    std::vector<std::string> pool GUARDED_BY(pool_mu);  // paths
+    uint64_t pool_names GUARDED_BY(pool_mu) = 0;  // the next "free.<n>"
   };
   // Keeps up to kRecycledObjects emptied objects per volume for the next creates.
   static constexpr size_t kRecycledObjects = 4096;
@@ -199,22 +200,22 @@ class VolumeSet {
   // Checks that `dir` carries this file system's live label for volume `v`.
   Status VerifyLabel(const meta::Volume& v) const;
   // Publishes `next` (change_mu_ held) and drops the cached space numbers.
-  void PublishLocked(std::unique_ptr<Snapshot> next);
+  void PublishLocked(std::unique_ptr<Snapshot> next) REQUIRES(change_mu_) EXCLUDES(space_mu_);
   // A new slot for a volume entering the set (change_mu_ held, or in the constructor).
-  Slot* NewSlotLocked();
+  Slot* NewSlotLocked() REQUIRES(change_mu_);
 
   const std::string fs_uuid_;
   const Clock& clock_;
   VolumeIo& io_;
   meta::SpaceReserve* reserve_ = nullptr;
-  std::mutex change_mu_;  // serializes Add/Remove/SetClass; guards snapshots_, slots_
+  Mutex change_mu_ ACQUIRED_BEFORE(space_mu_);  // serializes Add/Remove/SetClass
   // Every snapshot ever published (readers hold plain pointers; see the file comment).
-  std::vector<std::unique_ptr<const Snapshot>> snapshots_;
-  std::vector<std::unique_ptr<Slot>> slots_;
+  std::vector<std::unique_ptr<const Snapshot>> snapshots_ GUARDED_BY(change_mu_);
+  std::vector<std::unique_ptr<Slot>> slots_ GUARDED_BY(change_mu_);
   std::atomic<const Snapshot*> current_{nullptr};
-  mutable std::mutex space_mu_;  // guards space_ and space_time_ns_
-  mutable std::vector<policy::VolumeState> space_;
-  mutable int64_t space_time_ns_ = 0;
+  mutable Mutex space_mu_;
+  mutable std::vector<policy::VolumeState> space_ GUARDED_BY(space_mu_);
+  mutable int64_t space_time_ns_ GUARDED_BY(space_mu_) = 0;
 };
 
 }  // namespace tierfs

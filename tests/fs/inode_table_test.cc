@@ -26,7 +26,7 @@ meta::Inode Row(uint64_t epoch, uint32_t nlink, int64_t mtime_ns) {
 
 TEST(ApplyRowTest, AnOlderRowArrivingLateIsIgnored) {
   InodeState entry(Row(10, 2, 100));
-  std::lock_guard lock(entry.mu);
+  MutexLock lock(entry.mu);
   ApplyRow(entry, Row(12, 3, 300));  // a mkdir in it, returned first
   ApplyRow(entry, Row(11, 2, 200));  // an unlink in it, committed before the mkdir
   EXPECT_EQ(entry.attr.nlink, 3u);
@@ -43,7 +43,7 @@ TEST(ApplyRowTest, ADirtyEntryKeepsItsSizeAndTimes) {
   meta::Inode file = Row(5, 1, 100);
   file.mode = S_IFREG | 0644;
   InodeState entry(file);
-  std::lock_guard lock(entry.mu);
+  MutexLock lock(entry.mu);
   entry.attr.size = 4096;  // written, not yet flushed
   entry.attr.mtime_ns = 500;
   entry.attr.ctime_ns = 500;
@@ -81,7 +81,7 @@ TEST(InodeTableTest, RememberTakesANewerRowOfAnActiveEntry) {
   EXPECT_EQ(table.Remember(Row(12, 3, 300), 1).nlink, 3u);
   table.Remember(Row(11, 2, 200), 1);
   EXPECT_EQ(table.LookupCount(7), 3u);
-  std::lock_guard lock(entry->mu);
+  MutexLock lock(entry->mu);
   EXPECT_EQ(entry->attr.nlink, 3u);
   EXPECT_EQ(entry->attr.row_epoch, 12u);
 }
@@ -104,13 +104,13 @@ TEST(InodeTableTest, AnIdleInodeKeepsOnlyItsLookups) {
   EXPECT_FALSE(table.Unpin(held.entry));
   EXPECT_EQ(table.Find(9), held.entry);
   {
-    std::lock_guard lock(held.entry->mu);
+    MutexLock lock(held.entry->mu);
     MarkDirty(*held.entry);  // attributes not flushed keep it active
   }
   EXPECT_FALSE(table.Unpin(held.entry));
   EXPECT_EQ(table.Count().active, 1u);
   {
-    std::lock_guard lock(held.entry->mu);
+    MutexLock lock(held.entry->mu);
     held.entry->dirty = false;  // as an attribute flush leaves it
   }
   EXPECT_FALSE(table.MaybeErase(held.entry));
@@ -132,7 +132,7 @@ TEST(InodeTableTest, HoldRowKnowsWhenItsRowMayBeOlder) {
   EXPECT_FALSE(held.current);
   table.Apply(File(8, 2));  // the row read again
   {
-    std::lock_guard lock(held.entry->mu);
+    MutexLock lock(held.entry->mu);
     EXPECT_EQ(held.entry->attr.nlink, 2u);
     held.entry->nopen--;
   }
@@ -357,7 +357,7 @@ TEST(InodeTableTest, ConcurrentUseLeavesNothingBehind) {
             break;
           case 5:
             if (InodeRef e = table.Changed(ino)) {
-              std::lock_guard lock(e->mu);
+              MutexLock lock(e->mu);
               ApplyRow(*e, row(i));
             }
             break;
@@ -368,7 +368,7 @@ TEST(InodeTableTest, ConcurrentUseLeavesNothingBehind) {
           }
           default:
             if (InodeRef e = table.Find(ino)) {
-              std::lock_guard lock(e->mu);
+              MutexLock lock(e->mu);
               EXPECT_EQ(e->attr.ino, ino);
             }
         }

@@ -155,7 +155,7 @@ TEST(DelayedAttributeFlushTest, AnInodeIsWrittenOnceAfterTheDelayAndQueuedAgainA
       std::lock_guard lock(mu);
       if (batches++ == 0) first_after = std::chrono::steady_clock::now() - start;
       for (const InodeRef& inode : inodes) {
-        std::lock_guard ilock(inode->mu);
+        MutexLock ilock(inode->mu);
         inode->delayed_flush_queued = false;
         written.push_back(inode->ino);
       }
@@ -163,11 +163,11 @@ TEST(DelayedAttributeFlushTest, AnInodeIsWrittenOnceAfterTheDelayAndQueuedAgainA
     auto a = std::make_shared<InodeState>(FileRow(1));
     auto b = std::make_shared<InodeState>(FileRow(2));
     for (int i = 0; i < 5; ++i) {  // five writes of a: queued once
-      std::lock_guard lock(a->mu);
+      MutexLock lock(a->mu);
       flush.EnqueueLocked(a);
     }
     {
-      std::lock_guard lock(b->mu);
+      MutexLock lock(b->mu);
       flush.EnqueueLocked(b);
     }
     for (int i = 0; i < 200; ++i) {
@@ -184,7 +184,7 @@ TEST(DelayedAttributeFlushTest, AnInodeIsWrittenOnceAfterTheDelayAndQueuedAgainA
     }
     // Flushed: the next write queues it again, and the destructor writes
     // what is still queued.
-    std::lock_guard lock(a->mu);
+    MutexLock lock(a->mu);
     flush.EnqueueLocked(a);
   }
   EXPECT_EQ(written, (std::vector<uint64_t>{1, 2, 1}));
@@ -194,14 +194,14 @@ TEST(DelayedAttributeFlushTest, DrainWritesEverythingQueuedBeforeItReturns) {
   std::vector<uint64_t> written;
   DelayedAttributeFlush flush(std::chrono::hours(1), [&](const std::vector<InodeRef>& inodes) {
     for (const InodeRef& inode : inodes) {
-      std::lock_guard ilock(inode->mu);
+      MutexLock ilock(inode->mu);
       inode->delayed_flush_queued = false;
       written.push_back(inode->ino);
     }
   });
   auto a = std::make_shared<InodeState>(FileRow(3));
   {
-    std::lock_guard lock(a->mu);
+    MutexLock lock(a->mu);
     flush.EnqueueLocked(a);
   }
   EXPECT_TRUE(written.empty());
