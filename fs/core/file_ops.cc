@@ -329,11 +329,20 @@ Result<size_t> FileSystem::WriteFrom(FileHandle* fh, WriteSource source, off_t o
 Status FileSystem::MoveOnNoSpace(const InodeRef& inode, uint32_t full_volume,
                                  uint64_t more_bytes) {
   meta::Inode attr;
+  bool passthrough;
   {
     std::lock_guard lock(inode->mu);
     attr = inode->attr;
+    passthrough = inode->passthrough_opens > 0;
   }
   if (attr.volume_id != full_volume) return Status::Ok();  // moved by another writer
+  if (passthrough) {
+    // The kernel holds the object for the file's passthrough opens, and would
+    // go on using it after a move (docs/reliability.md, "Full volumes").
+    return Status::NoSpace("inode " + std::to_string(attr.ino) + ": volume " +
+                           volumes_->NameOf(full_volume) +
+                           " is full and the file is open by passthrough: it cannot move");
+  }
   // The file's CREATE rule says where it may live, in order; with its present
   // volume excluded, ChooseCreateVolume gives the next one with room.
   policy::CreatePlacement placement;
@@ -419,6 +428,9 @@ Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
     std::shared_lock io(inode.io_lock);
     if (volumes_->io().Fsync(inode.Fd(), datasync) != 0) return Status::FromErrno("fsync");
     std::lock_guard lock(inode.mu);
+    // Passthrough writes reached the object alone: their size is durable only
+    // once the database has it too.
+    RefreshFromObjectLocked(inode);
     // fdatasync(2) promises the data and what is needed to read it back: an
     // overwrite of a file whose volume and size the database already holds
     // durably is complete once its object is synced. The times stay dirty and
@@ -464,6 +476,7 @@ Status FileSystem::Release(FileHandle* fh) {
   InodeRef inode = fh->inode;
   {
     std::lock_guard lock(inode->mu);
+    EndPassthroughLocked(*fh);
     UnlinkHandleLocked(fh);
   }
   delete fh;

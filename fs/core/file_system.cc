@@ -375,6 +375,7 @@ Result<meta::Inode> FileSystem::GetAttr(uint64_t ino) {
   InodeTable::Holding found = inodes_.Peek(ino);
   if (found.entry) {
     std::lock_guard lock(found.entry->mu);
+    RefreshFromObjectLocked(*found.entry);  // passthrough writes since
     return found.entry->attr;
   }
   auto row = meta_->GetInode(ino);

@@ -113,6 +113,14 @@ struct InodeState {
   bool kept_idle = false;
   bool referenced = false;
   uint32_t nopen = 0;         // open file handles
+  // Passthrough opens (FileSystem::AdmitPassthrough): handles whose I/O the
+  // kernel serves from the object itself, and of those the ones that write
+  // there without the daemon seeing it. While any is open the object cannot be
+  // relocated (the kernel holds it), and while a writer is, the size and times
+  // are read back from the object (FileSystem::RefreshFromObjectLocked).
+  uint32_t passthrough_opens = 0;
+  uint32_t passthrough_writers = 0;
+  int64_t object_mtime_ns = 0;  // the object's mtime when last read back
   // Queued for a writeback shortly after its last write (fs/core/write_behind.h).
   bool write_behind_queued = false;
   // Every file and directory handle of this inode, for the daemon's stop to

@@ -294,6 +294,10 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   LogInfo("mounted {} on {} (pid {}, {} volumes, options {})", metadata_dir, mountpoint, getpid(),
           (*fs)->volumes().volumes().size(), mount_opts);
 
+  // Passthrough opens: the mode, and the backing ids registered on this
+  // connection's /dev/fuse (OpInit decides whether they are used).
+  PassthroughOpens passthrough(options.passthrough, fuse_session_fd(se));
+  context.passthrough = &passthrough;
   // The session's custom I/O: the rings (--io_uring) and FUSE_HANDLE_KILLPRIV_V2
   // (fs/fuse/uring_transport.h). libfuse splices no request through a custom I/O, so
   // --splice_writes without --io_uring keeps libfuse's own reads of /dev/fuse.

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "fs/fuse/passthrough.h"
 #include "fs/metrics/metrics_options.h"
 
 namespace tierfs {
@@ -32,6 +33,9 @@ struct SessionOptions {
   bool direct_writes = true;         // FileSystemOptions::direct_writes
   bool writeback_cache = true;       // FUSE_CAP_WRITEBACK_CACHE (fs/fuse/fuse_ops.cc OpInit)
   bool splice_writes = false;        // FUSE_CAP_SPLICE_READ (fs/fuse/fuse_ops.h)
+  // Passthrough opens (fs/fuse/passthrough.h); when on, the writeback cache and
+  // no-open are off whatever the two flags below say.
+  PassthroughMode passthrough = PassthroughMode::kOff;
   bool io_uring = true;              // requests over io_uring when offered (fs/fuse/uring_transport.h)
   int precreate_objects = 0;         // FileSystemOptions::precreate_objects
   int cached_inodes = 16384;         // FileSystemOptions::cached_inodes
