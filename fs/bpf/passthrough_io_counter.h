@@ -1,0 +1,80 @@
+// PassthroughIoCounter: counts, per FUSE nodeid of one mount, the reads and
+// writes the kernel serves by FUSE passthrough (which the daemon never sees),
+// with a BPF program on the kernel's passthrough functions, so that heat
+// (IOTEMP, ACCESSTEMP) can still be counted for passthrough opens.
+//
+// Counted: read(2)/pread/readv/write/pwrite/writev, io_uring and aio requests
+// that complete at submission, sendfile/splice, and the kernel's
+// copy_file_range fallback, on files opened with FOPEN_PASSTHROUGH. Not
+// counted: mmap page faults and msync (no call the program sees carries them),
+// async requests that return -EIOCBQUEUED (their bytes are known only at
+// completion), and failed calls. README.md beside this file has the details.
+//
+// Thread-safe: Drain and dropped may be called from any thread; Drain calls are
+// serialized internally.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "common/status.h"
+
+namespace tierfs {
+
+// One nodeid's passthrough I/O over one drain interval. Bytes are what the
+// kernel's calls returned (bytes moved); ops are calls that returned >= 0
+// (a read at EOF is one op of 0 bytes).
+struct PassthroughIoCount {
+  uint64_t nodeid = 0;
+  uint64_t read_bytes = 0;
+  uint64_t read_ops = 0;
+  uint64_t write_bytes = 0;
+  uint64_t write_ops = 0;
+};
+
+class PassthroughIoCounter {
+ public:
+  // Loads and attaches the BPF program, counting for the FUSE mount whose root
+  // has st_dev `mount_dev` (stat(2) of the mount point after the mount, as
+  // userspace sees it; converted to the kernel's encoding here). Counting runs
+  // until the counter is destroyed.
+  // Errors, each with a message for the daemon's log:
+  //   ENOSYS  built without BPF (TIERFS_BPF off), or the kernel has no BTF
+  //           (/sys/kernel/btf/vmlinux missing: CONFIG_DEBUG_INFO_BTF);
+  //   ENOENT  the kernel lacks fuse_passthrough_read_iter and the others
+  //           (FUSE passthrough needs Linux 6.9 and CONFIG_FUSE_PASSTHROUGH)
+  //           or its BTF lacks struct fuse_inode;
+  //   EPERM   without CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN) in the
+  //           effective set, or with kernel.unprivileged_bpf_disabled;
+  //   other   libbpf's errno (ENOMEM, EINVAL from the verifier...).
+  static Result<std::unique_ptr<PassthroughIoCounter>> Start(dev_t mount_dev);
+
+  ~PassthroughIoCounter();  // detaches and unloads the program
+  PassthroughIoCounter(const PassthroughIoCounter&) = delete;
+  PassthroughIoCounter& operator=(const PassthroughIoCounter&) = delete;
+
+  // The counts accumulated since the last Drain (or Start), one entry per
+  // nodeid with any I/O, in no particular order, and starts a new interval.
+  // No count is lost or counted twice: the program writes to one of two maps;
+  // Drain switches it to the other, waits until no program is still writing
+  // to the first (microseconds; bounded at 100 ms), then reads and deletes it.
+  // Should that wait time out, the retired map is kept and read at a later
+  // Drain (its counts arrive late, not lost), and this Drain returns nothing.
+  std::vector<PassthroughIoCount> Drain();
+
+  // Counts lost since Start because a map already held
+  // TIERFS_PASSTHROUGH_MAX_NODEIDS (65,536) nodeids when a new one came
+  // (passthrough_io_shared.h). A non-zero value means Drain runs too rarely.
+  uint64_t dropped() const;
+
+  struct Impl;  // the libbpf skeleton (passthrough_io_counter.cc)
+
+ private:
+  explicit PassthroughIoCounter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tierfs
