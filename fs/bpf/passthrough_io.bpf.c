@@ -1,19 +1,20 @@
-// SPDX-License-Identifier: GPL-2.0
 // Counts the reads and writes the kernel serves by FUSE passthrough, per FUSE
 // nodeid of one mount, for the daemon's heat (fs/bpf/passthrough_io_counter.h
 // loads it; README.md says how it is built).
 //
-// fexit programs on the four passthrough entry points of fs/fuse/passthrough.c.
-// Each returns the bytes moved (ssize_t); a negative return is an error or
-// -EIOCBQUEUED (an async request whose completion happens elsewhere): neither
-// is counted. An op is one call that returned >= 0 (a read at EOF is an op of
-// 0 bytes).
+// Hooks the four passthrough entry points of fs/fuse/passthrough.c, either
+// with fexit programs or with kprobe + kretprobe pairs (the loader picks one
+// set and leaves the other unloaded). Each function returns the bytes moved
+// (ssize_t); a negative return is an error or -EIOCBQUEUED (an async request
+// whose completion happens elsewhere): neither is counted. An op is one call
+// that returned >= 0 (a read at EOF is an op of 0 bytes).
 //
 // Two count maps take turns (double buffering) so that user space can empty one
 // while the other takes new counts, without losing or doubling a count: see
 // Enter() below and Drain() in passthrough_io_counter.cc.
 //
-// GPL: fexit programs may only call GPL helpers.
+// The license string is what the kernel checks before it lets a program call
+// GPL-only helpers (bpf_probe_read_kernel, behind BPF_CORE_READ).
 
 #include "vmlinux.h"
 
@@ -94,13 +95,19 @@ static __always_inline struct tierfs_passthrough_counts* CountsFor(int index, u6
   return bpf_map_lookup_elem(map, &nodeid);
 }
 
-static __always_inline void Count(struct inode* inode, long bytes, bool is_write) {
-  if (bytes < 0 || !inode) return;
-  if (BPF_CORE_READ(inode, i_sb, s_dev) != target_dev) return;
+// The FUSE nodeid of `inode` when it belongs to the counted mount, else 0
+// (never a real nodeid: FUSE numbers from 1, the root).
+static __always_inline u64 NodeidOf(struct inode* inode) {
+  if (!inode || BPF_CORE_READ(inode, i_sb, s_dev) != target_dev) return 0;
   struct fuse_inode___tierfs* fi =
       (void*)((char*)inode - bpf_core_field_offset(struct fuse_inode___tierfs, inode));
-  u64 nodeid = BPF_CORE_READ(fi, nodeid);
+  return BPF_CORE_READ(fi, nodeid);
+}
 
+// Adds one call that returned `bytes` to `nodeid`'s counts (nothing for errors
+// and -EIOCBQUEUED).
+static __always_inline void Count(u64 nodeid, long bytes, bool is_write) {
+  if (bytes < 0 || nodeid == 0) return;
   int index = Enter();
   if (index < 0) return;
   struct tierfs_passthrough_counts* counts = CountsFor(index, nodeid);
@@ -116,29 +123,182 @@ static __always_inline void Count(struct inode* inode, long bytes, bool is_write
   Leave(index);
 }
 
+// ---- fexit: one program per function, arguments and return value together.
+// The loader's first choice (no per-call map traffic, no limit on calls in
+// flight); some kernels refuse it (no BPF trampoline on the architecture, or
+// an LSM policy that denies tracing programs), hence the kprobe pairs below.
+
 SEC("fexit/fuse_passthrough_read_iter")
-int BPF_PROG(count_read_iter, struct kiocb* iocb, struct iov_iter* iter, long ret) {
-  Count(BPF_CORE_READ(iocb, ki_filp, f_inode), ret, false);
+int BPF_PROG(fexit_read_iter, struct kiocb* iocb, struct iov_iter* iter, long ret) {
+  Count(NodeidOf(BPF_CORE_READ(iocb, ki_filp, f_inode)), ret, false);
   return 0;
 }
 
 SEC("fexit/fuse_passthrough_write_iter")
-int BPF_PROG(count_write_iter, struct kiocb* iocb, struct iov_iter* iter, long ret) {
-  Count(BPF_CORE_READ(iocb, ki_filp, f_inode), ret, true);
+int BPF_PROG(fexit_write_iter, struct kiocb* iocb, struct iov_iter* iter, long ret) {
+  Count(NodeidOf(BPF_CORE_READ(iocb, ki_filp, f_inode)), ret, true);
   return 0;
 }
 
 // sendfile, splice and the kernel's copy_file_range fallback on a passthrough file.
 SEC("fexit/fuse_passthrough_splice_read")
-int BPF_PROG(count_splice_read, struct file* in, loff_t* ppos, struct pipe_inode_info* pipe,
+int BPF_PROG(fexit_splice_read, struct file* in, loff_t* ppos, struct pipe_inode_info* pipe,
              size_t len, unsigned int flags, long ret) {
-  Count(BPF_CORE_READ(in, f_inode), ret, false);
+  Count(NodeidOf(BPF_CORE_READ(in, f_inode)), ret, false);
   return 0;
 }
 
 SEC("fexit/fuse_passthrough_splice_write")
-int BPF_PROG(count_splice_write, struct pipe_inode_info* pipe, struct file* out, loff_t* ppos,
+int BPF_PROG(fexit_splice_write, struct pipe_inode_info* pipe, struct file* out, loff_t* ppos,
              size_t len, unsigned int flags, long ret) {
-  Count(BPF_CORE_READ(out, f_inode), ret, true);
+  Count(NodeidOf(BPF_CORE_READ(out, f_inode)), ret, true);
+  return 0;
+}
+
+// ---- kprobe + kretprobe: the entry probe notes the nodeid per task, the
+// return probe counts it with the return value. A task is in at most one
+// passthrough call of this mount at a time (a backing file on the same mount
+// is refused by the kernel's stacking check), so the task is the key. LRU: an
+// entry whose return probe was missed (more calls in flight than the
+// kretprobe's instances) is overwritten by the task's next call or evicted.
+
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 8192);  // tasks inside a passthrough call at once
+  __type(key, u64);           // bpf_get_current_pid_tgid()
+  __type(value, u64);         // FUSE nodeid
+} calls_in_flight SEC(".maps");
+
+static __always_inline void Remember(u64 nodeid) {
+  if (nodeid == 0) return;
+  u64 task = bpf_get_current_pid_tgid();
+  bpf_map_update_elem(&calls_in_flight, &task, &nodeid, BPF_ANY);
+}
+
+static __always_inline void Finish(long ret, bool is_write) {
+  u64 task = bpf_get_current_pid_tgid();
+  u64* nodeid = bpf_map_lookup_elem(&calls_in_flight, &task);
+  if (!nodeid) return;
+  u64 copy = *nodeid;
+  bpf_map_delete_elem(&calls_in_flight, &task);
+  Count(copy, ret, is_write);
+}
+
+SEC("kprobe/fuse_passthrough_read_iter")
+int BPF_KPROBE(kprobe_read_iter, struct kiocb* iocb) {
+  Remember(NodeidOf(BPF_CORE_READ(iocb, ki_filp, f_inode)));
+  return 0;
+}
+
+SEC("kretprobe/fuse_passthrough_read_iter")
+int BPF_KRETPROBE(kretprobe_read_iter, long ret) {
+  Finish(ret, false);
+  return 0;
+}
+
+SEC("kprobe/fuse_passthrough_write_iter")
+int BPF_KPROBE(kprobe_write_iter, struct kiocb* iocb) {
+  Remember(NodeidOf(BPF_CORE_READ(iocb, ki_filp, f_inode)));
+  return 0;
+}
+
+SEC("kretprobe/fuse_passthrough_write_iter")
+int BPF_KRETPROBE(kretprobe_write_iter, long ret) {
+  Finish(ret, true);
+  return 0;
+}
+
+SEC("kprobe/fuse_passthrough_splice_read")
+int BPF_KPROBE(kprobe_splice_read, struct file* in) {
+  Remember(NodeidOf(BPF_CORE_READ(in, f_inode)));
+  return 0;
+}
+
+SEC("kretprobe/fuse_passthrough_splice_read")
+int BPF_KRETPROBE(kretprobe_splice_read, long ret) {
+  Finish(ret, false);
+  return 0;
+}
+
+SEC("kprobe/fuse_passthrough_splice_write")
+int BPF_KPROBE(kprobe_splice_write, struct pipe_inode_info* pipe, struct file* out) {
+  Remember(NodeidOf(BPF_CORE_READ(out, f_inode)));
+  return 0;
+}
+
+SEC("kretprobe/fuse_passthrough_splice_write")
+int BPF_KRETPROBE(kretprobe_splice_write, long ret) {
+  Finish(ret, true);
+  return 0;
+}
+
+// ---- syscall exit: the last resort, for kernels that allow neither fexit nor
+// kprobes (CONFIG_KPROBES off, and trampolines refused by policy). One BTF
+// tracepoint program on every system call's exit, machine-wide: it sees the
+// call's number, arguments and result, finds the file behind the fd, and counts
+// it when it is a passthrough open of this mount. Blind to I/O that is not a
+// system call on that fd (io_uring, aio); x86-64 only (syscall numbers and
+// registers are the architecture's).
+
+// What of struct fuse_file (fs/fuse/fuse_i.h) tells a passthrough open: the
+// backing file it holds (set only with CONFIG_FUSE_PASSTHROUGH and
+// FOPEN_PASSTHROUGH), and FOPEN_DIRECT_IO, which sends read and write to the
+// daemon (that counts them itself) even on a passthrough open.
+struct fuse_file___tierfs {
+  u32 open_flags;
+  struct file* passthrough;
+} __attribute__((preserve_access_index));
+
+#define TIERFS_FOPEN_DIRECT_IO 1u
+
+// The nodeid behind `fd` of the current task when it is a passthrough open
+// (without FOPEN_DIRECT_IO) of the counted mount, else 0.
+static __always_inline u64 PassthroughNodeidOfFd(long fd) {
+  if (fd < 0) return 0;
+  struct task_struct* task = bpf_get_current_task_btf();
+  struct fdtable* fdt = BPF_CORE_READ(task, files, fdt);
+  if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds)) return 0;
+  struct file** fds = BPF_CORE_READ(fdt, fd);
+  struct file* file = 0;
+  if (bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]) || !file) return 0;
+  u64 nodeid = NodeidOf(BPF_CORE_READ(file, f_inode));
+  if (nodeid == 0) return 0;
+  if (!bpf_core_field_exists(struct fuse_file___tierfs, passthrough)) return 0;
+  struct fuse_file___tierfs* ff = BPF_CORE_READ(file, private_data);
+  if (!ff || !BPF_CORE_READ(ff, passthrough)) return 0;
+  if (BPF_CORE_READ(ff, open_flags) & TIERFS_FOPEN_DIRECT_IO) return 0;
+  return nodeid;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(syscall_exit, struct pt_regs* regs, long ret) {
+#if defined(__TARGET_ARCH_x86)
+  if (ret < 0) return 0;
+  long nr = BPF_CORE_READ(regs, orig_ax);
+  switch (nr) {
+    case 0:    // read
+    case 17:   // pread64
+    case 19:   // readv
+    case 295:  // preadv
+    case 327:  // preadv2
+      Count(PassthroughNodeidOfFd(PT_REGS_PARM1_CORE_SYSCALL(regs)), ret, false);
+      break;
+    case 1:    // write
+    case 18:   // pwrite64
+    case 20:   // writev
+    case 296:  // pwritev
+    case 328:  // pwritev2
+      Count(PassthroughNodeidOfFd(PT_REGS_PARM1_CORE_SYSCALL(regs)), ret, true);
+      break;
+    case 40:  // sendfile(out_fd, in_fd, ...)
+      Count(PassthroughNodeidOfFd(PT_REGS_PARM2_CORE_SYSCALL(regs)), ret, false);
+      Count(PassthroughNodeidOfFd(PT_REGS_PARM1_CORE_SYSCALL(regs)), ret, true);
+      break;
+    case 275:  // splice(fd_in, off_in, fd_out, ...)
+      Count(PassthroughNodeidOfFd(PT_REGS_PARM1_CORE_SYSCALL(regs)), ret, false);
+      Count(PassthroughNodeidOfFd(PT_REGS_PARM3_CORE_SYSCALL(regs)), ret, true);
+      break;
+  }
+#endif
   return 0;
 }

@@ -8,7 +8,9 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <linux/capability.h>
 #include <sched.h>
+#include <sys/syscall.h>
 
 #include <cerrno>
 #include <chrono>
@@ -23,6 +25,12 @@
 
 namespace tierfs {
 
+struct PassthroughIoCounter::Impl {
+  passthrough_io* skel = nullptr;
+  std::mutex drain_mu;  // one Drain at a time: the double buffering assumes it
+  ~Impl() { passthrough_io__destroy(skel); }
+};
+
 namespace {
 
 // libbpf's messages go to the daemon's log, except during Start, where its
@@ -36,6 +44,7 @@ int LibbpfPrint(enum libbpf_print_level level, const char* format, va_list args)
   int n = vsnprintf(line, sizeof(line), format, args);
   std::string text(line, n < 0 ? 0 : std::min<size_t>(n, sizeof(line) - 1));
   while (!text.empty() && text.back() == '\n') text.pop_back();
+  if (text.starts_with("libbpf: ")) text.erase(0, 8);
   if (libbpf_messages != nullptr) {
     if (level == LIBBPF_WARN) {
       if (!libbpf_messages->empty()) *libbpf_messages += "; ";
@@ -52,13 +61,28 @@ void InstallLibbpfPrint() {
   std::call_once(once, [] { libbpf_set_print(LibbpfPrint); });
 }
 
-// The Status for a libbpf failure `err` (a negative errno) during `step`.
-Status LoadError(int err, const char* step, const std::string& messages) {
+// Whether the effective set holds what loading a tracing program takes:
+// CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN.
+bool HasBpfCapabilities() {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  if (syscall(SYS_capget, &header, data) != 0) return false;
+  auto has = [&](int cap) { return (data[cap / 32].effective >> (cap % 32)) & 1u; };
+  return has(CAP_SYS_ADMIN) || (has(CAP_BPF) && has(CAP_PERFMON));
+}
+
+// The Status for a libbpf failure `err` (a negative errno) while `step`ping
+// the programs of `hook`, with libbpf's own words.
+Status LoadError(int err, PassthroughIoHook hook, const char* step, const std::string& messages) {
   int code = -err;
   std::string why;
   if (code == EPERM || code == EACCES) {
     code = EPERM;
-    why = "loading a BPF tracing program needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN)";
+    why = HasBpfCapabilities()
+              ? "refused by the kernel although CAP_BPF and CAP_PERFMON are effective (a "
+                "security policy, e.g. an LSM, that denies this kind of BPF program)"
+              : "loading a BPF tracing program needs CAP_BPF and CAP_PERFMON (or "
+                "CAP_SYS_ADMIN) in the effective set";
   } else if (code == ESRCH || code == ENOENT) {
     code = ENOENT;
     why = "the kernel lacks the FUSE passthrough functions or struct fuse_inode in its BTF "
@@ -66,20 +90,55 @@ Status LoadError(int err, const char* step, const std::string& messages) {
   } else {
     why = "libbpf failed";
   }
-  std::string message = "passthrough I/O counter: " + std::string(step) + ": " + why;
+  std::string message =
+      std::string(PassthroughIoHookName(hook)) + " hook: " + step + ": " + why;
   if (!messages.empty()) message += " (libbpf: " + messages + ")";
   return Status::Error(code, message);
 }
 
+// Opens, loads and attaches the skeleton with one set of programs (`hook`:
+// not kAuto), the other sets left unloaded.
+Result<std::unique_ptr<PassthroughIoCounter::Impl>> LoadAndAttach(uint32_t kernel_dev,
+                                                                  PassthroughIoHook hook) {
+  std::string messages;
+  libbpf_messages = &messages;
+  struct Restore {
+    ~Restore() { libbpf_messages = nullptr; }
+  } restore;
+
+  // libbpf would fall back to tracefs and fail with a misleading ENOENT.
+  if (hook == PassthroughIoHook::kKprobe &&
+      access("/sys/bus/event_source/devices/kprobe/type", R_OK) != 0) {
+    return Status::Error(ENOSYS, "kprobe hook: the kernel has no kprobes (CONFIG_KPROBES)");
+  }
+  auto impl = std::make_unique<PassthroughIoCounter::Impl>();
+  impl->skel = passthrough_io__open();
+  if (impl->skel == nullptr) return LoadError(-errno, hook, "open", messages);
+  impl->skel->rodata->target_dev = kernel_dev;
+  auto& p = impl->skel->progs;
+  for (bpf_program* prog : {p.fexit_read_iter, p.fexit_write_iter, p.fexit_splice_read,
+                            p.fexit_splice_write}) {
+    bpf_program__set_autoload(prog, hook == PassthroughIoHook::kFexit);
+  }
+  for (bpf_program* prog : {p.kprobe_read_iter, p.kretprobe_read_iter, p.kprobe_write_iter,
+                            p.kretprobe_write_iter, p.kprobe_splice_read, p.kretprobe_splice_read,
+                            p.kprobe_splice_write, p.kretprobe_splice_write}) {
+    bpf_program__set_autoload(prog, hook == PassthroughIoHook::kKprobe);
+  }
+  bpf_program__set_autoload(p.syscall_exit, hook == PassthroughIoHook::kSyscall);
+  if (int err = passthrough_io__load(impl->skel); err != 0) {
+    return LoadError(err, hook, "load", messages);
+  }
+  if (int err = passthrough_io__attach(impl->skel); err != 0) {
+    return LoadError(err, hook, "attach", messages);
+  }
+  return impl;
+}
+
 }  // namespace
 
-struct PassthroughIoCounter::Impl {
-  passthrough_io* skel = nullptr;
-  std::mutex drain_mu;  // one Drain at a time: the double buffering assumes it
-  ~Impl() { passthrough_io__destroy(skel); }
-};
-
-Result<std::unique_ptr<PassthroughIoCounter>> PassthroughIoCounter::Start(dev_t mount_dev) {
+Result<std::unique_ptr<PassthroughIoCounter>> PassthroughIoCounter::Start(dev_t mount_dev,
+                                                                          PassthroughIoHook hook) {
   InstallLibbpfPrint();
   // Checked first so that the common case has a plain answer; libbpf needs it
   // for CO-RE and to find the attach points.
@@ -88,23 +147,36 @@ Result<std::unique_ptr<PassthroughIoCounter>> PassthroughIoCounter::Start(dev_t 
                          "passthrough I/O counter: the kernel has no BTF (/sys/kernel/btf/vmlinux; "
                          "CONFIG_DEBUG_INFO_BTF)");
   }
-  std::string messages;
-  libbpf_messages = &messages;
-  struct Restore {
-    ~Restore() { libbpf_messages = nullptr; }
-  } restore;
-
-  auto impl = std::make_unique<Impl>();
-  impl->skel = passthrough_io__open();
-  if (impl->skel == nullptr) return LoadError(-errno, "open", messages);
-  impl->skel->rodata->target_dev = KernelDevFromUserDev(mount_dev);
-  if (int err = passthrough_io__load(impl->skel); err != 0) {
-    return LoadError(err, "load", messages);
+  uint32_t kernel_dev = KernelDevFromUserDev(mount_dev);
+  if (hook != PassthroughIoHook::kAuto) {
+    auto impl = LoadAndAttach(kernel_dev, hook);
+    if (!impl.ok()) {
+      return Status::Error(impl.status().code(),
+                           "passthrough I/O counter: " + impl.status().message());
+    }
+    return std::unique_ptr<PassthroughIoCounter>(
+        new PassthroughIoCounter(std::move(impl).value(), hook));
   }
-  if (int err = passthrough_io__attach(impl->skel); err != 0) {
-    return LoadError(err, "attach", messages);
+  // The cheapest first. Each failure is kept for the log: a daemon that ends
+  // up on the syscall hook should say why the others were refused.
+  std::string failures;
+  int code = 0;
+  for (PassthroughIoHook candidate :
+       {PassthroughIoHook::kFexit, PassthroughIoHook::kKprobe, PassthroughIoHook::kSyscall}) {
+    auto impl = LoadAndAttach(kernel_dev, candidate);
+    if (impl.ok()) {
+      if (!failures.empty()) {
+        LogInfo("passthrough I/O counter: counting with the {} hook; refused: {}",
+                PassthroughIoHookName(candidate), failures);
+      }
+      return std::unique_ptr<PassthroughIoCounter>(
+          new PassthroughIoCounter(std::move(impl).value(), candidate));
+    }
+    if (!failures.empty()) failures += "; ";
+    failures += impl.status().message();  // names the hook
+    code = impl.status().code();
   }
-  return std::unique_ptr<PassthroughIoCounter>(new PassthroughIoCounter(std::move(impl)));
+  return Status::Error(code, "passthrough I/O counter: " + failures);
 }
 
 std::vector<PassthroughIoCount> PassthroughIoCounter::Drain() {
@@ -158,7 +230,8 @@ namespace tierfs {
 
 struct PassthroughIoCounter::Impl {};
 
-Result<std::unique_ptr<PassthroughIoCounter>> PassthroughIoCounter::Start(dev_t) {
+Result<std::unique_ptr<PassthroughIoCounter>> PassthroughIoCounter::Start(dev_t,
+                                                                          PassthroughIoHook) {
   return Status::Error(ENOSYS,
                        "passthrough I/O counter: tierfs was built without BPF (TIERFS_BPF off: "
                        "libbpf-dev, bpftool or clang missing at build time)");
@@ -173,7 +246,22 @@ uint64_t PassthroughIoCounter::dropped() const { return 0; }
 
 namespace tierfs {
 
-PassthroughIoCounter::PassthroughIoCounter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PassthroughIoCounter::PassthroughIoCounter(std::unique_ptr<Impl> impl, PassthroughIoHook hook)
+    : impl_(std::move(impl)), hook_(hook) {}
 PassthroughIoCounter::~PassthroughIoCounter() = default;
+
+const char* PassthroughIoHookName(PassthroughIoHook hook) {
+  switch (hook) {
+    case PassthroughIoHook::kFexit:
+      return "fexit";
+    case PassthroughIoHook::kKprobe:
+      return "kprobe";
+    case PassthroughIoHook::kSyscall:
+      return "syscall";
+    case PassthroughIoHook::kAuto:
+      break;
+  }
+  return "auto";
+}
 
 }  // namespace tierfs
