@@ -236,8 +236,9 @@ int BPF_KRETPROBE(kretprobe_splice_write, long ret) {
 // kprobes (CONFIG_KPROBES off, and trampolines refused by policy). One BTF
 // tracepoint program on every system call's exit, machine-wide: it sees the
 // call's number, arguments and result, finds the file behind the fd, and counts
-// it when it is a passthrough open of this mount. Blind to I/O that is not a
-// system call on that fd (io_uring, aio); x86-64 only (syscall numbers and
+// it when it is a passthrough open of this mount. Blind to I/O that is not one
+// of these calls on that fd (io_uring, aio, copy_file_range's in-kernel
+// fallback) and to 32-bit processes; x86-64 only (syscall numbers and
 // registers are the architecture's).
 
 // What of struct fuse_file (fs/fuse/fuse_i.h) tells a passthrough open: the
@@ -270,11 +271,18 @@ static __always_inline u64 PassthroughNodeidOfFd(long fd) {
   return nodeid;
 }
 
+// x86's TS_COMPAT (arch/x86/include/asm/thread_info.h): the task is in a
+// 32-bit system call, whose numbers differ (32-bit 19 is lseek, not readv).
+#define TIERFS_TS_COMPAT 0x0002u
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(syscall_exit, struct pt_regs* regs, long ret) {
 #if defined(__TARGET_ARCH_x86)
   if (ret < 0) return 0;
   long nr = BPF_CORE_READ(regs, orig_ax);
+  if (nr > 328) return 0;  // past every number below; also x32's (bit 30 set)
+  struct task_struct* task = bpf_get_current_task_btf();
+  if (BPF_CORE_READ(task, thread_info.status) & TIERFS_TS_COMPAT) return 0;
   switch (nr) {
     case 0:    // read
     case 17:   // pread64

@@ -99,7 +99,8 @@ Status LoadError(int err, PassthroughIoHook hook, const char* step, const std::s
 // Opens, loads and attaches the skeleton with one set of programs (`hook`:
 // not kAuto), the other sets left unloaded.
 Result<std::unique_ptr<PassthroughIoCounter::Impl>> LoadAndAttach(uint32_t kernel_dev,
-                                                                  PassthroughIoHook hook) {
+                                                                  PassthroughIoHook hook,
+                                                                  uint32_t max_nodeids) {
   std::string messages;
   libbpf_messages = &messages;
   struct Restore {
@@ -115,6 +116,8 @@ Result<std::unique_ptr<PassthroughIoCounter::Impl>> LoadAndAttach(uint32_t kerne
   impl->skel = passthrough_io__open();
   if (impl->skel == nullptr) return LoadError(-errno, hook, "open", messages);
   impl->skel->rodata->target_dev = kernel_dev;
+  bpf_map__set_max_entries(impl->skel->maps.counts_a, max_nodeids);
+  bpf_map__set_max_entries(impl->skel->maps.counts_b, max_nodeids);
   auto& p = impl->skel->progs;
   for (bpf_program* prog : {p.fexit_read_iter, p.fexit_write_iter, p.fexit_splice_read,
                             p.fexit_splice_write}) {
@@ -137,8 +140,12 @@ Result<std::unique_ptr<PassthroughIoCounter::Impl>> LoadAndAttach(uint32_t kerne
 
 }  // namespace
 
-Result<std::unique_ptr<PassthroughIoCounter>> PassthroughIoCounter::Start(dev_t mount_dev,
-                                                                          PassthroughIoHook hook) {
+Result<std::unique_ptr<PassthroughIoCounter>> PassthroughIoCounter::Start(
+    dev_t mount_dev, const PassthroughIoCounterOptions& options) {
+  PassthroughIoHook hook = options.hook;
+  if (options.max_nodeids == 0) {
+    return Status::Invalid("passthrough I/O counter: max_nodeids must be at least 1");
+  }
   InstallLibbpfPrint();
   // Checked first so that the common case has a plain answer; libbpf needs it
   // for CO-RE and to find the attach points.
@@ -149,7 +156,7 @@ Result<std::unique_ptr<PassthroughIoCounter>> PassthroughIoCounter::Start(dev_t 
   }
   uint32_t kernel_dev = KernelDevFromUserDev(mount_dev);
   if (hook != PassthroughIoHook::kAuto) {
-    auto impl = LoadAndAttach(kernel_dev, hook);
+    auto impl = LoadAndAttach(kernel_dev, hook, options.max_nodeids);
     if (!impl.ok()) {
       return Status::Error(impl.status().code(),
                            "passthrough I/O counter: " + impl.status().message());
@@ -163,7 +170,7 @@ Result<std::unique_ptr<PassthroughIoCounter>> PassthroughIoCounter::Start(dev_t 
   int code = 0;
   for (PassthroughIoHook candidate :
        {PassthroughIoHook::kFexit, PassthroughIoHook::kKprobe, PassthroughIoHook::kSyscall}) {
-    auto impl = LoadAndAttach(kernel_dev, candidate);
+    auto impl = LoadAndAttach(kernel_dev, candidate, options.max_nodeids);
     if (impl.ok()) {
       if (!failures.empty()) {
         LogInfo("passthrough I/O counter: counting with the {} hook; refused: {}",
@@ -230,8 +237,8 @@ namespace tierfs {
 
 struct PassthroughIoCounter::Impl {};
 
-Result<std::unique_ptr<PassthroughIoCounter>> PassthroughIoCounter::Start(dev_t,
-                                                                          PassthroughIoHook) {
+Result<std::unique_ptr<PassthroughIoCounter>> PassthroughIoCounter::Start(
+    dev_t, const PassthroughIoCounterOptions&) {
   return Status::Error(ENOSYS,
                        "passthrough I/O counter: tierfs was built without BPF (TIERFS_BPF off: "
                        "libbpf-dev, bpftool or clang missing at build time)");

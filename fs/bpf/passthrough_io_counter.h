@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "fs/bpf/passthrough_io_shared.h"
 
 namespace tierfs {
 
@@ -54,20 +55,28 @@ enum class PassthroughIoHook {
   // and splice whose fd is a passthrough open of the mount. For kernels that
   // allow neither of the above (this project's test machines: kprobes not
   // built, trampolines refused). Costs every system call on the machine a
-  // program run (most leave at the first compare); misses io_uring and aio.
-  // x86-64 only (elsewhere the program counts nothing).
+  // program run (most leave at the first compare); misses io_uring, aio,
+  // copy_file_range and 32-bit processes. x86-64 only (elsewhere the program
+  // counts nothing).
   kSyscall,
 };
 
 // "fexit", "kprobe", "syscall" or "auto", for logs.
 const char* PassthroughIoHookName(PassthroughIoHook hook);
 
+struct PassthroughIoCounterOptions {
+  PassthroughIoHook hook = PassthroughIoHook::kAuto;
+  // Distinct nodeids one drain interval can count (per map, allocated as they
+  // come, about 100 bytes each); past it, new nodeids' counts are dropped.
+  uint32_t max_nodeids = TIERFS_PASSTHROUGH_MAX_NODEIDS;
+};
+
 class PassthroughIoCounter {
  public:
   // Loads and attaches the BPF programs, counting for the FUSE mount whose root
   // has st_dev `mount_dev` (stat(2) of the mount point after the mount, as
   // userspace sees it; converted to the kernel's encoding here), hooked as
-  // `hook` says (kAuto: the first of fexit, kprobe, syscall that loads and
+  // options.hook says (kAuto: the first of fexit, kprobe, syscall that loads and
   // attaches; when none does, the message names each failure and the code is
   // the last one's). Counting runs until the counter is destroyed.
   // Errors, each with a message for the daemon's log:
@@ -80,9 +89,10 @@ class PassthroughIoCounter {
   //   EPERM   without CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN) in the
   //           effective set, or refused by a security policy (an LSM) although
   //           they are there (the message says which);
+  //   EINVAL  max_nodeids is 0;
   //   other   libbpf's errno (ENOMEM, EINVAL from the verifier...).
   static Result<std::unique_ptr<PassthroughIoCounter>> Start(
-      dev_t mount_dev, PassthroughIoHook hook = PassthroughIoHook::kAuto);
+      dev_t mount_dev, const PassthroughIoCounterOptions& options = {});
 
   ~PassthroughIoCounter();  // detaches and unloads the program
   PassthroughIoCounter(const PassthroughIoCounter&) = delete;
@@ -97,9 +107,8 @@ class PassthroughIoCounter {
   // Drain (its counts arrive late, not lost), and this Drain returns nothing.
   std::vector<PassthroughIoCount> Drain();
 
-  // Counts lost since Start because a map already held
-  // TIERFS_PASSTHROUGH_MAX_NODEIDS (65,536) nodeids when a new one came
-  // (passthrough_io_shared.h). A non-zero value means Drain runs too rarely.
+  // Counts (calls) lost since Start because a map already held max_nodeids
+  // nodeids when a new one came. Non-zero means Drain runs too rarely.
   uint64_t dropped() const;
 
   // The hook in use: never kAuto.

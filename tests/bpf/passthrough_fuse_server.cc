@@ -118,17 +118,21 @@ void PassthroughFuseServer::Handle(const char* request, size_t size) {
       return;
     }
     case FUSE_LOOKUP: {
-      if (in.nodeid != FUSE_ROOT_ID || strcmp(body, kFileName) != 0) {
+      // "f0".."f3"
+      int file = body[0] == 'f' && body[1] >= '0' && body[1] < '0' + kFiles && body[2] == 0
+                     ? body[1] - '0'
+                     : -1;
+      if (in.nodeid != FUSE_ROOT_ID || file < 0) {
         Reply(in.unique, ENOENT, nullptr, 0);
         return;
       }
       fstat(backing_fd_.get(), &st);
       fuse_entry_out out{};
-      out.nodeid = kFileNodeid;
+      out.nodeid = kFileNodeid + file;
       out.generation = 1;
       out.entry_valid = 1;
       out.attr_valid = 1;
-      FillAttr(kFileNodeid, st, &out.attr);
+      FillAttr(out.nodeid, st, &out.attr);
       Reply(in.unique, 0, &out, sizeof(out));
       return;
     }
@@ -146,34 +150,34 @@ void PassthroughFuseServer::Handle(const char* request, size_t size) {
       return;
     }
     case FUSE_OPEN: {
-      if (in.nodeid != kFileNodeid) {
+      if (in.nodeid < kFileNodeid || in.nodeid >= kFileNodeid + kFiles) {
         Reply(in.unique, EISDIR, nullptr, 0);
         return;
       }
-      // One backing id for every concurrent open of the inode (the kernel
-      // rejects a second id), closed at the last RELEASE.
-      if (backing_id_ <= 0) {
+      size_t file = in.nodeid - kFileNodeid;
+      if (backing_ids_[file] <= 0) {
         BackingMap map{backing_fd_.get(), 0, 0};
-        backing_id_ = ::ioctl(fuse_fd_.get(), kBackingOpen, &map);
-        if (backing_id_ <= 0) {
+        backing_ids_[file] = ::ioctl(fuse_fd_.get(), kBackingOpen, &map);
+        if (backing_ids_[file] <= 0) {
           Reply(in.unique, errno, nullptr, 0);
           return;
         }
       }
-      ++open_handles_;
+      ++open_handles_[file];
       ++passthrough_opens_;
       fuse_open_out out{};
       out.fh = 1;
       out.open_flags = kOpenPassthrough;
-      out.padding = static_cast<uint32_t>(backing_id_);  // backing_id (offset 12)
+      out.padding = static_cast<uint32_t>(backing_ids_[file]);  // backing_id (offset 12)
       Reply(in.unique, 0, &out, sizeof(out));
       return;
     }
     case FUSE_RELEASE: {
-      if (--open_handles_ == 0 && backing_id_ > 0) {
-        uint32_t id = static_cast<uint32_t>(backing_id_);
+      size_t file = in.nodeid - kFileNodeid;
+      if (file < kFiles && --open_handles_[file] == 0 && backing_ids_[file] > 0) {
+        uint32_t id = static_cast<uint32_t>(backing_ids_[file]);
         ::ioctl(fuse_fd_.get(), kBackingClose, &id);
-        backing_id_ = 0;
+        backing_ids_[file] = 0;
       }
       Reply(in.unique, 0, nullptr, 0);
       return;

@@ -3,14 +3,16 @@
 // answers every open with FOPEN_PASSTHROUGH so the kernel serves reads and
 // writes from a backing file without asking the daemon.
 //
-// One root directory (nodeid 1) holding one regular file, "f" (nodeid 2),
-// backed by the file given to Mount. READ and WRITE requests are answered with
+// One root directory (nodeid 1) holding kFiles regular files, "f0" (nodeid 2)
+// to "f3" (nodeid 5), all backed by the file given to Mount (each inode with
+// its own backing id). READ and WRITE requests are answered with
 // EIO and counted: a test that sees none knows its I/O went by passthrough.
 // Needs root (mount(2), and FUSE_DEV_IOC_BACKING_OPEN wants CAP_SYS_ADMIN) and
 // a kernel with FUSE passthrough (6.9+).
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -23,8 +25,9 @@ namespace tierfs {
 
 class PassthroughFuseServer {
  public:
-  static constexpr uint64_t kFileNodeid = 2;
-  static constexpr const char* kFileName = "f";
+  static constexpr int kFiles = 4;
+  static constexpr uint64_t kFileNodeid = 2;     // "f0"; file i is nodeid 2 + i, "f<i>"
+  static constexpr const char* kFileName = "f0";
 
   // Mounts at `mount_point` (an empty directory) and serves until destroyed.
   // `backing_path`: an existing regular file on a non-stacked file system
@@ -48,8 +51,10 @@ class PassthroughFuseServer {
   std::string mount_point_;
   UniqueFd fuse_fd_;
   UniqueFd backing_fd_;
-  int backing_id_ = 0;   // registered at the first OPEN, closed at the last RELEASE
-  int open_handles_ = 0;
+  // Per file: the backing id, registered at the first OPEN and closed at the
+  // last RELEASE (the kernel wants one id for every concurrent open of an inode).
+  int backing_ids_[kFiles] = {};
+  int open_handles_[kFiles] = {};
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> data_requests_{0};
   std::atomic<uint64_t> passthrough_opens_{0};

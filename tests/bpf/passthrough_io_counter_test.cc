@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -29,15 +30,18 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Why the counter cannot run here, or "" when it can.
+// Why the counter cannot run here, or "" when it can (asked once).
 std::string WhyNotHere() {
-  if (geteuid() != 0) return "needs root (BPF tracing programs and mount(2))";
-  if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) return "the kernel has no BTF";
-  auto probe = PassthroughIoCounter::Start(0);
-  if (!probe.ok() && probe.status().message().find("built without BPF") != std::string::npos) {
-    return probe.status().message();
-  }
-  return "";
+  static const std::string why = [] () -> std::string {
+    if (geteuid() != 0) return "needs root (BPF tracing programs and mount(2))";
+    if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) return "the kernel has no BTF";
+    auto probe = PassthroughIoCounter::Start(0);
+    if (!probe.ok() && probe.status().message().find("built without BPF") != std::string::npos) {
+      return probe.status().message();
+    }
+    return "";
+  }();
+  return why;
 }
 
 #define SKIP_UNLESS_COUNTER_CAN_RUN()                  \
@@ -129,8 +133,9 @@ class PassthroughMountTest : public ::testing::TestWithParam<PassthroughIoHook> 
   // this kernel cannot have that hook: fexit refused to root (an LSM policy, as
   // on this project's test machines) or no kprobes (CONFIG_KPROBES off). The
   // other hooks' runs then prove the counting.
-  std::unique_ptr<PassthroughIoCounter> StartCounter(dev_t dev) {
-    auto counter = PassthroughIoCounter::Start(dev, GetParam());
+  std::unique_ptr<PassthroughIoCounter> StartCounter(
+      dev_t dev, uint32_t max_nodeids = TIERFS_PASSTHROUGH_MAX_NODEIDS) {
+    auto counter = PassthroughIoCounter::Start(dev, {.hook = GetParam(), .max_nodeids = max_nodeids});
     if (!counter.ok() && ((GetParam() == PassthroughIoHook::kFexit &&
                            counter.status().code() == EPERM) ||
                           (GetParam() == PassthroughIoHook::kKprobe &&
@@ -237,6 +242,39 @@ TEST_P(PassthroughMountTest, DrainsDuringIoLoseAndDoubleNothing) {
   EXPECT_EQ(counter->dropped(), 0u);
   std::cout << "[          ] " << kReads << " reads counted exactly over " << drains
             << " drains\n";
+}
+
+// A map that holds two nodeids: the third file's calls are dropped and
+// counted as such, the first two are counted in full.
+TEST_P(PassthroughMountTest, CountsDroppedWhenTheMapIsFull) {
+  auto counter = StartCounter(mount_dev_, /*max_nodeids=*/2);
+  if (!skipped_.empty()) GTEST_SKIP() << skipped_;
+  ASSERT_NE(counter, nullptr);
+  for (int file = 0; file < 3; file++) {
+    std::string path = mount_point_ + "/f" + std::to_string(file);
+    UniqueFd fd(open(path.c_str(), O_RDWR | O_CLOEXEC));
+    ASSERT_GE(fd.get(), 0) << path << ": " << strerror(errno);
+    for (int i = 0; i < file + 1; i++) ASSERT_EQ(pwrite(fd.get(), "z", 1, i), 1);  // 1, 2, 3 calls
+  }
+  EXPECT_EQ(server_->data_requests(), 0u);
+  auto counts = counter->Drain();
+  ASSERT_EQ(counts.size(), 2u);
+  std::sort(counts.begin(), counts.end(),
+            [](const auto& a, const auto& b) { return a.nodeid < b.nodeid; });
+  EXPECT_EQ(counts[0].nodeid, PassthroughFuseServer::kFileNodeid);
+  EXPECT_EQ(counts[0].write_ops, 1u);
+  EXPECT_EQ(counts[1].nodeid, PassthroughFuseServer::kFileNodeid + 1);
+  EXPECT_EQ(counts[1].write_ops, 2u);
+  EXPECT_EQ(counter->dropped(), 3u);
+  // The next interval has room again.
+  UniqueFd fd(open((mount_point_ + "/f2").c_str(), O_RDONLY | O_CLOEXEC));
+  ASSERT_GE(fd.get(), 0);
+  char byte;
+  ASSERT_EQ(pread(fd.get(), &byte, 1, 0), 1);
+  counts = counter->Drain();
+  ASSERT_EQ(counts.size(), 1u);
+  EXPECT_EQ(counts[0].nodeid, PassthroughFuseServer::kFileNodeid + 2);
+  EXPECT_EQ(counts[0].read_ops, 1u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Hooks, PassthroughMountTest,
