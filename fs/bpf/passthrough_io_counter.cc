@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <sys/syscall.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdarg>
@@ -107,6 +108,12 @@ Result<std::unique_ptr<PassthroughIoCounter::Impl>> LoadAndAttach(uint32_t kerne
     ~Restore() { libbpf_messages = nullptr; }
   } restore;
 
+#if !defined(__x86_64__)
+  // The program knows only x86-64's system call numbers and registers.
+  if (hook == PassthroughIoHook::kSyscall) {
+    return Status::Error(ENOSYS, "syscall hook: x86-64 only");
+  }
+#endif
   // libbpf would fall back to tracefs and fail with a misleading ENOENT.
   if (hook == PassthroughIoHook::kKprobe &&
       access("/sys/bus/event_source/devices/kprobe/type", R_OK) != 0) {

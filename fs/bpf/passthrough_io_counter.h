@@ -56,8 +56,7 @@ enum class PassthroughIoHook {
   // allow neither of the above (this project's test machines: kprobes not
   // built, trampolines refused). Costs every system call on the machine a
   // program run (most leave at the first compare); misses io_uring, aio,
-  // copy_file_range and 32-bit processes. x86-64 only (elsewhere the program
-  // counts nothing).
+  // copy_file_range and 32-bit processes. x86-64 only (elsewhere ENOSYS).
   kSyscall,
 };
 
@@ -82,7 +81,8 @@ class PassthroughIoCounter {
   // Errors, each with a message for the daemon's log:
   //   ENOSYS  built without BPF (TIERFS_BPF off), or the kernel has no BTF
   //           (/sys/kernel/btf/vmlinux missing: CONFIG_DEBUG_INFO_BTF), or
-  //           kKprobe on a kernel without kprobes (CONFIG_KPROBES);
+  //           kKprobe on a kernel without kprobes (CONFIG_KPROBES), or
+  //           kSyscall off x86-64;
   //   ENOENT  the kernel lacks fuse_passthrough_read_iter and the others
   //           (FUSE passthrough needs Linux 6.9 and CONFIG_FUSE_PASSTHROUGH)
   //           or its BTF lacks struct fuse_inode;
