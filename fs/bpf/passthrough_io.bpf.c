@@ -41,8 +41,8 @@ struct fuse_inode___tierfs {
 // repeats their declarations.
 const volatile __u32 target_dev = 0;
 
-// Which count map takes new counts: counts_by_nodeid[generation & 1]. Only user
-// space changes it, in Drain.
+// Which count map takes new counts: counts_b when generation is odd, else
+// counts_a. Only user space changes it, in Drain.
 volatile __u32 generation = 0;
 // Programs between Enter and Leave, per map: Drain waits for the map it retired
 // to reach 0 before it reads it.
