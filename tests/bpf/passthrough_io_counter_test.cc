@@ -214,13 +214,17 @@ TEST_P(PassthroughMountTest, DrainsDuringIoLoseAndDoubleNothing) {
   ASSERT_EQ(pwrite(fd.get(), "abcdefgh", 8, 0), 8);
   ASSERT_EQ(counter->Drain().size(), 1u);
 
-  constexpr int kReads = 20000;
-  std::atomic<bool> done{false};
-  std::thread reader([&] {
-    char byte;
-    for (int i = 0; i < kReads; i++) (void)!pread(fd.get(), &byte, 1, i % 8);
-    done = true;
-  });
+  // Two readers (this machine's two cores) against one drainer.
+  constexpr int kReaders = 2, kReadsEach = 10000, kReads = kReaders * kReadsEach;
+  std::atomic<int> running{kReaders};
+  std::vector<std::thread> readers;
+  for (int r = 0; r < kReaders; r++) {
+    readers.emplace_back([&] {
+      char byte;
+      for (int i = 0; i < kReadsEach; i++) (void)!pread(fd.get(), &byte, 1, i % 8);
+      --running;
+    });
+  }
   uint64_t ops = 0, bytes = 0, drains = 0;
   auto add = [&](const std::vector<PassthroughIoCount>& counts) {
     for (const auto& c : counts) {
@@ -231,11 +235,11 @@ TEST_P(PassthroughMountTest, DrainsDuringIoLoseAndDoubleNothing) {
     }
     ++drains;
   };
-  while (!done) {
+  while (running > 0) {
     add(counter->Drain());
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
-  reader.join();
+  for (auto& reader : readers) reader.join();
   add(counter->Drain());
   EXPECT_EQ(ops, static_cast<uint64_t>(kReads)) << "over " << drains << " drains";
   EXPECT_EQ(bytes, static_cast<uint64_t>(kReads));
