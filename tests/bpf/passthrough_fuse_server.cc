@@ -48,7 +48,6 @@ void FillAttr(uint64_t nodeid, const struct stat& st, fuse_attr* attr) {
 Result<std::unique_ptr<PassthroughFuseServer>> PassthroughFuseServer::Mount(
     const std::string& mount_point, const std::string& backing_path) {
   std::unique_ptr<PassthroughFuseServer> server(new PassthroughFuseServer());
-  server->mount_point_ = mount_point;
   server->backing_fd_ = UniqueFd(::open(backing_path.c_str(), O_RDWR | O_CLOEXEC));
   if (server->backing_fd_.get() < 0) return Status::FromErrno("open " + backing_path);
   server->fuse_fd_ = UniqueFd(::open("/dev/fuse", O_RDWR | O_CLOEXEC));
@@ -59,6 +58,7 @@ Result<std::unique_ptr<PassthroughFuseServer>> PassthroughFuseServer::Mount(
               options.c_str()) != 0) {
     return Status::FromErrno("mount " + mount_point);
   }
+  server->mount_point_ = mount_point;  // from now on the destructor unmounts
   // The kernel queued INIT at mount; every later request waits for its answer.
   server->thread_ = std::thread([s = server.get()] { s->Serve(); });
   return server;
