@@ -116,9 +116,11 @@ void MarkOpenReplyPassthrough(int32_t backing_id, bool direct_io, size_t offset)
 
 void ApplyOpenReplyMark(const iovec* iov, int count) {
   if (!t_mark.set) return;
+  const auto* header = static_cast<const fuse_out_header*>(iov[0].iov_base);
+  // A notification the handler sends before its reply (unique 0) is not it.
+  if (header->unique == 0) return;
   const OpenReplyMark mark = t_mark;
   t_mark = OpenReplyMark{};
-  const auto* header = static_cast<const fuse_out_header*>(iov[0].iov_base);
   if (header->error != 0 || count < 2 ||
       iov[1].iov_len < mark.offset + sizeof(fuse_open_out)) {
     return;

@@ -83,7 +83,9 @@ bool AmendInitReplyForPassthrough(void* out, size_t size);
 // and loses the flags the kernel refuses with passthrough (KEEP_CACHE, ...).
 void MarkOpenReplyPassthrough(int32_t backing_id, bool direct_io, size_t offset);
 // Applies and clears the calling thread's mark on the reply `iov[0..count)`
-// (the fuse_out_header first); a reply with an error clears it untouched.
+// (the fuse_out_header first); a reply with an error clears it untouched, and
+// a notification (unique 0: an attribute invalidation the handler sends
+// before its reply) leaves it for the reply.
 void ApplyOpenReplyMark(const iovec* iov, int count);
 
 // The backing ids of one connection, one per inode with passthrough opens:
