@@ -63,6 +63,14 @@ DEFINE_bool(io_uring, kDefaults.io_uring,
             "when the kernel offers it (Linux 6.14+, with /sys/module/fuse/parameters/"
             "enable_uring set to 1 before the mount); else over /dev/fuse (on by default; "
             "--io_uring=false always serves over /dev/fuse)");
+DEFINE_string(passthrough, tierfs::PassthroughModeName(kDefaults.passthrough),
+              "which opens of regular files the kernel serves straight from the file's "
+              "object on its volume, without the daemon (FUSE passthrough, Linux 6.9+, "
+              "mounted as root): off, ro (read-only opens) or rw (every open). With ro or rw "
+              "the writeback cache and no-open are off; a file open by passthrough is not "
+              "relocated until it is closed; with rw a write that meets a full volume gets "
+              "ENOSPC instead of moving the file. Falls back to off, logged, where the kernel "
+              "or the privileges do not allow it");
 DEFINE_bool(exact_atime, kDefaults.exact_atime,
             "move atime (relatime rules) only when a read reaches the daemon, which makes "
             "the kernel drop a file's cached pages at an open that would move it; off: an "
@@ -142,6 +150,11 @@ static bool ValidateListen(const char* flag, const std::string& value) {
   if (!st.ok()) std::fprintf(stderr, "tierfs: %s\n", st.message().c_str());
   return st.ok();
 }
+static bool ValidatePassthrough(const char* flag, const std::string& value) {
+  if (tierfs::ParsePassthroughMode(value)) return true;
+  std::fprintf(stderr, "tierfs: --%s must be off, ro or rw, got \"%s\"\n", flag, value.c_str());
+  return false;
+}
 static bool ValidateTextfile(const char* flag, const std::string& value) {
   if (value.empty() || value.front() == '/') return true;
   std::fprintf(stderr, "tierfs: --%s must be an absolute path, got \"%s\"\n", flag,
@@ -151,6 +164,7 @@ static bool ValidateTextfile(const char* flag, const std::string& value) {
 DEFINE_validator(entry_timeout, &ValidateTimeout);
 DEFINE_validator(metrics_listen, &ValidateListen);
 DEFINE_validator(metrics_textfile, &ValidateTextfile);
+DEFINE_validator(passthrough, &ValidatePassthrough);
 DEFINE_validator(attr_timeout, &ValidateTimeout);
 DEFINE_validator(writeback_seconds, &ValidateFlushPeriod);
 DEFINE_validator(threads, &ValidateThreads);
@@ -206,6 +220,7 @@ std::string ValueName(const gflags::CommandLineFlagInfo& flag) {
       {"iostat_keep_days", "DAYS"},
       {"metrics_listen", "HOST:PORT"},
       {"metrics_textfile", "PATH"},
+      {"passthrough", "off|ro|rw"},
   };
   for (const auto& [name, value] : kNames) {
     if (flag.name == name) return std::string(value);
@@ -384,6 +399,7 @@ int main(int argc, char** argv) {
   options.running_threads = FLAGS_running_threads;
   options.commit_window_us = static_cast<int64_t>(FLAGS_commit_ms * 1000);
   options.exact_atime = FLAGS_exact_atime;
+  options.passthrough = *tierfs::ParsePassthroughMode(FLAGS_passthrough);
   options.direct_writes = FLAGS_direct_writes;
   options.writeback_cache = FLAGS_writeback_cache;
   options.io_uring = FLAGS_io_uring;

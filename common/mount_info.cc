@@ -1,5 +1,8 @@
 #include "common/mount_info.h"
 
+#include <sys/sysmacros.h>
+
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -54,6 +57,14 @@ std::vector<MountEntry> ParseMountInfo(std::string_view text) {
     e.mount_point = Unescape(f[4]);
     e.fs_type = Unescape(f[dash + 1]);
     e.source = Unescape(f[dash + 2]);
+    const std::string maj_min(f[2]);
+    char* end = nullptr;
+    const unsigned long major = std::strtoul(maj_min.c_str(), &end, 10);
+    if (*end == ':') {
+      const char* minor_text = end + 1;
+      const unsigned long minor = std::strtoul(minor_text, &end, 10);
+      if (end != minor_text && *end == '\0') e.device = makedev(major, minor);
+    }
     mounts.push_back(std::move(e));
   }
   return mounts;

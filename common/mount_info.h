@@ -5,6 +5,8 @@
 // ReadMountInfo.
 #pragma once
 
+#include <sys/types.h>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +19,9 @@ struct MountEntry {
   std::string mount_point;  // absolute; octal escapes (\040) decoded
   std::string fs_type;      // "ext4", "fuse.tierfs"...
   std::string source;       // device or, for tierfs, the metadata volume directory
+  // The file system's device number, as stat(2) shows it in st_dev
+  // (makedev(major, minor)); 0 when the line's MAJ:MIN does not parse.
+  dev_t device = 0;
 };
 
 // Parses the text of /proc/<pid>/mountinfo, in its order; lines that do not

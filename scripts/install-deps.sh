@@ -8,6 +8,7 @@ packages=(
   libgflags-dev libgtest-dev googletest nlohmann-json3-dev
   prometheus-cpp-dev python3-prometheus-client   # metrics endpoint; its test's parser
   libspdlog-dev                                  # the daemon's log, to its file and syslog
+  libbpf-dev bpftool clang                       # the passthrough I/O counter (fs/bpf/README.md)
   attr rsync git procps man-db
   ccache                                         # rebuilds (tests, package, the earlier release's package)
   clang                                          # scripts/thread-safety.sh: the lock annotations' check

@@ -107,6 +107,7 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
   bool log_write = false;  // a "write" record goes first (see below)
   {
     MutexLock lock(inode->mu);
+    RefreshFromObjectLocked(*inode);  // passthrough writes come before this change
     meta::Inode& a = inode->attr;
     values = a;
     if (truncate) {

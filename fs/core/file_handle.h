@@ -62,6 +62,10 @@ struct FileHandle : OpenHandle {
   // This open moved atime (it stands for its reads): the kernel's cached
   // attributes must be refreshed, as after a read that reached the daemon.
   bool moved_atime = false;
+  // The kernel serves this open by passthrough (FileSystem::AdmitPassthrough);
+  // with `passthrough_writes` its writes reach the object without the daemon.
+  bool passthrough = false;
+  bool passthrough_writes = false;
 };
 
 // Directory stream state for opendir/readdir/releasedir (fuse_file_info::fh).

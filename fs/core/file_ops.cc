@@ -306,11 +306,20 @@ Result<size_t> FileSystem::Write(FileHandle* fh, const char* buf, size_t size, o
 Status FileSystem::MoveOnNoSpace(const InodeRef& inode, uint32_t full_volume,
                                  uint64_t more_bytes) {
   meta::Inode attr;
+  bool passthrough;
   {
     MutexLock lock(inode->mu);
     attr = inode->attr;
+    passthrough = inode->passthrough_opens > 0;
   }
   if (attr.volume_id != full_volume) return Status::Ok();  // moved by another writer
+  if (passthrough) {
+    // The kernel holds the object for the file's passthrough opens, and would
+    // go on using it after a move (docs/reliability.md, "Full volumes").
+    return Status::NoSpace("inode " + std::to_string(attr.ino) + ": volume " +
+                           volumes_->NameOf(full_volume) +
+                           " is full and the file is open by passthrough: it cannot move");
+  }
   // The file's CREATE rule says where it may live, in order; with its present
   // volume excluded, ChooseCreateVolume gives the next one with room.
   policy::CreatePlacement placement;
@@ -396,6 +405,9 @@ Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
     ReaderLock io(inode.io_lock);
     if (volumes_->io().Fsync(inode.Fd(), datasync) != 0) return Status::FromErrno("fsync");
     MutexLock lock(inode.mu);
+    // Passthrough writes reached the object alone: their size is durable only
+    // once the database has it too.
+    RefreshFromObjectLocked(inode);
     // fdatasync(2) promises the data and what is needed to read it back: an
     // overwrite of a file whose volume and size the database already holds
     // durably is complete once its object is synced. The times stay dirty and
@@ -442,6 +454,7 @@ Status FileSystem::Release(FileHandle* fh) {
   InodeRef inode = fh->inode;
   {
     MutexLock lock(fh->inode->mu);
+    EndPassthroughLocked(*fh);
     UnlinkHandleLocked(fh);
   }
   delete fh;

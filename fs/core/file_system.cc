@@ -371,6 +371,7 @@ Result<meta::Inode> FileSystem::GetAttr(uint64_t ino) {
   InodeTable::Holding found = inodes_.Peek(ino);
   if (found.entry) {
     MutexLock lock(found.entry->mu);
+    RefreshFromObjectLocked(*found.entry);  // passthrough writes since
     return found.entry->attr;
   }
   auto row = meta_->GetInode(ino);

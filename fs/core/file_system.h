@@ -251,6 +251,27 @@ class FileSystem {
   // Closes the handle (deletes it); reclaims an unlinked inode at its last close.
   Status Release(FileHandle* fh);
   Status Fallocate(FileHandle* fh, int mode, off_t offset, off_t length);
+
+  // ---- Passthrough opens (fs/fuse/passthrough.h; docs/design.md "Passthrough opens")
+  // Decides whether `fh`, just made by Open or Create and not yet known to the
+  // kernel, is served by passthrough. The kernel serves an inode's opens all by
+  // passthrough (naming one backing file) or all through the daemon, never
+  // both: `fh` is passthrough when its inode has passthrough opens, is not when
+  // the inode has other open handles, and is when `wanted` otherwise.
+  // `direct_io`: its reads and writes still reach the daemon (only mmap goes to
+  // the object). Returns the object fd to register as the backing file (valid
+  // while `fh` is open), or -1 when the daemon serves the open. A relocation in
+  // progress then finds the file busy (the kernel will hold its object).
+  int AdmitPassthrough(FileHandle* fh, bool wanted, bool direct_io);
+  // Undoes AdmitPassthrough for a handle the kernel will serve through the
+  // daemon after all (its backing file could not be registered).
+  void WithdrawPassthrough(FileHandle* fh);
+  // Heat of I/O the kernel served by passthrough (counted by fs/bpf/): adds to
+  // inode `ino`'s counters as if those calls had reached the daemon.
+  void RecordKernelIo(uint64_t ino, uint64_t read_bytes, uint64_t read_ops, uint64_t write_bytes,
+                      uint64_t write_ops) {
+    io_.RecordKernelIo(ino, read_bytes, read_ops, write_bytes, write_ops);
+  }
   Result<off_t> Lseek(FileHandle* fh, off_t offset, int whence);
   // copy_file_range(2) between two open files of this file system, done by the
   // backing file systems (reflink or in-kernel copy) when both objects allow it.
@@ -462,6 +483,12 @@ class FileSystem {
   Result<meta::Inode> MakeNode(const Caller& caller, uint64_t parent, std::string_view name,
                                mode_t mode, dev_t rdev, std::string_view target,
                                InodeRef* opened);
+  // Passthrough writers change the object without the daemon: reads its size
+  // and mtime back into `inode` (its mu held) when they moved, as a write
+  // would have set them (dirty, logged as an FCL "write").
+  void RefreshFromObjectLocked(InodeState& inode) REQUIRES(inode.mu);
+  // Release's part for a passthrough handle (its inode's mu held).
+  void EndPassthroughLocked(FileHandle& fh) REQUIRES(fh.inode->mu);
   // Opens the inode's shared backing fd if it is not open yet (inode->mu held).
   Status EnsureFdLocked(InodeState& inode) REQUIRES(inode.mu);
   // How Write sends `count` bytes from `bytes` at `offset` to `inode`'s object

@@ -119,6 +119,14 @@ struct InodeState {
   bool kept_idle = false;
   bool referenced = false;
   uint32_t nopen GUARDED_BY(mu) = 0;  // open file handles
+  // Passthrough opens (FileSystem::AdmitPassthrough): handles whose I/O the
+  // kernel serves from the object itself, and of those the ones that write
+  // there without the daemon seeing it. While any is open the object cannot be
+  // relocated (the kernel holds it), and while a writer is, the size and times
+  // are read back from the object (FileSystem::RefreshFromObjectLocked).
+  uint32_t passthrough_opens GUARDED_BY(mu) = 0;
+  uint32_t passthrough_writers GUARDED_BY(mu) = 0;
+  int64_t object_mtime_ns GUARDED_BY(mu) = 0;  // the object's mtime when last read back
   // Queued for an attribute flush shortly after its last write
   // (fs/core/delayed_attribute_flush.h).
   bool delayed_flush_queued GUARDED_BY(mu) = false;

@@ -6,19 +6,25 @@ IoAccounting::IoAccounting(const Clock& clock, int64_t bucket_seconds)
     : clock_(clock), bucket_seconds_(bucket_seconds > 0 ? bucket_seconds : 3600) {}
 
 void IoAccounting::Record(uint64_t ino, uint64_t bytes, bool write) {
+  if (write) {
+    RecordKernelIo(ino, 0, 0, bytes, 1);
+  } else {
+    RecordKernelIo(ino, bytes, 1, 0, 0);
+  }
+}
+
+void IoAccounting::RecordKernelIo(uint64_t ino, uint64_t read_bytes, uint64_t read_ops,
+                                  uint64_t write_bytes, uint64_t write_ops) {
   const int64_t now = clock_.NowSeconds();
   Shard& shard = shards_[ino % kShards];
   MutexLock lock(shard.mu);
   const int64_t length = bucket_seconds_.load(std::memory_order_relaxed);
   const int64_t bucket = now - now % length;
   Counts& c = shard.counts[Key{ino, bucket}];
-  if (write) {
-    c.wbytes += bytes;
-    c.wops++;
-  } else {
-    c.rbytes += bytes;
-    c.rops++;
-  }
+  c.rbytes += read_bytes;
+  c.rops += read_ops;
+  c.wbytes += write_bytes;
+  c.wops += write_ops;
 }
 
 std::vector<meta::IoDelta> IoAccounting::Drain() {

@@ -31,6 +31,10 @@ class IoAccounting {
   void RecordRead(uint64_t ino, uint64_t bytes) { Record(ino, bytes, /*write=*/false); }
   // Counts one write call of `bytes` bytes.
   void RecordWrite(uint64_t ino, uint64_t bytes) { Record(ino, bytes, /*write=*/true); }
+  // Counts I/O that did not pass through the daemon (the kernel's passthrough
+  // reads and writes, counted by fs/bpf/): `*_ops` calls moving `*_bytes` bytes.
+  void RecordKernelIo(uint64_t ino, uint64_t read_bytes, uint64_t read_ops, uint64_t write_bytes,
+                      uint64_t write_ops);
 
   // Removes and returns everything counted so far, one delta per (inode, bucket).
   std::vector<meta::IoDelta> Drain();

@@ -221,10 +221,12 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
   // (issue 31, docs/reliability.md "Writes that race a relocation").
   WriterLock io(inode->io_lock);
   uint64_t gen_before;
+  bool passthrough;
   {
     MutexLock lock(inode->mu);
     *attr = inode->attr;
     gen_before = inode->write_gen.load();
+    passthrough = inode->passthrough_opens > 0;
   }
   // kHoldWriters keeps the lock through the commit: no write can start before.
   if (!hold_writers) io.Unlock();
@@ -236,6 +238,11 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
       from_volume == to_volume || (only_from != 0 && from_volume != only_from);
   if (skipped) {
     result.outcome = "moved";
+  } else if (passthrough) {
+    // The kernel serves the file's open passthrough handles from this object
+    // and would keep doing so after a commit: busy until the last one closes
+    // (and an open during the copy moves write_gen: AdmitPassthrough).
+    result.outcome = "busy";
   } else {
     LowIoPriority low_priority(!hold_writers);  // a writer waits on this copy
     auto copy = CopyAndVerify(*attr, to_volume, &result.bytes);

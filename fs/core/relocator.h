@@ -50,7 +50,8 @@
 namespace tierfs {
 
 struct RelocationOutcome {
-  // "moved" | "busy" (written during the copy) | "gone" (unlinked since the scan) |
+  // "moved" | "busy" (written during the copy, or open by passthrough) | "gone"
+  // (unlinked since the scan) |
   // "error: ..."
   std::string outcome;
   int error = 0;         // the errno behind an "error: ..." outcome (ENOSPC, EIO...)

@@ -33,6 +33,7 @@
 #include "fs/fuse/fuse_ops.h"
 #include "fs/fuse/fuse_worker_pool.h"
 #include "fs/fuse/uring_transport.h"
+#include "fs/daemon/passthrough_heat.h"
 #include "fs/volume/volume_label.h"
 
 namespace tierfs {
@@ -170,6 +171,11 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   if (stat(mountpoint.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
     return fail("tierfs: mount point " + mountpoint + " is not a directory");
   }
+  // As the mount table will name it (without symbolic links), resolved before
+  // the mount: afterwards a lookup under it waits for this daemon.
+  char resolved[PATH_MAX];
+  const std::string canonical_mountpoint =
+      realpath(mountpoint.c_str(), resolved) != nullptr ? resolved : mountpoint;
   // Held for the daemon's life, so one file system is never served by two
   // daemons; tests and tools wait on it to know an unmounted daemon has finished.
   Result<DaemonLock> daemon_lock =
@@ -292,6 +298,26 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   LogInfo("mounted {} on {} (pid {}, {} volumes, options {})", metadata_dir, mountpoint, getpid(),
           (*fs)->volumes().volumes().size(), mount_opts);
 
+  // Passthrough opens: the mode, and the backing ids registered on this
+  // connection's /dev/fuse (OpInit decides whether they are used). Only where
+  // their I/O can be counted for heat (fs/daemon/passthrough_heat.h).
+  PassthroughMode passthrough_mode = options.passthrough;
+  std::unique_ptr<PassthroughHeat> passthrough_heat;
+  if (passthrough_mode != PassthroughMode::kOff) {
+    auto heat = PassthroughHeat::Start(**fs, canonical_mountpoint);
+    if (heat.ok()) {
+      passthrough_heat = std::move(*heat);
+      LogInfo("passthrough={}: its reads and writes are counted for heat by BPF ({} hook)",
+              PassthroughModeName(passthrough_mode), passthrough_heat->hook());
+    } else {
+      LogWarning("passthrough={}: off, its I/O could not be counted for heat ({}); the daemon "
+                 "serves every read and write", PassthroughModeName(passthrough_mode),
+                 heat.status().message());
+      passthrough_mode = PassthroughMode::kOff;
+    }
+  }
+  PassthroughOpens passthrough(passthrough_mode, fuse_session_fd(se));
+  context.passthrough = &passthrough;
   // The session's custom I/O: the rings (--io_uring) and FUSE_HANDLE_KILLPRIV_V2
   // (fs/fuse/uring_transport.h).
   std::unique_ptr<UringTransport> uring;
@@ -310,6 +336,8 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
                                                : DefaultFuseRunners(options.max_threads);
     pool.page_aligned_writes = uring != nullptr;  // its read hook keeps to their size
     end = ServeFuseSession(se, pool);
+    // Its last counts, before the writeback thread's last flush.
+    passthrough_heat.reset();
   }
   (*control)->Stop();
   if (uring) uring->CloseDevice();

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "fs/fuse/passthrough.h"
 #include "fs/metrics/metrics_options.h"
 
 namespace tierfs {
@@ -35,6 +36,9 @@ struct SessionOptions {
   bool exact_atime = false;          // FileSystemOptions::exact_atime
   bool direct_writes = true;         // FileSystemOptions::direct_writes
   bool writeback_cache = true;       // FUSE_CAP_WRITEBACK_CACHE (fs/fuse/fuse_ops.cc OpInit)
+  // Passthrough opens (fs/fuse/passthrough.h); when on, the writeback cache and
+  // no-open are off whatever the two flags below say.
+  PassthroughMode passthrough = PassthroughMode::kOff;
   bool io_uring = true;              // requests over io_uring when offered (fs/fuse/uring_transport.h)
   int cached_inodes = 16384;         // FileSystemOptions::cached_inodes
   bool no_open = true;               // FuseContext::no_open (fs/fuse/fuse_ops.h)

@@ -19,6 +19,7 @@
 
 #include "fs/core/file_system.h"
 #include "fs/fuse/kernel_order.h"
+#include "fs/fuse/passthrough.h"
 #include "fs/fuse/receive_buffer.h"
 #include "fs/fuse/serving_request.h"
 #include "fs/fuse/uring_transport.h"
@@ -185,6 +186,12 @@ void OpInit(void* userdata, fuse_conn_info* conn) {
   FuseContext* ctx = static_cast<FuseContext*>(userdata);
   // Every request then fits a worker's ReceiveBuffer (libfuse 3.14's default too).
   conn->max_write = std::min<unsigned>(conn->max_write, kMaxWriteBytes);
+  // Passthrough opens exclude the writeback cache (the kernel turns passthrough
+  // off beside it) and no-open (passthrough is given in an OPEN reply).
+  if (ctx->passthrough != nullptr && ctx->passthrough->DecideAtInit()) {
+    ctx->writeback_cache = false;
+    ctx->no_open = false;
+  }
   // A symlink never changes once made: the kernel may cache its target.
   if (conn->capable & FUSE_CAP_CACHE_SYMLINKS) conn->want |= FUSE_CAP_CACHE_SYMLINKS;
   // Writeback cache unless --writeback_cache=false (on by default): the kernel then keeps
@@ -352,12 +359,18 @@ void OpCreate(fuse_req_t req, fuse_ino_t parent, const char* name, mode_t mode,
   if (!r.ok()) return ReplyStatus(req, r.status());
   fuse_entry_param e;
   FillEntry(req, r->first, &e);
+  PassthroughOpens* passthrough = Ctx(req).passthrough;
+  // The reply's fuse_open_out follows its fuse_entry_out.
+  const bool passed = passthrough != nullptr &&
+                      passthrough->PrepareReply(Fs(req), r->first.ino, r->second, fi,
+                                                sizeof(fuse_entry_out));
   SetOpenFlags(fi, r->second);
   FileSystem& fs = Fs(req);  // req is gone once replied
   if (fuse_reply_create(req, &e, fi) != 0) {
     // Interrupted: the kernel never saw the entry nor the open, so it will neither
     // forget nor release them. Undo both (the file itself stays, as after a crash).
     fs.Release(r->second);
+    if (passed) passthrough->Released(r->first.ino);
     fs.Forget(r->first.ino, 1);
   }
 }
@@ -369,8 +382,6 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   if (Ctx(req).no_open) return (void)fuse_reply_err(req, ENOSYS);
   auto r = Fs(req).Open(ino, fi->flags);
   if (!r.ok()) return ReplyStatus(req, r.status());
-  const bool moved_atime = (*r)->moved_atime;
-  SetOpenFlags(fi, *r);
   // An O_TRUNC open by a caller without CAP_FSETID (FUSE_HANDLE_KILLPRIV_V2).
   bool killed = false;
   if (ServingRequestKillsSuidgid(FUSE_OPEN, ino)) {
@@ -381,14 +392,21 @@ void OpOpen(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
     }
     killed = *k;
   }
+  PassthroughOpens* passthrough = Ctx(req).passthrough;
+  const bool passed =
+      passthrough != nullptr && passthrough->PrepareReply(Fs(req), ino, *r, fi, /*offset=*/0);
   // The kernel drops its cached atime after every read it sends; an open that
   // moved atime for its reads must do the same (offset < 0: attributes only, no
   // lock the kernel holds for this open is taken). So must one that changed the mode.
-  if (moved_atime || killed) {
+  if ((*r)->moved_atime || killed) {
     if (fuse_session* se = Ctx(req).session) fuse_lowlevel_notify_inval_inode(se, ino, -1, 0);
   }
+  SetOpenFlags(fi, *r);
   FileSystem& fs = Fs(req);
-  if (fuse_reply_open(req, fi) != 0) fs.Release(*r);
+  if (fuse_reply_open(req, fi) != 0) {
+    fs.Release(*r);
+    if (passed) passthrough->Released(ino);
+  }
 }
 
 // A per-thread read buffer that grows to the largest request (max_read, 1 MiB at
@@ -455,12 +473,18 @@ void OpFlush(fuse_req_t req, fuse_ino_t, fuse_file_info*) {
   fuse_reply_err(req, ENOSYS);
 }
 
-void OpRelease(fuse_req_t req, fuse_ino_t, fuse_file_info* fi) {
+void OpRelease(fuse_req_t req, fuse_ino_t ino, fuse_file_info* fi) {
   RequestTimer timer(req, FuseOp::kRelease);
   // Handle 0: an open the daemon never saw (no-open mode sends no RELEASE for
   // those, but a RELEASE of handle 0 must never reach Release).
   if (fi->fh == 0) return ReplyStatus(req, Status::Ok());
-  ReplyStatus(req, Fs(req).Release(Released<FileHandle>(fi)));
+  FileHandle* fh = Released<FileHandle>(fi);
+  const bool passed = fh->passthrough;
+  Status st = Fs(req).Release(fh);
+  // After the handle's own release, so that an open racing this one finds the
+  // backing id still registered if the inode is still passthrough.
+  if (passed) Ctx(req).passthrough->Released(ino);
+  ReplyStatus(req, st);
 }
 
 void OpFsync(fuse_req_t req, fuse_ino_t ino, int datasync, fuse_file_info* fi) {

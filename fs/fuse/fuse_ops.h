@@ -10,6 +10,7 @@
 namespace tierfs {
 
 class FileSystem;
+class PassthroughOpens;
 
 struct FuseContext {
   FileSystem* fs = nullptr;
@@ -29,6 +30,9 @@ struct FuseContext {
   // (FileSystem::KernelOpen, fs/core/kernel_open_cache.h; a listing gets a
   // DirHandle of its own).
   bool no_open = false;
+  // Passthrough opens (fs/fuse/passthrough.h), when the mode asks for them:
+  // OpInit turns them on or logs why not; null in a session without them.
+  PassthroughOpens* passthrough = nullptr;
 };
 
 // The operation table; static storage, filled once.

@@ -22,6 +22,7 @@
 #include "common/page.h"
 #include "common/shared_mutex.h"
 #include "common/thread_annotations.h"
+#include "fs/fuse/passthrough.h"
 #include "fs/fuse/receive_buffer.h"
 #include "fs/fuse/serving_request.h"
 
@@ -131,6 +132,7 @@ ssize_t ReadHook(int fd, void* buf, size_t len, void*) {
       const auto* init = reinterpret_cast<const fuse_init_in*>(in + 1);
       s->offered = (init->flags & FUSE_INIT_EXT) != 0 && (init->flags2 & kFlags2OverIoUring) != 0;
       s->killpriv_v2_offered = (init->flags & FUSE_HANDLE_KILLPRIV_V2) != 0;
+      NotePassthroughOffer(init->flags, init->flags2);
       s->init_unique = in->unique;
       s->init_seen = true;
     }
@@ -141,6 +143,7 @@ ssize_t ReadHook(int fd, void* buf, size_t len, void*) {
 ssize_t WritevHook(int fd, iovec* iov, int count, void*) {
   UringTransport::State* s = g_state;
   const auto* out = static_cast<const fuse_out_header*>(iov[0].iov_base);
+  ApplyOpenReplyMark(iov, count);  // an OPEN or CREATE answered by passthrough
   if (Entry* entry = current_entry; entry != nullptr && out->unique == entry->unique) {
     return s->ReplyToEntry(entry, iov, count);
   }
@@ -151,6 +154,7 @@ ssize_t WritevHook(int fd, iovec* iov, int count, void*) {
   if (init_reply) {
     s->init_unique = 0;
     auto* init = static_cast<fuse_init_out*>(iov[1].iov_base);
+    AmendInitReplyForPassthrough(init, iov[1].iov_len);
     if (s->killpriv_v2_offered) {
       init->flags |= FUSE_HANDLE_KILLPRIV_V2;
     } else {

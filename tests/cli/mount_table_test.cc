@@ -1,5 +1,7 @@
 #include "cli/mount_table.h"
 
+#include <sys/sysmacros.h>
+
 #include <gtest/gtest.h>
 
 namespace tierfs::cli {
@@ -27,6 +29,8 @@ TEST(MountTable, ParsesFieldsAndEscapes) {
   EXPECT_EQ(m[4].source, "/data/my ssd");
   EXPECT_EQ(m[7].mount_point, "/mnt/tier2");  // optional fields before "-"
   EXPECT_EQ(m[7].source, "/ssd2");
+  EXPECT_EQ(m[2].device, makedev(0, 39));
+  EXPECT_EQ(m[1].device, makedev(8, 1));
 }
 
 TEST(MountTable, FindsTheInnermostMount) {

@@ -221,6 +221,12 @@ void TierfsFixture::Unmount() {
 void TierfsFixture::Mount(const std::vector<std::string>& extra_args) {
   mount_args_ = extra_args;
   std::vector<std::string> argv = {testing::Tool("tierfs")};
+  // TIERFS_TEST_MOUNT_ARGS: options for every mount of a run, before the test's
+  // own (tests/CMakeLists.txt runs the POSIX suites again with passthrough).
+  if (const char* common = getenv("TIERFS_TEST_MOUNT_ARGS")) {
+    std::istringstream words(common);
+    for (std::string word; words >> word;) argv.push_back(word);
+  }
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   argv.push_back(ssd_);
   argv.push_back(mnt_);

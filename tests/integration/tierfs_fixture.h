@@ -58,7 +58,8 @@ class TierfsFixture : public ::testing::Test {
 
   // Unmounts and waits for the daemon to exit (bounded). Safe to call twice.
   void Unmount();
-  // Mounts the existing file system again with the tierfs binary.
+  // Mounts the existing file system again with the tierfs binary: the options of
+  // $TIERFS_TEST_MOUNT_ARGS (split at spaces), then `extra_args`.
   void Mount(const std::vector<std::string>& extra_args = {});
   // Unmounts and mounts again with the options of the last Mount() (none after SetUp).
   void Remount() {

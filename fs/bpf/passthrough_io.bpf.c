@@ -1,0 +1,328 @@
+// Counts the reads and writes the kernel serves by FUSE passthrough, per FUSE
+// nodeid of one mount, for the daemon's heat (fs/bpf/passthrough_io_counter.h
+// loads it; README.md says how it is built).
+//
+// Hooks the four passthrough entry points of fs/fuse/passthrough.c, either
+// with fexit programs or with kprobe + kretprobe pairs (the loader picks one
+// set and leaves the other unloaded). Each function returns the bytes moved
+// (ssize_t); a negative return is an error or -EIOCBQUEUED (an async request
+// whose completion happens elsewhere): neither is counted. An op is one call
+// that returned >= 0 (a read at EOF is an op of 0 bytes).
+//
+// Two count maps take turns (double buffering) so that user space can empty one
+// while the other takes new counts, without losing or doubling a count: see
+// Enter() below and Drain() in passthrough_io_counter.cc.
+//
+// The license string is what the kernel checks before it lets a program call
+// GPL-only helpers (bpf_probe_read_kernel, behind BPF_CORE_READ).
+
+#include "vmlinux.h"
+
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "fs/bpf/passthrough_io_shared.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+// struct fuse_inode is private to fs/fuse: it is in vmlinux's BTF only when FUSE
+// is built in, in the fuse module's BTF otherwise. This local flavour (libbpf
+// ignores the ___tierfs suffix when matching) names the two members we read,
+// and CO-RE finds their real offsets in whichever BTF has the type at load time.
+struct fuse_inode___tierfs {
+  struct inode inode;
+  u64 nodeid;
+} __attribute__((preserve_access_index));
+
+// The mount to count, as the kernel encodes dev_t (MKDEV: major << 20 | minor).
+// Set by the loader before load; the verifier then sees it as a constant. The
+// globals use the __u types because the generated skeleton, included by C++,
+// repeats their declarations.
+const volatile __u32 target_dev = 0;
+
+// Which count map takes new counts: counts_b when generation is odd, else
+// counts_a. Only user space changes it, in Drain.
+volatile __u32 generation = 0;
+// Programs between Enter and Leave, per map: Drain waits for the map it retired
+// to reach 0 before it reads it.
+__u64 in_flight[2] = {0, 0};
+// Counts lost: a full map (a nodeid not yet in it), or a program that saw the
+// generation change twice while it entered (never in practice: Drain runs at
+// most once at a time and takes far longer than Enter).
+__u64 dropped = 0;
+
+struct counts_map {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(map_flags, BPF_F_NO_PREALLOC);  // memory as nodeids come, not 64k up front
+  __uint(max_entries, TIERFS_PASSTHROUGH_MAX_NODEIDS);
+  __type(key, u64);                      // FUSE nodeid
+  __type(value, struct tierfs_passthrough_counts);
+};
+struct counts_map counts_a SEC(".maps");
+struct counts_map counts_b SEC(".maps");
+
+// Registers this program as writing to one map and returns its index (0 or
+// 1), or -1 after two changes of generation (the count is dropped). Paired with
+// Drain's "store generation, then read in_flight" (both full barriers): either
+// Drain sees our in_flight and waits, or we see its new generation and move on.
+static __always_inline int Enter(void) {
+  for (int attempt = 0; attempt < 2; attempt++) {
+    u32 index = generation & 1;
+    // The fetch form (its result used) is the one BPF orders fully on every
+    // architecture: the re-read below cannot move before it.
+    u64 before = __sync_fetch_and_add(&in_flight[index], 1);
+    barrier_var(before);
+    if ((generation & 1) == index) return index;
+    __sync_fetch_and_sub(&in_flight[index], 1);
+  }
+  __sync_fetch_and_add(&dropped, 1);
+  return -1;
+}
+
+static __always_inline void Leave(int index) {
+  __sync_fetch_and_sub(&in_flight[index & 1], 1);
+}
+
+static __always_inline struct tierfs_passthrough_counts* CountsFor(int index, u64 nodeid) {
+  void* map = index ? (void*)&counts_b : (void*)&counts_a;
+  struct tierfs_passthrough_counts* counts = bpf_map_lookup_elem(map, &nodeid);
+  if (counts) return counts;
+  struct tierfs_passthrough_counts zero = {};
+  // -EEXIST: another CPU added it first, which is fine; -E2BIG: the map is full.
+  long err = bpf_map_update_elem(map, &nodeid, &zero, BPF_NOEXIST);
+  if (err && err != -17 /* EEXIST */) return 0;
+  return bpf_map_lookup_elem(map, &nodeid);
+}
+
+// The FUSE nodeid of `inode` when it belongs to the counted mount, else 0
+// (never a real nodeid: FUSE numbers from 1, the root).
+static __always_inline u64 NodeidOf(struct inode* inode) {
+  if (!inode || BPF_CORE_READ(inode, i_sb, s_dev) != target_dev) return 0;
+  struct fuse_inode___tierfs* fi =
+      (void*)((char*)inode - bpf_core_field_offset(struct fuse_inode___tierfs, inode));
+  return BPF_CORE_READ(fi, nodeid);
+}
+
+// Adds one call that returned `bytes` to `nodeid`'s counts (nothing for errors
+// and -EIOCBQUEUED).
+static __always_inline void Count(u64 nodeid, long bytes, bool is_write) {
+  if (bytes < 0 || nodeid == 0) return;
+  int index = Enter();
+  if (index < 0) return;
+  struct tierfs_passthrough_counts* counts = CountsFor(index, nodeid);
+  if (!counts) {
+    __sync_fetch_and_add(&dropped, 1);
+  } else if (is_write) {
+    __sync_fetch_and_add(&counts->write_bytes, (u64)bytes);
+    __sync_fetch_and_add(&counts->write_ops, 1);
+  } else {
+    __sync_fetch_and_add(&counts->read_bytes, (u64)bytes);
+    __sync_fetch_and_add(&counts->read_ops, 1);
+  }
+  Leave(index);
+}
+
+// ---- fexit: one program per function, arguments and return value together.
+// The loader's first choice (no per-call map traffic, no limit on calls in
+// flight); some kernels refuse it (no BPF trampoline on the architecture, or
+// an LSM policy that denies tracing programs), hence the kprobe pairs below.
+
+SEC("fexit/fuse_passthrough_read_iter")
+int BPF_PROG(fexit_read_iter, struct kiocb* iocb, struct iov_iter* iter, long ret) {
+  Count(NodeidOf(BPF_CORE_READ(iocb, ki_filp, f_inode)), ret, false);
+  return 0;
+}
+
+SEC("fexit/fuse_passthrough_write_iter")
+int BPF_PROG(fexit_write_iter, struct kiocb* iocb, struct iov_iter* iter, long ret) {
+  Count(NodeidOf(BPF_CORE_READ(iocb, ki_filp, f_inode)), ret, true);
+  return 0;
+}
+
+// sendfile, splice and the kernel's copy_file_range fallback on a passthrough file.
+SEC("fexit/fuse_passthrough_splice_read")
+int BPF_PROG(fexit_splice_read, struct file* in, loff_t* ppos, struct pipe_inode_info* pipe,
+             size_t len, unsigned int flags, long ret) {
+  Count(NodeidOf(BPF_CORE_READ(in, f_inode)), ret, false);
+  return 0;
+}
+
+SEC("fexit/fuse_passthrough_splice_write")
+int BPF_PROG(fexit_splice_write, struct pipe_inode_info* pipe, struct file* out, loff_t* ppos,
+             size_t len, unsigned int flags, long ret) {
+  Count(NodeidOf(BPF_CORE_READ(out, f_inode)), ret, true);
+  return 0;
+}
+
+// ---- kprobe + kretprobe: the entry probe notes the nodeid per task, the
+// return probe counts it with the return value. A task is in at most one
+// passthrough call of this mount at a time (a backing file on the same mount
+// is refused by the kernel's stacking check), so the task is the key. LRU: an
+// entry whose return probe was missed (more calls in flight than the
+// kretprobe's instances) is overwritten by the task's next call or evicted.
+
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 8192);  // tasks inside a passthrough call at once
+  __type(key, u64);           // bpf_get_current_pid_tgid()
+  __type(value, u64);         // FUSE nodeid
+} calls_in_flight SEC(".maps");
+
+static __always_inline void Remember(u64 nodeid) {
+  if (nodeid == 0) return;
+  u64 task = bpf_get_current_pid_tgid();
+  bpf_map_update_elem(&calls_in_flight, &task, &nodeid, BPF_ANY);
+}
+
+static __always_inline void Finish(long ret, bool is_write) {
+  u64 task = bpf_get_current_pid_tgid();
+  u64* nodeid = bpf_map_lookup_elem(&calls_in_flight, &task);
+  if (!nodeid) return;
+  u64 copy = *nodeid;
+  bpf_map_delete_elem(&calls_in_flight, &task);
+  Count(copy, ret, is_write);
+}
+
+SEC("kprobe/fuse_passthrough_read_iter")
+int BPF_KPROBE(kprobe_read_iter, struct kiocb* iocb) {
+  Remember(NodeidOf(BPF_CORE_READ(iocb, ki_filp, f_inode)));
+  return 0;
+}
+
+SEC("kretprobe/fuse_passthrough_read_iter")
+int BPF_KRETPROBE(kretprobe_read_iter, long ret) {
+  Finish(ret, false);
+  return 0;
+}
+
+SEC("kprobe/fuse_passthrough_write_iter")
+int BPF_KPROBE(kprobe_write_iter, struct kiocb* iocb) {
+  Remember(NodeidOf(BPF_CORE_READ(iocb, ki_filp, f_inode)));
+  return 0;
+}
+
+SEC("kretprobe/fuse_passthrough_write_iter")
+int BPF_KRETPROBE(kretprobe_write_iter, long ret) {
+  Finish(ret, true);
+  return 0;
+}
+
+SEC("kprobe/fuse_passthrough_splice_read")
+int BPF_KPROBE(kprobe_splice_read, struct file* in) {
+  Remember(NodeidOf(BPF_CORE_READ(in, f_inode)));
+  return 0;
+}
+
+SEC("kretprobe/fuse_passthrough_splice_read")
+int BPF_KRETPROBE(kretprobe_splice_read, long ret) {
+  Finish(ret, false);
+  return 0;
+}
+
+SEC("kprobe/fuse_passthrough_splice_write")
+int BPF_KPROBE(kprobe_splice_write, struct pipe_inode_info* pipe, struct file* out) {
+  Remember(NodeidOf(BPF_CORE_READ(out, f_inode)));
+  return 0;
+}
+
+SEC("kretprobe/fuse_passthrough_splice_write")
+int BPF_KRETPROBE(kretprobe_splice_write, long ret) {
+  Finish(ret, true);
+  return 0;
+}
+
+// ---- syscall exit: the last resort, for kernels that allow neither fexit nor
+// kprobes (CONFIG_KPROBES off, and trampolines refused by policy). One BTF
+// tracepoint program on every system call's exit, machine-wide: it sees the
+// call's number, arguments and result, finds the file behind the fd, and counts
+// it when it is a passthrough open of this mount. Blind to I/O that is not one
+// of these calls on that fd (io_uring, aio, copy_file_range's in-kernel
+// fallback) and to 32-bit processes; x86-64 only (syscall numbers and
+// registers are the architecture's).
+
+// What of struct fuse_file (fs/fuse/fuse_i.h) tells a passthrough open: the
+// backing file it holds (set only with CONFIG_FUSE_PASSTHROUGH and
+// FOPEN_PASSTHROUGH), and FOPEN_DIRECT_IO, which sends read and write to the
+// daemon (that counts them itself) even on a passthrough open.
+struct fuse_file___tierfs {
+  u32 open_flags;
+  struct file* passthrough;
+} __attribute__((preserve_access_index));
+
+#define TIERFS_FOPEN_DIRECT_IO 1u
+
+// The nodeid behind `fd` of the current task when it is a passthrough open
+// (without FOPEN_DIRECT_IO) of the counted mount, else 0.
+// A kfunc (Linux 6.2+): the object at `obj` seen as the kernel type `btf_id`,
+// read-only. Loads through it are plain instructions that the JIT guards,
+// instead of one bpf_probe_read_kernel call each.
+extern void* bpf_rdonly_cast(const void* obj, __u32 btf_id) __ksym;
+
+static __always_inline u64 PassthroughNodeidOfFd(struct task_struct* task, long fd) {
+  if (fd < 0) return 0;
+  // Direct loads where the verifier knows the type (task is trusted); helper
+  // reads only for the fd array, which is indexed by a runtime value.
+  struct fdtable* fdt = task->files->fdt;
+  if (!fdt || fd >= fdt->max_fds) return 0;
+  struct file** fds = BPF_CORE_READ(fdt, fd);
+  struct file* raw = 0;
+  if (bpf_probe_read_kernel(&raw, sizeof(raw), &fds[fd]) || !raw) return 0;
+  struct file* file = bpf_rdonly_cast(raw, bpf_core_type_id_kernel(struct file));
+  struct inode* inode = file->f_inode;
+  // The common case, any file not on this mount, ends here.
+  if (!inode || inode->i_sb->s_dev != target_dev) return 0;
+  u64 nodeid = NodeidOf(inode);
+  if (nodeid == 0) return 0;
+  if (!bpf_core_field_exists(struct fuse_file___tierfs, passthrough)) return 0;
+  struct fuse_file___tierfs* ff = BPF_CORE_READ(file, private_data);
+  if (!ff || !BPF_CORE_READ(ff, passthrough)) return 0;
+  if (BPF_CORE_READ(ff, open_flags) & TIERFS_FOPEN_DIRECT_IO) return 0;
+  return nodeid;
+}
+
+// x86's TS_COMPAT (arch/x86/include/asm/thread_info.h): the task is in a
+// 32-bit system call, whose numbers differ (32-bit 19 is lseek, not readv).
+#define TIERFS_TS_COMPAT 0x0002u
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(syscall_exit, struct pt_regs* regs, long ret) {
+#if defined(__TARGET_ARCH_x86)
+  if (ret < 0) return 0;
+  // Every system call of the machine passes here: leave as cheaply as possible
+  // (a direct load from the trusted regs pointer, no helper call) unless the
+  // number is one of ours; x32's numbers (bit 30 set) never are.
+  long nr = regs->orig_ax;
+  bool is_ours = nr <= 20 ? (nr == 0 || nr == 1 || (nr >= 17 && nr <= 20))
+                          : (nr == 40 || nr == 275 || nr == 295 || nr == 296 || nr == 327 ||
+                             nr == 328);
+  if (!is_ours) return 0;
+  struct task_struct* task = bpf_get_current_task_btf();
+  if (task->thread_info.status & TIERFS_TS_COMPAT) return 0;
+  switch (nr) {
+    case 0:    // read
+    case 17:   // pread64
+    case 19:   // readv
+    case 295:  // preadv
+    case 327:  // preadv2
+      Count(PassthroughNodeidOfFd(task, PT_REGS_PARM1_CORE_SYSCALL(regs)), ret, false);
+      break;
+    case 1:    // write
+    case 18:   // pwrite64
+    case 20:   // writev
+    case 296:  // pwritev
+    case 328:  // pwritev2
+      Count(PassthroughNodeidOfFd(task, PT_REGS_PARM1_CORE_SYSCALL(regs)), ret, true);
+      break;
+    case 40:  // sendfile(out_fd, in_fd, ...)
+      Count(PassthroughNodeidOfFd(task, PT_REGS_PARM2_CORE_SYSCALL(regs)), ret, false);
+      Count(PassthroughNodeidOfFd(task, PT_REGS_PARM1_CORE_SYSCALL(regs)), ret, true);
+      break;
+    case 275:  // splice(fd_in, off_in, fd_out, ...)
+      Count(PassthroughNodeidOfFd(task, PT_REGS_PARM1_CORE_SYSCALL(regs)), ret, false);
+      Count(PassthroughNodeidOfFd(task, PT_REGS_PARM3_CORE_SYSCALL(regs)), ret, true);
+      break;
+  }
+#endif
+  return 0;
+}

@@ -1,0 +1,281 @@
+#include "fs/bpf/passthrough_io_counter.h"
+
+#include <unistd.h>
+
+#include "fs/bpf/kernel_dev.h"
+
+#if TIERFS_BPF
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <sys/syscall.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdarg>
+#include <cstdio>
+#include <mutex>
+#include <string>
+
+#include "common/log.h"
+#include "fs/bpf/passthrough_io_shared.h"
+#include "passthrough_io.skel.h"  // generated in the build directory (CMakeLists.txt)
+
+namespace tierfs {
+
+struct PassthroughIoCounter::Impl {
+  passthrough_io* skel = nullptr;
+  std::mutex drain_mu;  // one Drain at a time: the double buffering assumes it
+  ~Impl() { passthrough_io__destroy(skel); }
+};
+
+namespace {
+
+// libbpf's messages go to the daemon's log, except during Start, where its
+// warnings are kept for the Status message: "failed to find kernel BTF type
+// ID of 'fuse_passthrough_read_iter'" says more than the errno alone.
+thread_local std::string* libbpf_messages = nullptr;
+
+int LibbpfPrint(enum libbpf_print_level level, const char* format, va_list args) {
+  if (level == LIBBPF_DEBUG) return 0;
+  char line[512];
+  int n = vsnprintf(line, sizeof(line), format, args);
+  std::string text(line, n < 0 ? 0 : std::min<size_t>(n, sizeof(line) - 1));
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  if (text.starts_with("libbpf: ")) text.erase(0, 8);
+  if (libbpf_messages != nullptr) {
+    if (level == LIBBPF_WARN) {
+      if (!libbpf_messages->empty()) *libbpf_messages += "; ";
+      *libbpf_messages += text;
+    }
+  } else if (level == LIBBPF_WARN) {
+    LogWarning("libbpf: {}", text);
+  }
+  return 0;
+}
+
+void InstallLibbpfPrint() {
+  static std::once_flag once;
+  std::call_once(once, [] { libbpf_set_print(LibbpfPrint); });
+}
+
+// Whether the effective set holds what loading a tracing program takes:
+// CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN.
+bool HasBpfCapabilities() {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  if (syscall(SYS_capget, &header, data) != 0) return false;
+  auto has = [&](int cap) { return (data[cap / 32].effective >> (cap % 32)) & 1u; };
+  return has(CAP_SYS_ADMIN) || (has(CAP_BPF) && has(CAP_PERFMON));
+}
+
+// The Status for a libbpf failure `err` (a negative errno) while `step`ping
+// the programs of `hook`, with libbpf's own words.
+Status LoadError(int err, PassthroughIoHook hook, const char* step, const std::string& messages) {
+  int code = -err;
+  std::string why;
+  if (code == EPERM || code == EACCES) {
+    code = EPERM;
+    why = HasBpfCapabilities()
+              ? "refused by the kernel although CAP_BPF and CAP_PERFMON are effective (a "
+                "security policy, e.g. an LSM, that denies this kind of BPF program)"
+              : "loading a BPF tracing program needs CAP_BPF and CAP_PERFMON (or "
+                "CAP_SYS_ADMIN) in the effective set";
+  } else if (code == ESRCH || code == ENOENT) {
+    code = ENOENT;
+    why = "the kernel lacks the FUSE passthrough functions or struct fuse_inode in its BTF "
+          "(FUSE passthrough needs Linux 6.9 and CONFIG_FUSE_PASSTHROUGH)";
+  } else {
+    why = "libbpf failed";
+  }
+  std::string message =
+      std::string(PassthroughIoHookName(hook)) + " hook: " + step + ": " + why;
+  if (!messages.empty()) message += " (libbpf: " + messages + ")";
+  return Status::Error(code, message);
+}
+
+// Opens, loads and attaches the skeleton with one set of programs (`hook`:
+// not kAuto), the other sets left unloaded.
+Result<std::unique_ptr<PassthroughIoCounter::Impl>> LoadAndAttach(uint32_t kernel_dev,
+                                                                  PassthroughIoHook hook,
+                                                                  uint32_t max_nodeids) {
+  std::string messages;
+  libbpf_messages = &messages;
+  struct Restore {
+    ~Restore() { libbpf_messages = nullptr; }
+  } restore;
+
+#if !defined(__x86_64__)
+  // The program knows only x86-64's system call numbers and registers.
+  if (hook == PassthroughIoHook::kSyscall) {
+    return Status::Error(ENOSYS, "syscall hook: x86-64 only");
+  }
+#endif
+  // libbpf would fall back to tracefs and fail with a misleading ENOENT.
+  if (hook == PassthroughIoHook::kKprobe &&
+      access("/sys/bus/event_source/devices/kprobe/type", R_OK) != 0) {
+    return Status::Error(ENOSYS, "kprobe hook: the kernel has no kprobes (CONFIG_KPROBES)");
+  }
+  auto impl = std::make_unique<PassthroughIoCounter::Impl>();
+  impl->skel = passthrough_io__open();
+  if (impl->skel == nullptr) return LoadError(-errno, hook, "open", messages);
+  impl->skel->rodata->target_dev = kernel_dev;
+  bpf_map__set_max_entries(impl->skel->maps.counts_a, max_nodeids);
+  bpf_map__set_max_entries(impl->skel->maps.counts_b, max_nodeids);
+  auto& p = impl->skel->progs;
+  for (bpf_program* prog : {p.fexit_read_iter, p.fexit_write_iter, p.fexit_splice_read,
+                            p.fexit_splice_write}) {
+    bpf_program__set_autoload(prog, hook == PassthroughIoHook::kFexit);
+  }
+  for (bpf_program* prog : {p.kprobe_read_iter, p.kretprobe_read_iter, p.kprobe_write_iter,
+                            p.kretprobe_write_iter, p.kprobe_splice_read, p.kretprobe_splice_read,
+                            p.kprobe_splice_write, p.kretprobe_splice_write}) {
+    bpf_program__set_autoload(prog, hook == PassthroughIoHook::kKprobe);
+  }
+  bpf_program__set_autoload(p.syscall_exit, hook == PassthroughIoHook::kSyscall);
+  if (int err = passthrough_io__load(impl->skel); err != 0) {
+    return LoadError(err, hook, "load", messages);
+  }
+  if (int err = passthrough_io__attach(impl->skel); err != 0) {
+    return LoadError(err, hook, "attach", messages);
+  }
+  return impl;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<PassthroughIoCounter>> PassthroughIoCounter::Start(
+    dev_t mount_dev, const PassthroughIoCounterOptions& options) {
+  PassthroughIoHook hook = options.hook;
+  if (options.max_nodeids == 0) {
+    return Status::Invalid("passthrough I/O counter: max_nodeids must be at least 1");
+  }
+  InstallLibbpfPrint();
+  // Checked first so that the common case has a plain answer; libbpf needs it
+  // for CO-RE and to find the attach points.
+  if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+    return Status::Error(ENOSYS,
+                         "passthrough I/O counter: the kernel has no BTF (/sys/kernel/btf/vmlinux; "
+                         "CONFIG_DEBUG_INFO_BTF)");
+  }
+  uint32_t kernel_dev = KernelDevFromUserDev(mount_dev);
+  if (hook != PassthroughIoHook::kAuto) {
+    auto impl = LoadAndAttach(kernel_dev, hook, options.max_nodeids);
+    if (!impl.ok()) {
+      return Status::Error(impl.status().code(),
+                           "passthrough I/O counter: " + impl.status().message());
+    }
+    return std::unique_ptr<PassthroughIoCounter>(
+        new PassthroughIoCounter(std::move(impl).value(), hook));
+  }
+  // The cheapest first. Each failure is kept for the log: a daemon that ends
+  // up on the syscall hook should say why the others were refused.
+  std::string failures;
+  int code = 0;
+  for (PassthroughIoHook candidate :
+       {PassthroughIoHook::kFexit, PassthroughIoHook::kKprobe, PassthroughIoHook::kSyscall}) {
+    auto impl = LoadAndAttach(kernel_dev, candidate, options.max_nodeids);
+    if (impl.ok()) {
+      if (!failures.empty()) {
+        LogInfo("passthrough I/O counter: counting with the {} hook; refused: {}",
+                PassthroughIoHookName(candidate), failures);
+      }
+      return std::unique_ptr<PassthroughIoCounter>(
+          new PassthroughIoCounter(std::move(impl).value(), candidate));
+    }
+    if (!failures.empty()) failures += "; ";
+    failures += impl.status().message();  // names the hook
+    code = impl.status().code();
+  }
+  return Status::Error(code, "passthrough I/O counter: " + failures);
+}
+
+std::vector<PassthroughIoCount> PassthroughIoCounter::Drain() {
+  std::lock_guard lock(impl_->drain_mu);
+  auto* bss = impl_->skel->bss;  // memory-mapped: shared with the program
+  uint32_t retired = __atomic_load_n(&bss->generation, __ATOMIC_RELAXED) & 1;
+  // Sequentially consistent store, then load: the other half of the program's
+  // Enter (increment in_flight, then re-read generation). One of the two sees
+  // the other, so no program writes to the retired map after the wait below.
+  __atomic_store_n(&bss->generation, bss->generation + 1, __ATOMIC_SEQ_CST);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+  while (__atomic_load_n(&bss->in_flight[retired], __ATOMIC_SEQ_CST) != 0) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      LogWarning("passthrough I/O counter: BPF programs still writing after 100 ms; "
+                 "their counts come with a later drain");
+      return {};
+    }
+    sched_yield();
+  }
+
+  int fd = bpf_map__fd(retired ? impl_->skel->maps.counts_b : impl_->skel->maps.counts_a);
+  // Keys first, then take each one out: deleting while walking with
+  // get_next_key could restart the walk. Nothing else writes to this map now.
+  std::vector<uint64_t> nodeids;
+  uint64_t key = 0;
+  uint64_t* previous = nullptr;
+  while (bpf_map_get_next_key(fd, previous, &key) == 0) {
+    nodeids.push_back(key);
+    previous = &nodeids.back();
+  }
+  std::vector<PassthroughIoCount> result;
+  result.reserve(nodeids.size());
+  for (uint64_t nodeid : nodeids) {
+    tierfs_passthrough_counts counts{};
+    if (bpf_map_lookup_and_delete_elem(fd, &nodeid, &counts) != 0) continue;
+    result.push_back({nodeid, counts.read_bytes, counts.read_ops, counts.write_bytes,
+                      counts.write_ops});
+  }
+  return result;
+}
+
+uint64_t PassthroughIoCounter::dropped() const {
+  return __atomic_load_n(&impl_->skel->bss->dropped, __ATOMIC_RELAXED);
+}
+
+}  // namespace tierfs
+
+#else  // !TIERFS_BPF
+
+namespace tierfs {
+
+struct PassthroughIoCounter::Impl {};
+
+Result<std::unique_ptr<PassthroughIoCounter>> PassthroughIoCounter::Start(
+    dev_t, const PassthroughIoCounterOptions&) {
+  return Status::Error(ENOSYS,
+                       "passthrough I/O counter: tierfs was built without BPF (TIERFS_BPF off: "
+                       "libbpf-dev, bpftool or clang missing at build time)");
+}
+
+std::vector<PassthroughIoCount> PassthroughIoCounter::Drain() { return {}; }
+uint64_t PassthroughIoCounter::dropped() const { return 0; }
+
+}  // namespace tierfs
+
+#endif  // TIERFS_BPF
+
+namespace tierfs {
+
+PassthroughIoCounter::PassthroughIoCounter(std::unique_ptr<Impl> impl, PassthroughIoHook hook)
+    : impl_(std::move(impl)), hook_(hook) {}
+PassthroughIoCounter::~PassthroughIoCounter() = default;
+
+const char* PassthroughIoHookName(PassthroughIoHook hook) {
+  switch (hook) {
+    case PassthroughIoHook::kFexit:
+      return "fexit";
+    case PassthroughIoHook::kKprobe:
+      return "kprobe";
+    case PassthroughIoHook::kSyscall:
+      return "syscall";
+    case PassthroughIoHook::kAuto:
+      break;
+  }
+  return "auto";
+}
+
+}  // namespace tierfs

@@ -1,0 +1,81 @@
+// FileSystem's side of passthrough opens (fs/fuse/passthrough.h): which opens
+// the kernel may serve from the object itself, and what the daemon must then
+// read back from the object, since the bytes no longer pass through it.
+#include <fcntl.h>
+#include <sys/stat.h>
+
+
+#include "common/mutex.h"
+#include "common/shared_mutex.h"
+#include "fs/core/file_handle.h"
+#include "fs/core/file_system.h"
+
+namespace tierfs {
+
+int FileSystem::AdmitPassthrough(FileHandle* fh, bool wanted, bool direct_io) {
+  InodeState& inode = *fh->inode;
+  // Shared, as a write: a relocation's commit (exclusive) either comes first,
+  // and the object registered below is the new one, or sees write_gen move and
+  // gives up, as the kernel will hold the object it copied from.
+  ReaderLock io(inode.io_lock);
+  MutexLock lock(inode.mu);
+  // This handle is already among the inode's opens (nopen counts it).
+  const uint32_t others = inode.nopen - 1;
+  const bool must = inode.passthrough_opens > 0;
+  const bool can = others == 0 || must;
+  if (!can || !(wanted || must) || inode.fd < 0) return -1;
+  inode.write_gen.fetch_add(1);
+  fh->passthrough = true;
+  fh->passthrough_writes = !direct_io && (fh->flags & O_ACCMODE) != O_RDONLY;
+  inode.passthrough_opens++;
+  if (fh->passthrough_writes) {
+    if (inode.passthrough_writers++ == 0) {
+      struct stat st;
+      if (volumes_->io().Fstat(inode.fd, &st) == 0) {
+        inode.object_mtime_ns = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec;
+      }
+    }
+  }
+  // The kernel never asks the daemon for a passthrough open's reads: an open
+  // whose reads were to move atime (OpenHeld turned its cache off for them)
+  // stands for them instead, as an O_RDONLY open does, under relatime.
+  if (!fh->keep_cache && !fh->moved_atime) {
+    UpdateAtimeOnRead(inode);
+    fh->moved_atime = true;
+  }
+  return inode.fd;
+}
+
+void FileSystem::WithdrawPassthrough(FileHandle* fh) {
+  MutexLock lock(fh->inode->mu);
+  EndPassthroughLocked(*fh);
+}
+
+void FileSystem::EndPassthroughLocked(FileHandle& fh) {
+  if (!fh.passthrough) return;
+  InodeState& inode = *fh.inode;
+  if (fh.passthrough_writes) {
+    RefreshFromObjectLocked(inode);
+    inode.passthrough_writers--;
+  }
+  inode.passthrough_opens--;
+  fh.passthrough = fh.passthrough_writes = false;
+}
+
+void FileSystem::RefreshFromObjectLocked(InodeState& inode) {
+  if (inode.passthrough_writers == 0 || inode.fd < 0) return;
+  struct stat st;
+  if (volumes_->io().Fstat(inode.fd, &st) != 0) return;  // the next refresh tries again
+  const int64_t mtime_ns = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec;
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (size == inode.attr.size && mtime_ns == inode.object_mtime_ns) return;
+  inode.object_mtime_ns = mtime_ns;
+  inode.attr.size = size;
+  // The object's clock stamped the write; the file's times follow it.
+  inode.attr.mtime_ns = inode.attr.ctime_ns = mtime_ns;
+  inode.attr.blocks = -1;
+  MarkDirty(inode);
+  inode.data_written = true;
+}
+
+}  // namespace tierfs

@@ -1,0 +1,70 @@
+#include "fs/daemon/passthrough_heat.h"
+
+#include <cerrno>
+#include <chrono>
+
+#include "common/log.h"
+#include "common/mount_info.h"
+#include "fs/bpf/passthrough_io_counter.h"
+#include "fs/core/file_system.h"
+
+namespace tierfs {
+namespace {
+
+// How often counts move from the BPF maps to the file system's counters: the
+// lag a scan may see, and what keeps the maps far below their capacity.
+constexpr auto kDrainPeriod = std::chrono::seconds(1);
+
+}  // namespace
+
+Result<std::unique_ptr<PassthroughHeat>> PassthroughHeat::Start(FileSystem& fs,
+                                                                const std::string& mountpoint) {
+  auto mounts = ReadMountInfo();
+  if (!mounts.ok()) return mounts.status();
+  dev_t device = 0;
+  for (const MountEntry& m : *mounts) {
+    if (m.mount_point == mountpoint) device = m.device;  // the last one is on top
+  }
+  if (device == 0) return Status::NotFound(mountpoint + " is not in /proc/self/mountinfo");
+  auto counter = PassthroughIoCounter::Start(device);
+  if (!counter.ok()) return counter.status();
+  return std::unique_ptr<PassthroughHeat>(new PassthroughHeat(fs, std::move(*counter)));
+}
+
+PassthroughHeat::PassthroughHeat(FileSystem& fs, std::unique_ptr<PassthroughIoCounter> counter)
+    : fs_(fs), counter_(std::move(counter)) {
+  thread_ = std::thread([this] { Run(); });
+}
+
+PassthroughHeat::~PassthroughHeat() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+  DrainOnce();
+  if (counter_->dropped() > 0) {
+    LogWarning("passthrough heat: {} calls were not counted (the counter's maps were full)",
+               counter_->dropped());
+  }
+}
+
+const char* PassthroughHeat::hook() const { return PassthroughIoHookName(counter_->hook()); }
+
+void PassthroughHeat::Run() {
+  std::unique_lock lock(mu_);
+  while (!wake_.wait_for(lock, kDrainPeriod, [this] { return stopping_; })) {
+    lock.unlock();
+    DrainOnce();
+    lock.lock();
+  }
+}
+
+void PassthroughHeat::DrainOnce() {
+  for (const PassthroughIoCount& c : counter_->Drain()) {
+    fs_.RecordKernelIo(c.nodeid, c.read_bytes, c.read_ops, c.write_bytes, c.write_ops);
+  }
+}
+
+}  // namespace tierfs

@@ -1,0 +1,241 @@
+#include "fs/fuse/passthrough.h"
+
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/fuse.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+
+#include "common/log.h"
+#include "fs/core/file_handle.h"
+#include "fs/core/file_system.h"
+
+namespace tierfs {
+namespace {
+
+// ---- Linux's include/uapi/linux/fuse.h, protocol 7.40 (Debian 12's header is older).
+constexpr uint32_t kFlags2Passthrough = 1u << 5;  // FUSE_PASSTHROUGH, bit 37 of the flags
+constexpr uint32_t kOpenPassthrough = 1u << 7;    // FOPEN_PASSTHROUGH
+// The open flags the kernel accepts beside FOPEN_PASSTHROUGH (any other fails the open).
+constexpr uint32_t kOpenPassthroughMask =
+    kOpenPassthrough | FOPEN_DIRECT_IO | FOPEN_PARALLEL_DIRECT_WRITES | FOPEN_NOFLUSH;
+// fuse_init_out: max_stack_depth is the u32 after flags2 (unused[0] in older headers).
+constexpr size_t kMaxStackDepthOffset = offsetof(fuse_init_out, flags2) + sizeof(uint32_t);
+// fuse_open_out: backing_id is the s32 after open_flags (padding in older headers).
+constexpr size_t kOpenFlagsOffset = offsetof(fuse_open_out, open_flags);
+constexpr size_t kBackingIdOffset = offsetof(fuse_open_out, padding);
+static_assert(kMaxStackDepthOffset == 36 && kOpenFlagsOffset == 8 && kBackingIdOffset == 12);
+
+struct BackingMap {  // struct fuse_backing_map
+  int32_t fd;
+  uint32_t flags;    // must be 0
+  uint64_t padding;  // must be 0
+};
+static_assert(sizeof(BackingMap) == 16);
+constexpr unsigned long kIocBackingOpen = _IOW(229, 1, BackingMap);  // FUSE_DEV_IOC_BACKING_OPEN
+constexpr unsigned long kIocBackingClose = _IOW(229, 2, uint32_t);   // FUSE_DEV_IOC_BACKING_CLOSE
+
+std::atomic<bool> g_offered{false};
+std::atomic<bool> g_requested{false};
+
+struct OpenReplyMark {
+  bool set = false;
+  int32_t backing_id = 0;
+  bool direct_io = false;
+  size_t offset = 0;
+};
+thread_local OpenReplyMark t_mark;
+
+}  // namespace
+
+std::optional<PassthroughMode> ParsePassthroughMode(std::string_view text) {
+  if (text == "off") return PassthroughMode::kOff;
+  if (text == "ro") return PassthroughMode::kReadOnly;
+  if (text == "rw") return PassthroughMode::kReadWrite;
+  return std::nullopt;
+}
+
+const char* PassthroughModeName(PassthroughMode mode) {
+  switch (mode) {
+    case PassthroughMode::kOff:
+      return "off";
+    case PassthroughMode::kReadOnly:
+      return "ro";
+    case PassthroughMode::kReadWrite:
+      return "rw";
+  }
+  return "off";
+}
+
+void NotePassthroughOffer(uint32_t flags, uint32_t flags2) {
+  // The kernel reads flags2 only from a message whose flags carry FUSE_INIT_EXT.
+  g_offered = (flags & FUSE_INIT_EXT) != 0 && (flags2 & kFlags2Passthrough) != 0;
+}
+
+bool KernelOffersPassthrough() { return g_offered.load(); }
+
+bool HasCapSysAdmin() {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = {};
+  if (syscall(SYS_capget, &header, data) != 0) return false;
+  return (data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective & CAP_TO_MASK(CAP_SYS_ADMIN)) != 0;
+}
+
+void RequestPassthroughInInit() { g_requested = true; }
+
+bool AmendInitReplyForPassthrough(void* out, size_t size) {
+  if (!g_requested.load()) return false;
+  auto* init = static_cast<fuse_init_out*>(out);
+  // The kernel turns passthrough off, silently, beside the writeback cache.
+  if (size < kMaxStackDepthOffset + sizeof(uint32_t) || (init->flags & FUSE_WRITEBACK_CACHE)) {
+    LogWarning("passthrough: not asked for in INIT ({}); the daemon serves every read and write",
+               (init->flags & FUSE_WRITEBACK_CACHE) ? "the reply asks for the writeback cache"
+                                                    : "the INIT reply is too short");
+    g_requested = false;
+    return false;
+  }
+  init->flags |= FUSE_INIT_EXT;
+  init->flags2 |= kFlags2Passthrough;
+  // Depth 1: a backing file on an ordinary file system (depth 0); one on a
+  // stacked one (overlayfs, FUSE) is refused with ELOOP and served by the daemon.
+  const uint32_t max_stack_depth = 1;
+  std::memcpy(static_cast<char*>(out) + kMaxStackDepthOffset, &max_stack_depth,
+              sizeof max_stack_depth);
+  return true;
+}
+
+void MarkOpenReplyPassthrough(int32_t backing_id, bool direct_io, size_t offset) {
+  t_mark = OpenReplyMark{true, backing_id, direct_io, offset};
+}
+
+void ApplyOpenReplyMark(const iovec* iov, int count) {
+  if (!t_mark.set) return;
+  const auto* header = static_cast<const fuse_out_header*>(iov[0].iov_base);
+  // A notification the handler sends before its reply (unique 0) is not it.
+  if (header->unique == 0) return;
+  const OpenReplyMark mark = t_mark;
+  t_mark = OpenReplyMark{};
+  if (header->error != 0 || count < 2 ||
+      iov[1].iov_len < mark.offset + sizeof(fuse_open_out)) {
+    return;
+  }
+  char* open_out = static_cast<char*>(iov[1].iov_base) + mark.offset;
+  uint32_t flags;
+  std::memcpy(&flags, open_out + kOpenFlagsOffset, sizeof flags);
+  flags = (flags | kOpenPassthrough | (mark.direct_io ? FOPEN_DIRECT_IO : 0)) &
+          kOpenPassthroughMask;
+  std::memcpy(open_out + kOpenFlagsOffset, &flags, sizeof flags);
+  std::memcpy(open_out + kBackingIdOffset, &mark.backing_id, sizeof mark.backing_id);
+}
+
+Result<int32_t> BackingFiles::Acquire(uint64_t ino, int object_fd) {
+  std::lock_guard lock(mu_);
+  Entry& entry = entries_[ino];
+  if (entry.opens == 0) {
+    BackingMap map{object_fd, 0, 0};
+    const int id = ioctl(device_fd_, kIocBackingOpen, &map);
+    if (id <= 0) {
+      const int err = id < 0 ? errno : EIO;
+      entries_.erase(ino);
+      return Status::FromErrno(err, "FUSE_DEV_IOC_BACKING_OPEN");
+    }
+    entry.id = id;
+  }
+  entry.opens++;
+  return entry.id;
+}
+
+void BackingFiles::Release(uint64_t ino) {
+  std::lock_guard lock(mu_);
+  auto it = entries_.find(ino);
+  if (it == entries_.end() || --it->second.opens > 0) return;
+  // The last open's RELEASE: the kernel has already let go of the backing file
+  // for new opens, and the opens still served keep their own reference.
+  uint32_t id = static_cast<uint32_t>(it->second.id);
+  if (ioctl(device_fd_, kIocBackingClose, &id) != 0) {
+    LogWarning("passthrough: closing backing id {} of inode {}: {}", id, ino,
+               std::strerror(errno));
+  }
+  entries_.erase(it);
+}
+
+size_t BackingFiles::size() const {
+  std::lock_guard lock(mu_);
+  return entries_.size();
+}
+
+bool PassthroughOpens::DecideAtInit() {
+  if (mode_ == PassthroughMode::kOff) return false;
+  const char* why = nullptr;
+  if (!KernelOffersPassthrough()) {
+    why = "the kernel does not offer FUSE_PASSTHROUGH (Linux 6.9 and later, "
+          "CONFIG_FUSE_PASSTHROUGH)";
+  } else if (!HasCapSysAdmin()) {
+    why = "registering backing files needs CAP_SYS_ADMIN (mount as root)";
+  }
+  if (why != nullptr) {
+    LogWarning("passthrough={}: off, {}; the daemon serves every read and write",
+               PassthroughModeName(mode_), why);
+    return false;
+  }
+  RequestPassthroughInInit();
+  std::lock_guard lock(mu_);
+  active_ = true;
+  LogInfo("passthrough={}: asked for in INIT (the writeback cache and no-open are off "
+          "with it)", PassthroughModeName(mode_));
+  return true;
+}
+
+bool PassthroughOpens::active() const {
+  std::lock_guard lock(mu_);
+  return active_;
+}
+
+void PassthroughOpens::TurnOff(const Status& why) {
+  std::lock_guard lock(mu_);
+  if (!active_) return;
+  active_ = false;
+  LogWarning("passthrough: off for this mount, the kernel refused a backing file ({}); "
+             "the daemon serves every read and write", why.message());
+}
+
+bool PassthroughOpens::PrepareReply(FileSystem& fs, uint64_t ino, FileHandle* fh,
+                                    fuse_file_info* fi, size_t offset) {
+  if (!active()) return false;
+  const bool writes = (fi->flags & O_ACCMODE) != O_RDONLY;
+  const bool wanted = mode_ == PassthroughMode::kReadWrite || !writes;
+  // kReadOnly: a writer that must join the readers' passthrough keeps its reads
+  // and writes on the daemon (FOPEN_DIRECT_IO), so that they are counted and
+  // placed as any write (ENOSPC moves, heat); only its mmap reaches the object.
+  const bool direct_io = !wanted;
+  const int object_fd = fs.AdmitPassthrough(fh, wanted, direct_io);
+  if (object_fd < 0) return false;
+  auto id = backing_.Acquire(ino, object_fd);
+  if (!id.ok()) {
+    fs.WithdrawPassthrough(fh);
+    if (id.status().code() == ELOOP) {
+      std::lock_guard lock(mu_);
+      if (!logged_loop_) {
+        logged_loop_ = true;
+        LogWarning("passthrough: inode {}'s volume is a stacked file system (overlayfs or "
+                   "FUSE), which the kernel cannot pass through; the daemon serves its files",
+                   ino);
+      }
+    } else {
+      TurnOff(id.status());
+    }
+    return false;
+  }
+  fi->keep_cache = 0;  // the kernel refuses it beside passthrough
+  fi->direct_io = direct_io ? 1 : 0;
+  MarkOpenReplyPassthrough(*id, direct_io, offset);
+  return true;
+}
+
+}  // namespace tierfs

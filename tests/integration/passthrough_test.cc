@@ -1,0 +1,242 @@
+// `tierfs --passthrough` (fs/fuse/passthrough.h): opens the kernel serves from the
+// object itself. Driven through the mount; the daemon's request counts (its
+// metrics textfile, written at unmount) show which I/O reached it.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+
+#include "tests/integration/random_file_ops.h"
+#include "tests/integration/test_policies.h"
+#include "tests/integration/tierfs_fixture.h"
+
+namespace tierfs::testing {
+namespace {
+
+class PassthroughTest : public TierfsFixture {
+ protected:
+  void SetUp() override {
+    TierfsFixture::SetUp();
+    if (HasFatalFailure()) return;
+    textfile_ = root_ + "/tierfs.prom";
+  }
+
+  // Mounts again in `mode` with the metrics textfile; skips the test where the
+  // kernel or the privileges leave passthrough off (the log says which).
+  void MountIn(const std::string& mode) {
+    Unmount();
+    Mount({"--passthrough=" + mode, "--metrics_textfile", textfile_});
+    struct stat st;
+    ASSERT_EQ(stat(mnt_.c_str(), &st), 0);  // INIT is answered once this returns
+    // The log line comes from the INIT's handler; the log file may trail it.
+    const std::string on = "passthrough=" + mode + ": asked for in INIT";
+    const std::string off = "passthrough=" + mode + ": off";
+    std::string log;
+    for (int i = 0; i < 100; ++i) {
+      log = Log();
+      if (log.find(on) != std::string::npos || log.find(off) != std::string::npos) break;
+      usleep(50000);
+    }
+    if (log.find(off) != std::string::npos) {
+      GTEST_SKIP() << "passthrough is off here: " << log.substr(log.rfind(off));
+    }
+    ASSERT_NE(log.find(on), std::string::npos) << log;
+  }
+
+  std::string Log() const {
+    std::ifstream in(ssd_ + "/.tierfs/tierfs.log");
+    std::stringstream all;
+    all << in.rdbuf();
+    return all.str();
+  }
+
+  // FUSE requests of `op` ("read", "write") the daemon answered, from the
+  // textfile it writes at unmount.
+  double Requests(const std::string& op) {
+    std::ifstream in(textfile_);
+    EXPECT_TRUE(in.good()) << "no metrics textfile at " << textfile_;
+    const std::string label = "op=\"" + op + "\"}";
+    for (std::string line; std::getline(in, line);) {
+      const size_t at = line.find(label);
+      if (line.starts_with("tierfs_fuse_requests_total{") && at != std::string::npos) {
+        return std::strtod(line.c_str() + at + label.size(), nullptr);
+      }
+    }
+    return 0;
+  }
+
+  static off_t SizeOf(int fd) {
+    struct stat st;
+    EXPECT_EQ(fstat(fd, &st), 0);
+    return st.st_size;
+  }
+
+  std::string textfile_;
+};
+
+TEST_F(PassthroughTest, ReadsAndWritesOfOpenFilesNeverReachTheDaemon) {
+  ASSERT_NO_FATAL_FAILURE(MountIn("rw"));
+  if (IsSkipped()) return;
+  const std::string data = RandomBytes(3 << 20, 5);
+  const int fd = open(Path("f").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0) << strerror(errno);
+  PwriteAll(fd, data.data(), data.size(), 0);
+  // The size the kernel wrote to the object, seen through the daemon's GETATTR.
+  EXPECT_EQ(SizeOf(fd), static_cast<off_t>(data.size()));
+  ASSERT_EQ(fsync(fd), 0);
+  ASSERT_EQ(close(fd), 0);
+  EXPECT_EQ(ReadFile(Path("f")), data);
+  Unmount();
+  EXPECT_EQ(Requests("write"), 0) << "writes reached the daemon";
+  EXPECT_EQ(Requests("read"), 0) << "reads reached the daemon";
+  EXPECT_GT(Requests("open"), 0);
+
+  // Off: the same I/O is the daemon's.
+  Mount({"--passthrough=off", "--metrics_textfile", textfile_});
+  EXPECT_EQ(ReadFile(Path("f")), data) << "not what was written, after a remount";
+  Unmount();
+  EXPECT_GT(Requests("read"), 0);
+  Mount();
+}
+
+TEST_F(PassthroughTest, SizeAndTimesFollowWritesTheDaemonDidNotSee) {
+  ASSERT_NO_FATAL_FAILURE(MountIn("rw"));
+  if (IsSkipped()) return;
+  const int fd = open(Path("f").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  struct stat before;
+  ASSERT_EQ(stat(Path("f").c_str(), &before), 0);
+  usleep(20000);
+  const std::string a = RandomBytes(10000, 1), b = RandomBytes(5000, 2);
+  PwriteAll(fd, a.data(), a.size(), 0);
+  struct stat after;
+  ASSERT_EQ(stat(Path("f").c_str(), &after), 0);
+  EXPECT_EQ(after.st_size, 10000);
+  EXPECT_GT(after.st_mtim.tv_sec * 1000000000LL + after.st_mtim.tv_nsec,
+            before.st_mtim.tv_sec * 1000000000LL + before.st_mtim.tv_nsec);
+  PwriteAll(fd, b.data(), b.size(), 20000);  // past the end: a hole between
+  EXPECT_EQ(SizeOf(fd), 25000);
+  ASSERT_EQ(close(fd), 0);
+  // Written back at the last close: the size survives a remount.
+  Remount();
+  std::string want = a + std::string(10000, '\0') + b;
+  EXPECT_EQ(Difference(ReadFile(Path("f")), want), "");
+  CommandResult check = Tool("tierfs", {"check", mnt_});
+  EXPECT_EQ(check.exit_code, 0) << check.output;
+}
+
+TEST_F(PassthroughTest, WritesAcknowledgedByFsyncSurviveKill9) {
+  ASSERT_NO_FATAL_FAILURE(MountIn("rw"));
+  if (IsSkipped()) return;
+  const std::string first = RandomBytes(200000, 3), second = RandomBytes(70001, 4);
+  const int fd = open(Path("f").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  PwriteAll(fd, first.data(), first.size(), 0);
+  ASSERT_EQ(fsync(fd), 0);
+  PwriteAll(fd, second.data(), second.size(), static_cast<off_t>(first.size()));
+  ASSERT_EQ(fdatasync(fd), 0);
+  // The daemon dies with the file still open: nothing is written back at close.
+  const pid_t daemon = DaemonPid();
+  ASSERT_GT(daemon, 1);
+  ASSERT_EQ(kill(daemon, SIGKILL), 0);
+  for (int i = 0; i < 400 && kill(daemon, 0) == 0; ++i) usleep(25000);
+  close(fd);  // on a dead connection: no RELEASE reaches anyone
+  Unmount();
+  Mount(mount_args_);
+  EXPECT_EQ(Difference(ReadFile(Path("f")), first + second), "");
+  CommandResult check = Tool("tierfs", {"check", mnt_});
+  EXPECT_EQ(check.exit_code, 0) << check.output;
+}
+
+TEST_F(PassthroughTest, AFileOpenByPassthroughIsBusyAndMovesAfterItsLastClose) {
+  ASSERT_NO_FATAL_FAILURE(MountIn("rw"));
+  if (IsSkipped()) return;
+  AssignPolicy(MoveEverythingPolicy("hdd", "ssd"));
+  const std::string data = RandomBytes(1 << 20, 6);
+  WriteFileSynced(Path("f"), data);
+  ASSERT_EQ(ClassOf("f"), "hdd");
+  const int reader = open(Path("f").c_str(), O_RDONLY);
+  ASSERT_GE(reader, 0);
+  CommandResult enforce = Tool("fsppadm", {"enforce", mnt_});
+  EXPECT_EQ(enforce.exit_code, 0) << enforce.output;
+  EXPECT_NE(enforce.output.find("busy"), std::string::npos) << enforce.output;
+  EXPECT_EQ(ClassOf("f"), "hdd") << "moved while the kernel held its object";
+  std::string read_back(data.size(), '\0');
+  ASSERT_EQ(pread(reader, read_back.data(), read_back.size(), 0),
+            static_cast<ssize_t>(data.size()));
+  EXPECT_TRUE(read_back == data);
+  ASSERT_EQ(close(reader), 0);
+  // The RELEASE comes after close(2) returns: the next enforce moves it, whole.
+  bool moved = false;
+  for (int i = 0; i < 50 && !moved; ++i) {
+    CommandResult again = Tool("fsppadm", {"enforce", mnt_});
+    ASSERT_EQ(again.exit_code, 0) << again.output;
+    moved = ClassOf("f") == "ssd";
+    if (!moved) usleep(100000);
+  }
+  EXPECT_TRUE(moved);
+  EXPECT_EQ(ReadFile(Path("f")), data);
+}
+
+TEST_F(PassthroughTest, ReadOnlyModeKeepsWritersOnTheDaemon) {
+  ASSERT_NO_FATAL_FAILURE(MountIn("ro"));
+  if (IsSkipped()) return;
+  const std::string data = RandomBytes(100000, 7);
+  WriteFileSynced(Path("f"), data);
+  // A reader first (passthrough), then a writer, which must join it: its writes
+  // still reach the daemon (direct I/O), and the reader sees them at once.
+  const int reader = open(Path("f").c_str(), O_RDONLY);
+  ASSERT_GE(reader, 0);
+  const int writer = open(Path("f").c_str(), O_RDWR);
+  ASSERT_GE(writer, 0) << strerror(errno);
+  const std::string patch = RandomBytes(4096, 8);
+  PwriteAll(writer, patch.data(), patch.size(), 8192);
+  std::string read_back(patch.size(), '\0');
+  ASSERT_EQ(pread(reader, read_back.data(), read_back.size(), 8192),
+            static_cast<ssize_t>(patch.size()));
+  EXPECT_TRUE(read_back == patch);
+  close(writer);
+  close(reader);
+  Unmount();
+  EXPECT_GT(Requests("write"), 0) << "the writer's writes did not reach the daemon";
+  Mount();
+  std::string want = data;
+  want.replace(8192, patch.size(), patch);
+  EXPECT_EQ(Difference(ReadFile(Path("f")), want), "");
+}
+
+TEST_F(PassthroughTest, RandomWritesTruncatesAndEnforcesReadBackAsWritten) {
+  ASSERT_NO_FATAL_FAILURE(MountIn("rw"));
+  if (IsSkipped()) return;
+  AssignPolicy(kPinHotPolicy);
+  const std::string path = Path("f.hot");
+  int a = open(path.c_str(), O_RDWR | O_CREAT, 0644);
+  int b = open(path.c_str(), O_RDWR);
+  ASSERT_GE(a, 0);
+  ASSERT_GE(b, 0);
+  auto write = [&](int op, unsigned kind, std::mt19937& rng) {
+    RandomWrite w;
+    w.offset = rng() % (3 << 20);
+    w.data = RandomBytes(1 + rng() % 200000, static_cast<uint32_t>(op));
+    PwriteAll(kind % 2 ? a : b, w.data.data(), w.data.size(), static_cast<off_t>(w.offset));
+    return w;
+  };
+  std::string model;
+  int enforces = 0;
+  ASSERT_NO_FATAL_FAILURE(RunRandomFileOps(mnt_, a, b, 200, 57, write, &model, &enforces));
+  close(a);
+  close(b);
+  EXPECT_TRUE(ReadFile(path) == model) << "contents differ";
+  Remount();
+  EXPECT_TRUE(ReadFile(path) == model) << "contents differ after a remount";
+}
+
+}  // namespace
+}  // namespace tierfs::testing
