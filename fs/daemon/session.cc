@@ -32,6 +32,7 @@
 #include "fs/core/file_system.h"
 #include "fs/fuse/fuse_ops.h"
 #include "fs/fuse/fuse_worker_pool.h"
+#include "fs/fuse/passthrough.h"
 #include "fs/fuse/uring_transport.h"
 #include "fs/daemon/passthrough_heat.h"
 #include "fs/volume/volume_label.h"

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "fs/fuse/passthrough.h"
+#include "fs/fuse/passthrough_mode.h"
 #include "fs/metrics/metrics_options.h"
 
 namespace tierfs {

@@ -54,25 +54,6 @@ thread_local OpenReplyMark t_mark;
 
 }  // namespace
 
-std::optional<PassthroughMode> ParsePassthroughMode(std::string_view text) {
-  if (text == "off") return PassthroughMode::kOff;
-  if (text == "ro") return PassthroughMode::kReadOnly;
-  if (text == "rw") return PassthroughMode::kReadWrite;
-  return std::nullopt;
-}
-
-const char* PassthroughModeName(PassthroughMode mode) {
-  switch (mode) {
-    case PassthroughMode::kOff:
-      return "off";
-    case PassthroughMode::kReadOnly:
-      return "ro";
-    case PassthroughMode::kReadWrite:
-      return "rw";
-  }
-  return "off";
-}
-
 void NotePassthroughOffer(uint32_t flags, uint32_t flags2) {
   // The kernel reads flags2 only from a message whose flags carry FUSE_INIT_EXT.
   g_offered = (flags & FUSE_INIT_EXT) != 0 && (flags2 & kFlags2Passthrough) != 0;

@@ -36,25 +36,12 @@
 #include <fuse_lowlevel.h>
 
 #include "common/status.h"
+#include "fs/fuse/passthrough_mode.h"
 
 namespace tierfs {
 
 class FileSystem;
 struct FileHandle;
-
-// Which opens of regular files the kernel serves by passthrough.
-enum class PassthroughMode {
-  kOff,        // none: the daemon serves every read and write
-  kReadOnly,   // O_RDONLY opens; a writer of a file already open that way is
-               // passthrough too (the kernel's rule) with its reads and writes
-               // still sent to the daemon (FOPEN_DIRECT_IO)
-  kReadWrite,  // every open
-};
-
-// "off", "ro" or "rw" (what `--passthrough` takes); nullopt for anything else.
-std::optional<PassthroughMode> ParsePassthroughMode(std::string_view text);
-// The name ParsePassthroughMode takes for `mode`.
-const char* PassthroughModeName(PassthroughMode mode);
 
 // ---- INIT: called by the transport's hooks and by OpInit, in that order, for
 // the one INIT of the connection.
