@@ -51,7 +51,7 @@ _tierfs_tierfs() {
   esac
   if [[ $cur == -* ]]; then
     _tierfs_words "-f -d -o -sync_full -entry_timeout -attr_timeout -writeback_seconds
-                   -threads -running_threads -commit_ms -writeback_cache -direct_writes -io_uring -cached_inodes -cached_opens -no_open -exact_atime -fcl_keep_hours -fcl_max_records
+                   -threads -running_threads -commit_ms -writeback_cache -direct_writes -io_uring -cached_inodes -cached_opens -no_open -passthrough -exact_atime -fcl_keep_hours -fcl_max_records
                    -iostat_keep_days -syslog -metrics_listen -metrics_textfile -h --help --version"
   elif [[ $COMP_CWORD -eq 1 ]]; then
     _tierfs_words "check backup"

@@ -127,6 +127,7 @@ struct InodeState {
   uint32_t passthrough_opens GUARDED_BY(mu) = 0;
   uint32_t passthrough_writers GUARDED_BY(mu) = 0;
   int64_t object_mtime_ns GUARDED_BY(mu) = 0;  // the object's mtime when last read back
+  int64_t object_atime_ns GUARDED_BY(mu) = 0;  // and its atime
   // Queued for an attribute flush shortly after its last write
   // (fs/core/delayed_attribute_flush.h).
   bool delayed_flush_queued GUARDED_BY(mu) = false;

@@ -11,6 +11,11 @@
 #include "fs/core/file_system.h"
 
 namespace tierfs {
+namespace {
+
+int64_t Nanos(const struct timespec& t) { return t.tv_sec * 1'000'000'000LL + t.tv_nsec; }
+
+}  // namespace
 
 int FileSystem::AdmitPassthrough(FileHandle* fh, bool wanted, bool direct_io) {
   InodeState& inode = *fh->inode;
@@ -32,16 +37,10 @@ int FileSystem::AdmitPassthrough(FileHandle* fh, bool wanted, bool direct_io) {
     if (inode.passthrough_writers++ == 0) {
       struct stat st;
       if (volumes_->io().Fstat(inode.fd, &st) == 0) {
-        inode.object_mtime_ns = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec;
+        inode.object_mtime_ns = Nanos(st.st_mtim);
+        inode.object_atime_ns = Nanos(st.st_atim);
       }
     }
-  }
-  // The kernel never asks the daemon for a passthrough open's reads: an open
-  // whose reads were to move atime (OpenHeld turned its cache off for them)
-  // stands for them instead, as an O_RDONLY open does, under relatime.
-  if (!fh->keep_cache && !fh->moved_atime) {
-    UpdateAtimeOnRead(inode);
-    fh->moved_atime = true;
   }
   return inode.fd;
 }
@@ -66,7 +65,15 @@ void FileSystem::RefreshFromObjectLocked(InodeState& inode) {
   if (inode.passthrough_writers == 0 || inode.fd < 0) return;
   struct stat st;
   if (volumes_->io().Fstat(inode.fd, &st) != 0) return;  // the next refresh tries again
-  const int64_t mtime_ns = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec;
+  // Reads through the open moved the object's atime by the volume's relatime
+  // rule, as they would have moved the file's had they reached the daemon.
+  const int64_t atime_ns = Nanos(st.st_atim);
+  if (atime_ns != inode.object_atime_ns) {
+    inode.object_atime_ns = atime_ns;
+    inode.attr.atime_ns = atime_ns;
+    MarkTimesLazilyDirty(inode);
+  }
+  const int64_t mtime_ns = Nanos(st.st_mtim);
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   if (size == inode.attr.size && mtime_ns == inode.object_mtime_ns) return;
   inode.object_mtime_ns = mtime_ns;
