@@ -212,6 +212,44 @@ TEST_F(PassthroughTest, ReadOnlyModeKeepsWritersOnTheDaemon) {
   EXPECT_EQ(Difference(ReadFile(Path("f")), want), "");
 }
 
+// Heat stays honest: reads the kernel serves by passthrough never reach the
+// daemon, yet they count (fs/daemon/passthrough_heat.h) and move the file.
+TEST_F(PassthroughTest, PassthroughReadsHeatTheFileAndEnforceMovesIt) {
+  ASSERT_NO_FATAL_FAILURE(MountIn("rw"));
+  if (IsSkipped()) return;
+  AssignPolicy(R"(<?xml version="1.0"?>
+<PLACEMENT_POLICY Version="5.1" Name="read_heat">
+  <RULE Flags="data" Name="hot">
+    <SELECT><PATTERN>*</PATTERN></SELECT>
+    <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION></ON></CREATE>
+    <RELOCATE>
+      <TO><DESTINATION><CLASS>ssd</CLASS></DESTINATION></TO>
+      <WHEN><IOTEMP Type="nrbytes"><MIN Flags="gt">0</MIN>
+        <PERIOD Units="hours">1</PERIOD></IOTEMP></WHEN>
+    </RELOCATE>
+  </RULE>
+</PLACEMENT_POLICY>
+)");
+  const std::string data = RandomBytes(256 << 10, 9);
+  WriteFileSynced(Path("read"), data);
+  WriteFileSynced(Path("unread"), data);
+  ASSERT_EQ(ClassOf("read"), "hdd");
+  EXPECT_EQ(ReadFile(Path("read")), data);
+  // Within the counter's drain period (a second) the reads reach the counters.
+  bool moved = false;
+  for (int i = 0; i < 30 && !moved; ++i) {
+    usleep(200000);
+    CommandResult enforce = Tool("fsppadm", {"enforce", mnt_});
+    ASSERT_EQ(enforce.exit_code, 0) << enforce.output;
+    moved = ClassOf("read") == "ssd";
+  }
+  EXPECT_TRUE(moved) << "passthrough reads earned no heat";
+  EXPECT_EQ(ClassOf("unread"), "hdd");
+  Unmount();
+  EXPECT_EQ(Requests("read"), 0) << "the reads reached the daemon: nothing was proven";
+  Mount();
+}
+
 TEST_F(PassthroughTest, RandomWritesTruncatesAndEnforcesReadBackAsWritten) {
   ASSERT_NO_FATAL_FAILURE(MountIn("rw"));
   if (IsSkipped()) return;
