@@ -7,28 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/integration/test_policies.h"
 #include "tests/integration/tierfs_fixture.h"
 
 namespace tierfs::testing {
 namespace {
-
-// A data rule whose IOTEMP PERIOD is `hours` (DST PERIODs are in hours or days;
-// 0.05 h = 180 s). Its IOTEMP, which diagnostics name, is on line 8.
-std::string PeriodPolicy(const std::string& name, const std::string& hours) {
-  return R"(<?xml version="1.0"?>
-<PLACEMENT_POLICY Version="5.1" Name=")" + name + R"(">
-  <RULE Flags="data" Name="hot">
-    <SELECT><PATTERN>*</PATTERN></SELECT>
-    <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION></ON></CREATE>
-    <RELOCATE>
-      <TO><DESTINATION><CLASS>ssd</CLASS></DESTINATION></TO>
-      <WHEN><IOTEMP Type="nrbytes"><MIN Flags="gt">0</MIN>
-        <PERIOD Units="hours">)" + hours + R"(</PERIOD></IOTEMP></WHEN>
-    </RELOCATE>
-  </RULE>
-</PLACEMENT_POLICY>
-)";
-}
 
 class HeatBucketTest : public TierfsFixture {
  protected:

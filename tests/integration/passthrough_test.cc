@@ -217,19 +217,7 @@ TEST_F(PassthroughTest, ReadOnlyModeKeepsWritersOnTheDaemon) {
 TEST_F(PassthroughTest, PassthroughReadsHeatTheFileAndEnforceMovesIt) {
   ASSERT_NO_FATAL_FAILURE(MountIn("rw"));
   if (IsSkipped()) return;
-  AssignPolicy(R"(<?xml version="1.0"?>
-<PLACEMENT_POLICY Version="5.1" Name="read_heat">
-  <RULE Flags="data" Name="hot">
-    <SELECT><PATTERN>*</PATTERN></SELECT>
-    <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION></ON></CREATE>
-    <RELOCATE>
-      <TO><DESTINATION><CLASS>ssd</CLASS></DESTINATION></TO>
-      <WHEN><IOTEMP Type="nrbytes"><MIN Flags="gt">0</MIN>
-        <PERIOD Units="hours">1</PERIOD></IOTEMP></WHEN>
-    </RELOCATE>
-  </RULE>
-</PLACEMENT_POLICY>
-)");
+  AssignPolicy(PeriodPolicy("read_heat", "1"));  // moves a file once it has been read
   const std::string data = RandomBytes(256 << 10, 9);
   WriteFileSynced(Path("read"), data);
   WriteFileSynced(Path("unread"), data);
