@@ -53,6 +53,7 @@ void FileSystem::WithdrawPassthrough(FileHandle* fh) {
 void FileSystem::EndPassthroughLocked(FileHandle& fh) {
   if (!fh.passthrough) return;
   InodeState& inode = *fh.inode;
+  inode.mu.AssertHeld();  // the caller's fh.inode->mu, reached through an alias
   if (fh.passthrough_writes) {
     RefreshFromObjectLocked(inode);
     inode.passthrough_writers--;
