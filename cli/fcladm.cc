@@ -93,22 +93,14 @@ std::string FcladmUsage() {
 
 Result<FcladmArgs> ParseFcladmArgs(const std::vector<std::string>& args) {
   FcladmArgs a;
-  if (args.size() < 2) return Status::Invalid("no action given (see fcladm --help)");
-  a.action = args[1];
-  if (a.action == "--help" || a.action == "-h" || a.action == "help") {
-    a.help = true;
-    return a;
-  }
-  if (a.action == "--version") {
-    a.version = true;
-    return a;
-  }
+  Result<ActionWord> word =
+      ParseActionWord(args, "fcladm", {"on", "off", "state", "sync", "print"});
+  if (!word.ok()) return word.status();
+  a.action = word->action;
+  a.help = word->kind == ActionWord::kHelp;
+  a.version = word->kind == ActionWord::kVersion;
+  if (word->kind != ActionWord::kAction) return a;
   const bool print = a.action == "print";
-  if (!print && a.action != "on" && a.action != "off" && a.action != "state" &&
-      a.action != "sync") {
-    return Status::Invalid("unknown action \"" + a.action +
-                           "\" (expected on, off, state, sync or print)");
-  }
   std::vector<OptionSpec> specs = {
       {"help", 'h', false, ""}, {"json", 0, false, ""}, {"version", 0, false, ""}};
   if (print) {

@@ -54,6 +54,30 @@ std::string Outcome(const json& row) {
   return outcome.empty() ? JsonString(row, "action") : outcome;
 }
 
+// "daemon" or "daemon+kernel:syscall": who counted the scan's heat.
+std::string HeatCountedBy(const json& heat) {
+  std::string out;
+  for (const json& who : JsonArray(heat, "counted_by")) {
+    if (!who.is_string()) continue;
+    if (!out.empty()) out += "+";
+    out += who.get<std::string>();
+  }
+  const std::string hook = JsonString(heat, "kernel_hook");
+  return hook.empty() ? out : out + ":" + hook;
+}
+
+// "counted (by the daemon; passthrough I/O by the kernel, syscall hook, 0 calls
+// uncounted)": the Heat line of a scan's text report.
+std::string HeatText(const json& heat) {
+  std::string out = OrDash(JsonString(heat, "method")) + " (by the daemon";
+  const std::string hook = JsonString(heat, "kernel_hook");
+  if (!hook.empty()) {
+    out += "; passthrough I/O by the kernel, " + PrintableField(hook) + " hook, " +
+           std::to_string(JsonUint(heat, "uncounted_calls")) + " calls uncounted";
+  }
+  return out + ")";
+}
+
 // A temperature means something only with its kind (the statement used none otherwise).
 bool HasTemperature(const json& row) {
   return JsonHasNumber(row, "temperature") && !JsonString(row, "temperature_kind").empty();
@@ -251,6 +275,11 @@ std::string FormatScanSummary(const json& result, const ScanReportOptions& optio
                       std::to_string(JsonUint(c, "free_before")),
                       std::to_string(JsonUint(c, "free_after"))});
     }
+    if (result.contains("heat")) {
+      const json& heat = result["heat"];
+      out += TsvLine({"heat", JsonString(heat, "method"), HeatCountedBy(heat),
+                      std::to_string(JsonUint(heat, "uncounted_calls"))});
+    }
     for (const json& n : JsonArray(result, "notes")) {
       if (n.is_string()) out += TsvLine({"note", n.get<std::string>()});
     }
@@ -285,6 +314,7 @@ std::string FormatScanSummary(const json& result, const ScanReportOptions& optio
   }
   line("Files skipped", skipped_text.empty() ? "none" : skipped_text);
   line("Time", Seconds(JsonDouble(result, "seconds")) + " s");
+  if (result.contains("heat")) line("Heat", HeatText(result["heat"]));
   for (const json& n : JsonArray(result, "notes")) {
     if (n.is_string()) out += "Note: " + PrintableField(n.get<std::string>()) + "\n";
   }

@@ -154,21 +154,13 @@ std::string FsvoladmUsage() {
 
 Result<FsvoladmArgs> ParseFsvoladmArgs(const std::vector<std::string>& args) {
   FsvoladmArgs a;
-  if (args.size() < 2) return Status::Invalid("no action given (see fsvoladm --help)");
-  a.action = args[1];
-  if (a.action == "--help" || a.action == "-h" || a.action == "help") {
-    a.help = true;
-    return a;
-  }
-  if (a.action == "--version") {
-    a.version = true;
-    return a;
-  }
-  if (a.action != "list" && a.action != "add" && a.action != "remove" &&
-      a.action != "setclass") {
-    return Status::Invalid("unknown action \"" + a.action +
-                           "\" (expected list, add, remove or setclass)");
-  }
+  Result<ActionWord> word =
+      ParseActionWord(args, "fsvoladm", {"list", "add", "remove", "setclass"});
+  if (!word.ok()) return word.status();
+  a.action = word->action;
+  a.help = word->kind == ActionWord::kHelp;
+  a.version = word->kind == ActionWord::kVersion;
+  if (word->kind != ActionWord::kAction) return a;
   std::vector<OptionSpec> specs = {
       {"help", 'h', false, ""}, {"json", 0, false, ""}, {"version", 0, false, ""}};
   if (a.action == "add") specs.push_back({"verbose", 'v', false, ""});

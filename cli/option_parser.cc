@@ -2,6 +2,7 @@
 
 #include <getopt.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace tierfs::cli {
@@ -18,6 +19,29 @@ std::string NameFromArg(const char* arg) {
 }
 
 }  // namespace
+
+Result<ActionWord> ParseActionWord(const std::vector<std::string>& args, std::string_view tool,
+                                   const std::vector<std::string_view>& actions) {
+  if (args.size() < 2) {
+    return Status::Invalid("no action given (see " + std::string(tool) + " --help)");
+  }
+  ActionWord word{ActionWord::kAction, args[1]};
+  if (word.action == "--help" || word.action == "-h" || word.action == "help") {
+    word.kind = ActionWord::kHelp;
+    return word;
+  }
+  if (word.action == "--version") {
+    word.kind = ActionWord::kVersion;
+    return word;
+  }
+  if (std::find(actions.begin(), actions.end(), word.action) != actions.end()) return word;
+  std::string expected;
+  for (size_t i = 0; i < actions.size(); ++i) {
+    if (i > 0) expected += i + 1 == actions.size() ? " or " : ", ";
+    expected += actions[i];
+  }
+  return Status::Invalid("unknown action \"" + word.action + "\" (expected " + expected + ")");
+}
 
 std::string OptionName(const OptionSpec& spec) {
   if (spec.short_name != 0) return std::string("-") + spec.short_name;

@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -38,6 +39,18 @@ using OptionHandler = std::function<Status(const OptionSpec& spec, const char* v
 Result<std::vector<std::string>> ParseOptions(const std::vector<std::string>& args,
                                               const std::vector<OptionSpec>& specs,
                                               const OptionHandler& on_option);
+
+// The first word of a tool whose first operand names what to do (fcladm on,
+// fsvoladm add): args[1], which is --help, -h or help (kHelp), --version
+// (kVersion) or one of `actions` (kAction). Errors, EINVAL: "no action given
+// (see TOOL --help)" when args has no args[1], and "unknown action \"X\"
+// (expected a, b or c)" naming `actions` in their order.
+struct ActionWord {
+  enum Kind { kAction, kHelp, kVersion } kind = kAction;
+  std::string action;  // args[1] as given
+};
+Result<ActionWord> ParseActionWord(const std::vector<std::string>& args, std::string_view tool,
+                                   const std::vector<std::string_view>& actions);
 
 // "-T" or "--json" (the short form when there is one): how messages name `spec`.
 std::string OptionName(const OptionSpec& spec);

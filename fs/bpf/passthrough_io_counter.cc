@@ -17,10 +17,10 @@
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
-#include <mutex>
 #include <string>
 
 #include "common/log.h"
+#include "common/mutex.h"
 #include "fs/bpf/passthrough_io_shared.h"
 #include "passthrough_io.skel.h"  // generated in the build directory (CMakeLists.txt)
 
@@ -28,7 +28,7 @@ namespace tierfs {
 
 struct PassthroughIoCounter::Impl {
   passthrough_io* skel = nullptr;
-  std::mutex drain_mu;  // one Drain at a time: the double buffering assumes it
+  Mutex drain_mu;  // one Drain at a time: the double buffering assumes it
   ~Impl() { passthrough_io__destroy(skel); }
 };
 
@@ -194,7 +194,7 @@ Result<std::unique_ptr<PassthroughIoCounter>> PassthroughIoCounter::Start(
 }
 
 std::vector<PassthroughIoCount> PassthroughIoCounter::Drain() {
-  std::lock_guard lock(impl_->drain_mu);
+  MutexLock lock(impl_->drain_mu);
   auto* bss = impl_->skel->bss;  // memory-mapped: shared with the program
   uint32_t retired = __atomic_load_n(&bss->generation, __ATOMIC_RELAXED) & 1;
   // Sequentially consistent store, then load: the other half of the program's

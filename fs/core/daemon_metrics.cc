@@ -37,6 +37,14 @@ void DaemonMetrics::RecordWrite(uint32_t volume_id, uint64_t bytes, bool direct)
   if (direct) direct_written_bytes_[Slot(volume_id)].fetch_add(bytes, std::memory_order_relaxed);
 }
 
+void DaemonMetrics::RecordKernelIo(uint32_t volume_id, uint64_t read_bytes,
+                                   uint64_t written_bytes) {
+  read_bytes_[Slot(volume_id)].fetch_add(read_bytes, std::memory_order_relaxed);
+  written_bytes_[Slot(volume_id)].fetch_add(written_bytes, std::memory_order_relaxed);
+  kernel_read_bytes_.fetch_add(read_bytes, std::memory_order_relaxed);
+  kernel_written_bytes_.fetch_add(written_bytes, std::memory_order_relaxed);
+}
+
 void DaemonMetrics::RecordRelocation(uint32_t from_volume, uint32_t to_volume,
                                      std::string_view outcome, uint64_t bytes) {
   // "error: <message>" would make one series per message.

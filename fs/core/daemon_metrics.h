@@ -60,6 +60,18 @@ class DaemonMetrics {
   void RecordRead(uint32_t volume_id, uint64_t bytes);
   // `direct`: written with O_DIRECT (FileSystem::Write), counted in both totals.
   void RecordWrite(uint32_t volume_id, uint64_t bytes, bool direct = false);
+  // Bytes the kernel read from / wrote to the object of a file on volume
+  // `volume_id` by passthrough, which the daemon never saw (counted in the
+  // kernel, fs/bpf/): added to the volume's read and written totals, and kept
+  // apart as well (KernelReadBytes, KernelWrittenBytes) so that the metrics can
+  // say which share of the heat the kernel counted.
+  void RecordKernelIo(uint32_t volume_id, uint64_t read_bytes, uint64_t written_bytes);
+  // The kernel's passthrough counter: its hook ("fexit", "kprobe", "syscall";
+  // a string literal, kept by pointer), or nullptr while none runs.
+  void SetKernelCounterHook(const char* hook) { kernel_hook_.store(hook); }
+  // Passthrough calls the kernel counter could not count since the mount (its
+  // maps were full): heat those files lack. Set at each drain.
+  void SetKernelUncountedCalls(uint64_t calls) { kernel_uncounted_.store(calls); }
   // One relocation attempt: its volumes, outcome ("moved", "busy", "nospace",
   // "error: ..." is counted as "error") and bytes copied (counted when moved).
   void RecordRelocation(uint32_t from_volume, uint32_t to_volume, std::string_view outcome,
@@ -79,6 +91,13 @@ class DaemonMetrics {
   uint64_t ReadBytes(uint32_t volume_id) const;
   uint64_t WrittenBytes(uint32_t volume_id) const;
   uint64_t DirectWrittenBytes(uint32_t volume_id) const;  // the part of it written direct
+  // Of all volumes' totals, the bytes the kernel counted (RecordKernelIo).
+  uint64_t KernelReadBytes() const { return kernel_read_bytes_.load(std::memory_order_relaxed); }
+  uint64_t KernelWrittenBytes() const {
+    return kernel_written_bytes_.load(std::memory_order_relaxed);
+  }
+  const char* kernel_counter_hook() const { return kernel_hook_.load(); }
+  uint64_t KernelUncountedCalls() const { return kernel_uncounted_.load(); }
   // (from volume, to volume, outcome) -> {attempts, bytes moved}.
   using RelocationKey = std::tuple<uint32_t, uint32_t, std::string>;
   struct RelocationTally {
@@ -109,6 +128,10 @@ class DaemonMetrics {
   std::array<std::atomic<uint64_t>, kMaxVolumeId> read_bytes_{};
   std::array<std::atomic<uint64_t>, kMaxVolumeId> written_bytes_{};
   std::array<std::atomic<uint64_t>, kMaxVolumeId> direct_written_bytes_{};
+  std::atomic<uint64_t> kernel_read_bytes_{0};
+  std::atomic<uint64_t> kernel_written_bytes_{0};
+  std::atomic<const char*> kernel_hook_{nullptr};
+  std::atomic<uint64_t> kernel_uncounted_{0};
   mutable Mutex mu_;
   std::map<RelocationKey, RelocationTally> relocations_ GUARDED_BY(mu_);
   std::map<std::string, ScanTally> scans_ GUARDED_BY(mu_);

@@ -267,11 +267,11 @@ class FileSystem {
   // daemon after all (its backing file could not be registered).
   void WithdrawPassthrough(FileHandle* fh);
   // Heat of I/O the kernel served by passthrough (counted by fs/bpf/): adds to
-  // inode `ino`'s counters as if those calls had reached the daemon.
+  // inode `ino`'s counters as if those calls had reached the daemon, and the
+  // bytes to the metrics of the volume that holds the file now (volume 0,
+  // "unknown", when the inode is gone).
   void RecordKernelIo(uint64_t ino, uint64_t read_bytes, uint64_t read_ops, uint64_t write_bytes,
-                      uint64_t write_ops) {
-    io_.RecordKernelIo(ino, read_bytes, read_ops, write_bytes, write_ops);
-  }
+                      uint64_t write_ops);
   Result<off_t> Lseek(FileHandle* fh, off_t offset, int whence);
   // copy_file_range(2) between two open files of this file system, done by the
   // backing file systems (reflink or in-kernel copy) when both objects allow it.

@@ -86,4 +86,19 @@ void FileSystem::RefreshFromObjectLocked(InodeState& inode) {
   inode.data_written = true;
 }
 
+void FileSystem::RecordKernelIo(uint64_t ino, uint64_t read_bytes, uint64_t read_ops,
+                                uint64_t write_bytes, uint64_t write_ops) {
+  io_.RecordKernelIo(ino, read_bytes, read_ops, write_bytes, write_ops);
+  // The counts arrive up to a second late (fs/daemon/passthrough_heat.h), when
+  // the file may be closed and its inode idle: then its row says where it is.
+  uint32_t volume = 0;
+  if (InodeRef inode = inodes_.Find(ino)) {
+    MutexLock lock(inode->mu);
+    volume = inode->attr.volume_id;
+  } else if (Result<meta::Inode> row = metadata().GetInode(ino); row.ok()) {
+    volume = row->volume_id;
+  }
+  metrics_.RecordKernelIo(volume, read_bytes, write_bytes);
+}
+
 }  // namespace tierfs

@@ -33,17 +33,19 @@ Result<std::unique_ptr<PassthroughHeat>> PassthroughHeat::Start(FileSystem& fs,
 
 PassthroughHeat::PassthroughHeat(FileSystem& fs, std::unique_ptr<PassthroughIoCounter> counter)
     : fs_(fs), counter_(std::move(counter)) {
+  fs_.metrics().SetKernelCounterHook(PassthroughIoHookName(counter_->hook()));
   thread_ = std::thread([this] { Run(); });
 }
 
 PassthroughHeat::~PassthroughHeat() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(mu_);
     stopping_ = true;
   }
-  wake_.notify_all();
+  wake_.NotifyAll();
   thread_.join();
   DrainOnce();
+  fs_.metrics().SetKernelCounterHook(nullptr);
   if (counter_->dropped() > 0) {
     LogWarning("passthrough heat: {} calls were not counted (the counter's maps were full)",
                counter_->dropped());
@@ -53,11 +55,12 @@ PassthroughHeat::~PassthroughHeat() {
 const char* PassthroughHeat::hook() const { return PassthroughIoHookName(counter_->hook()); }
 
 void PassthroughHeat::Run() {
-  std::unique_lock lock(mu_);
-  while (!wake_.wait_for(lock, kDrainPeriod, [this] { return stopping_; })) {
-    lock.unlock();
+  MutexLock lock(mu_);
+  while (!stopping_) {
+    if (wake_.WaitFor(mu_, kDrainPeriod)) continue;  // woken: look at stopping_ again
+    lock.Unlock();
     DrainOnce();
-    lock.lock();
+    lock.Lock();
   }
 }
 
@@ -65,6 +68,7 @@ void PassthroughHeat::DrainOnce() {
   for (const PassthroughIoCount& c : counter_->Drain()) {
     fs_.RecordKernelIo(c.nodeid, c.read_bytes, c.read_ops, c.write_bytes, c.write_ops);
   }
+  fs_.metrics().SetKernelUncountedCalls(counter_->dropped());
 }
 
 }  // namespace tierfs

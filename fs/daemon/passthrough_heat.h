@@ -12,13 +12,14 @@
 
 #include <sys/types.h>
 
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
+#include "common/cond_var.h"
+#include "common/mutex.h"
 #include "common/status.h"
+#include "common/thread_annotations.h"
 
 namespace tierfs {
 
@@ -47,14 +48,14 @@ class PassthroughHeat {
 
  private:
   PassthroughHeat(FileSystem& fs, std::unique_ptr<PassthroughIoCounter> counter);
-  void Run();
+  void Run() EXCLUDES(mu_);
   void DrainOnce();
 
   FileSystem& fs_;
   std::unique_ptr<PassthroughIoCounter> counter_;
-  std::mutex mu_;  // guards stopping_
-  std::condition_variable wake_;
-  bool stopping_ = false;
+  Mutex mu_;
+  CondVar wake_;  // stopping_ became true
+  bool stopping_ GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

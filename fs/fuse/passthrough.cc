@@ -116,7 +116,7 @@ void ApplyOpenReplyMark(const iovec* iov, int count) {
 }
 
 Result<int32_t> BackingFiles::Acquire(uint64_t ino, int object_fd) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   Entry& entry = entries_[ino];
   if (entry.opens == 0) {
     BackingMap map{object_fd, 0, 0};
@@ -133,7 +133,7 @@ Result<int32_t> BackingFiles::Acquire(uint64_t ino, int object_fd) {
 }
 
 void BackingFiles::Release(uint64_t ino) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   auto it = entries_.find(ino);
   if (it == entries_.end() || --it->second.opens > 0) return;
   // The last open's RELEASE: the kernel has already let go of the backing file
@@ -147,7 +147,7 @@ void BackingFiles::Release(uint64_t ino) {
 }
 
 size_t BackingFiles::size() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(mu_);
   return entries_.size();
 }
 
@@ -166,22 +166,14 @@ bool PassthroughOpens::DecideAtInit() {
     return false;
   }
   RequestPassthroughInInit();
-  std::lock_guard lock(mu_);
-  active_ = true;
+  active_.store(true, std::memory_order_release);
   LogInfo("passthrough={}: asked for in INIT (the writeback cache and no-open are off "
           "with it)", PassthroughModeName(mode_));
   return true;
 }
 
-bool PassthroughOpens::active() const {
-  std::lock_guard lock(mu_);
-  return active_;
-}
-
 void PassthroughOpens::TurnOff(const Status& why) {
-  std::lock_guard lock(mu_);
-  if (!active_) return;
-  active_ = false;
+  if (!active_.exchange(false)) return;  // only the first refusal logs
   LogWarning("passthrough: off for this mount, the kernel refused a backing file ({}); "
              "the daemon serves every read and write", why.message());
 }
@@ -201,9 +193,7 @@ bool PassthroughOpens::PrepareReply(FileSystem& fs, uint64_t ino, FileHandle* fh
   if (!id.ok()) {
     fs.WithdrawPassthrough(fh);
     if (id.status().code() == ELOOP) {
-      std::lock_guard lock(mu_);
-      if (!logged_loop_) {
-        logged_loop_ = true;
+      if (!logged_loop_.exchange(true)) {
         LogWarning("passthrough: inode {}'s volume is a stacked file system (overlayfs or "
                    "FUSE), which the kernel cannot pass through; the daemon serves its files",
                    ino);

@@ -25,9 +25,9 @@
 
 #include <sys/uio.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,7 +35,9 @@
 
 #include <fuse_lowlevel.h>
 
+#include "common/mutex.h"
 #include "common/status.h"
+#include "common/thread_annotations.h"
 #include "fs/fuse/passthrough_mode.h"
 
 namespace tierfs {
@@ -88,12 +90,12 @@ class BackingFiles {
   // `object_fd` registered now. Errors: the ioctl's errno (EPERM: the kernel
   // did not enable passthrough or the daemon lacks CAP_SYS_ADMIN; ELOOP: the
   // volume is itself stacked, overlayfs or FUSE; EINVAL, EOPNOTSUPP).
-  Result<int32_t> Acquire(uint64_t ino, int object_fd);
+  Result<int32_t> Acquire(uint64_t ino, int object_fd) EXCLUDES(mu_);
   // One open of `ino` that Acquire counted has been released (or never reached
   // the kernel); the last one closes the id.
-  void Release(uint64_t ino);
+  void Release(uint64_t ino) EXCLUDES(mu_);
   // Inodes with a registered backing id now.
-  size_t size() const;
+  size_t size() const EXCLUDES(mu_);
 
  private:
   struct Entry {
@@ -101,8 +103,8 @@ class BackingFiles {
     uint32_t opens = 0;
   };
   const int device_fd_;
-  mutable std::mutex mu_;  // guards entries_
-  std::unordered_map<uint64_t, Entry> entries_;
+  mutable Mutex mu_;
+  std::unordered_map<uint64_t, Entry> entries_ GUARDED_BY(mu_);
 };
 
 // The connection's passthrough: the mode, whether INIT turned it on, and the
@@ -117,7 +119,7 @@ class PassthroughOpens {
   bool DecideAtInit();
   // Whether passthrough is on (INIT asked for it and no registration has shown
   // that the kernel refused it since).
-  bool active() const;
+  bool active() const { return active_.load(std::memory_order_acquire); }
 
   // For an open of `ino` about to be replied with `fi` (fs/fuse/fuse_ops.cc
   // OpOpen and OpCreate): decides whether the kernel serves it by passthrough
@@ -137,9 +139,9 @@ class PassthroughOpens {
 
   const PassthroughMode mode_;
   BackingFiles backing_;
-  mutable std::mutex mu_;  // guards active_ and logged_loop_
-  bool active_ = false;
-  bool logged_loop_ = false;
+  // Atomics, not a lock: every open reads active_, and each flag changes once.
+  std::atomic<bool> active_{false};
+  std::atomic<bool> logged_loop_{false};
 };
 
 }  // namespace tierfs

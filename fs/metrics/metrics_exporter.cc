@@ -116,6 +116,28 @@ std::vector<MetricFamily> MetricsCollector::Collect() const {
                       MetricType::Gauge, mount);
   kernel_opens.AddValue({}, static_cast<double>(fs_.KernelOpenCount()));
   out.push_back(std::move(kernel_opens.f));
+  // How heat is obtained: the daemon counts what reaches it; passthrough I/O is
+  // counted in the kernel (fs/bpf/), and this says by which hook and how much.
+  const DaemonMetrics& m = fs_.metrics();
+  Family counter("tierfs_heat_kernel_counter",
+                 "1 while passthrough reads and writes are counted for heat in the kernel, "
+                 "labelled with the hook that counts them (absent: the daemon counts all I/O).",
+                 MetricType::Gauge, mount);
+  if (const char* hook = m.kernel_counter_hook()) counter.AddValue({{"hook", hook}}, 1);
+  out.push_back(std::move(counter.f));
+  Family kernel_bytes("tierfs_heat_kernel_counted_bytes_total",
+                      "Bytes of passthrough I/O the kernel served and counted for heat (also in "
+                      "the volume and class totals).",
+                      MetricType::Counter, mount);
+  kernel_bytes.AddValue({{"direction", "read"}}, static_cast<double>(m.KernelReadBytes()));
+  kernel_bytes.AddValue({{"direction", "write"}}, static_cast<double>(m.KernelWrittenBytes()));
+  out.push_back(std::move(kernel_bytes.f));
+  Family uncounted("tierfs_heat_uncounted_calls_total",
+                   "Passthrough reads and writes the kernel counter could not count (its maps "
+                   "were full): heat missing from their files.",
+                   MetricType::Counter, mount);
+  uncounted.AddValue({}, static_cast<double>(m.KernelUncountedCalls()));
+  out.push_back(std::move(uncounted.f));
   if (auto fcl = fs_.metadata().FclRecordCount(); fcl.ok()) {
     Family records("tierfs_fcl_records", "Records in the File Change Log.", MetricType::Gauge,
                    mount);

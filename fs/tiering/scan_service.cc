@@ -74,6 +74,23 @@ std::string DeleteForPolicy(FileSystem& fs, const policy::PlannedMove& m) {
   return "error: " + st.message();
 }
 
+// How the heat the scan ran on was obtained (docs/design.md "Passthrough
+// opens"): always counted, never estimated; by the daemon for the I/O it
+// serves, and by the kernel counter for passthrough I/O while one runs.
+json HeatSource(const DaemonMetrics& m) {
+  const char* hook = m.kernel_counter_hook();
+  json heat = {{"method", "counted"},
+               {"counted_by", hook != nullptr ? json::array({"daemon", "kernel"})
+                                              : json::array({"daemon"})}};
+  if (hook != nullptr) {
+    heat["kernel_hook"] = hook;
+    heat["kernel_read_bytes"] = m.KernelReadBytes();
+    heat["kernel_written_bytes"] = m.KernelWrittenBytes();
+    heat["uncounted_calls"] = m.KernelUncountedCalls();
+  }
+  return heat;
+}
+
 // Every temperature the statements of the file's governing rule measure, for
 // query: [{"statement":"RELOCATE 1","kind":"IOTEMP nrbytes 6h","value":0.5,
 // "average":0.2 (Average="*" only)}]. Empty when no rule governs the file.
@@ -449,6 +466,7 @@ Result<json> ScanService::RunOnce(const ScanRequest& request, const ScanProgress
                            {"error", tally.errors}, {"stopped", tally.stopped},
                            {"gone", tally.gone}, {"drained", tally.drained}}}}},
       {"classes", ClassTable(fs_, plan, /*measured=*/enforce)},
+      {"heat", HeatSource(fs_.metrics())},
       {"notes", notes}};
 
   if (request.mode != ScanRequest::Mode::kQuery) {

@@ -57,19 +57,23 @@ class PassthroughTest : public TierfsFixture {
     return all.str();
   }
 
-  // FUSE requests of `op` ("read", "write") the daemon answered, from the
-  // textfile it writes at unmount.
-  double Requests(const std::string& op) {
+  // The sample of metric `name` whose labels include `label` (`op="read"`),
+  // from the textfile the daemon writes at unmount; 0 when there is none.
+  double Metric(const std::string& name, const std::string& label) {
     std::ifstream in(textfile_);
     EXPECT_TRUE(in.good()) << "no metrics textfile at " << textfile_;
-    const std::string label = "op=\"" + op + "\"}";
     for (std::string line; std::getline(in, line);) {
-      const size_t at = line.find(label);
-      if (line.starts_with("tierfs_fuse_requests_total{") && at != std::string::npos) {
-        return std::strtod(line.c_str() + at + label.size(), nullptr);
+      const size_t end = line.find("} ");
+      if (line.starts_with(name + "{") && end != std::string::npos &&
+          line.find(label) < end) {
+        return std::strtod(line.c_str() + end + 2, nullptr);
       }
     }
     return 0;
+  }
+  // FUSE requests of `op` ("read", "write") the daemon answered.
+  double Requests(const std::string& op) {
+    return Metric("tierfs_fuse_requests_total", "op=\"" + op + "\"");
   }
 
   static off_t SizeOf(int fd) {
@@ -223,6 +227,13 @@ TEST_F(PassthroughTest, PassthroughReadsHeatTheFileAndEnforceMovesIt) {
   WriteFileSynced(Path("unread"), data);
   ASSERT_EQ(ClassOf("read"), "hdd");
   EXPECT_EQ(ReadFile(Path("read")), data);
+  // The scan says how its heat was obtained: counted, the kernel counting these.
+  CommandResult query = Tool("fsppadm", {"query", mnt_});
+  ASSERT_EQ(query.exit_code, 0) << query.output;
+  EXPECT_NE(query.output.find("Heat           : counted (by the daemon; passthrough I/O by "
+                              "the kernel, "),
+            std::string::npos)
+      << query.output;
   // Within the counter's drain period (a second) the reads reach the counters.
   bool moved = false;
   for (int i = 0; i < 30 && !moved; ++i) {
@@ -235,6 +246,14 @@ TEST_F(PassthroughTest, PassthroughReadsHeatTheFileAndEnforceMovesIt) {
   EXPECT_EQ(ClassOf("unread"), "hdd");
   Unmount();
   EXPECT_EQ(Requests("read"), 0) << "the reads reached the daemon: nothing was proven";
+  // The metrics count those reads too: as the kernel's, and in the classes'
+  // shares of the I/O (hdd's, unless a late drain found the file moved).
+  EXPECT_GE(Metric("tierfs_heat_kernel_counted_bytes_total", "direction=\"read\""),
+            static_cast<double>(data.size()));
+  EXPECT_GE(Metric("tierfs_class_read_bytes_total", "class=\"hdd\"") +
+                Metric("tierfs_class_read_bytes_total", "class=\"ssd\""),
+            static_cast<double>(data.size()));
+  EXPECT_EQ(Metric("tierfs_heat_uncounted_calls_total", ""), 0);
   Mount();
 }
 

@@ -66,7 +66,7 @@ TEST_F(PolicyEnforceTest, OpenFileKeepsWorkingAcrossRelocation) {
 
   // A reader keeps reading the first part, a writer keeps rewriting the last chunk,
   // both through the open fd, while enforce moves the file.
-  std::atomic<bool> stop{false};
+  std::atomic<bool> stop{false}, pause_writes{false};
   std::atomic<int> mismatches{0}, reads{0}, writes{0}, io_errors{0};
   std::atomic<int> last_value{-1};
   std::thread reader([&] {
@@ -84,21 +84,33 @@ TEST_F(PolicyEnforceTest, OpenFileKeepsWorkingAcrossRelocation) {
   std::thread writer([&] {
     void* buf = nullptr;
     ASSERT_EQ(posix_memalign(&buf, 4096, kChunk), 0);
-    for (int v = 0; v < 2000 && !stop; ++v) {
+    // Bounded by iterations, each of which sleeps: 20,000 x >= 5 ms.
+    for (int v = 0, step = 0; step < 20000 && !stop; ++step) {
+      if (pause_writes) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        continue;
+      }
       std::memset(buf, 'a' + v % 26, kChunk);
       if (pwrite(fd, buf, kChunk, kSize - kChunk) != static_cast<ssize_t>(kChunk)) io_errors++;
-      last_value = v;
+      last_value = v++;
       writes++;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     free(buf);
   });
   // A write during the copy makes a move "busy"; enforce retries at its next run.
+  // When the copy takes longer than the writer's 20 ms pace (a sanitizer build, a
+  // loaded machine), every attempt would be busy: after five, the writer pauses
+  // during each enforce and writes between them, so the move is bound to happen
+  // while the file stays open and in use.
   std::string moved;
   for (int attempt = 0; attempt < 30 && moved != "ssd"; ++attempt) {
+    pause_writes = attempt >= 5;
     CommandResult r = Tool("fsppadm", {"enforce", mnt_});
+    pause_writes = false;
     ASSERT_NE(r.exit_code, 2) << r.output;
     moved = ClassOf("data.hot");
+    if (moved != "ssd") std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   // Keep using the file for a while after the move.
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
