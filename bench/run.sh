@@ -369,6 +369,9 @@ tmpfs_mounted=()  # the tmpfs "devices" of section fast (unmounted after the FUS
 pg_datas=()       # PostgreSQL data directories of clusters we started
 strace_pid=""     # the strace of section dbw while it runs
 declare -A dir_of pid_of  # configuration -> directory to use, daemon pid ("" for native)
+# tierfs mounts: NAME -> ssd volume, -o options, where this mount's lines start
+# in its log; section fast: NAME -> its tmpfs, its ssd class; passthrough noted
+declare -A tierfs_ssd_of tierfs_opts_of log_mark dev_of ssd_class_of pt_noted
 wait_gone() {  # PID SECONDS: wait (bounded) for a process we started to exit
   local i
   for ((i = 0; i < $2 * 10; i++)); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
@@ -402,6 +405,10 @@ cleanup() {
     wait_gone "$pid" 5 || { kill -TERM "$pid" 2>/dev/null; wait_gone "$pid" 10; } || kill -KILL "$pid" 2>/dev/null
   done
   for dir in "${tierfs_meta[@]}"; do flock -w 30 "$dir/.tierfs/daemon.lock" true 2>/dev/null || true; done
+  # The daemons' logs outlive the run (whether passthrough was on, and why not).
+  for name in "${!tierfs_ssd_of[@]}"; do
+    cp "${tierfs_ssd_of[$name]}/.tierfs/tierfs.log" "$out/tierfs-$name.log" 2>/dev/null
+  done
   # Last, once no daemon holds files on them; lazily if one still does.
   for ((i = ${#tmpfs_mounted[@]} - 1; i >= 0; i--)); do
     if mountpoint -q "${tmpfs_mounted[i]}"; then
@@ -433,7 +440,6 @@ wait_mounted() {  # MOUNTPOINT
 # NAME/dev, which holds its data (native: the directory itself; tierfs: the ssd
 # volume, with the database; mergerfs: both branches; bindfs: the source); its
 # mount point and tierfs's hdd volume stay on the disk.
-declare -A dev_of tierfs_ssd_of tierfs_opts_of log_mark pt_noted ssd_class_of
 base_of() { echo "${dev_of[$1]:-$work/$1}"; }  # NAME: where its data directories go
 mount_tmpfs_dev() {  # NAME: 2 x DATA_SIZE, + 64 MiB for tierfs's database and its reserve
   local dev=$work/$1/dev
