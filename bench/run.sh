@@ -498,6 +498,9 @@ mount_mergerfs() {
   # allow_other (as tierfs and bindfs have when mounted by root): the postgres
   # user works in it; a permission option, no cost per request.
   [ $root = 0 ] || opts=${opts:+$opts,}allow_other
+  # On a tmpfs (section fast): the default minfreespace, 4 GiB, is more than
+  # the tmpfs has, and mergerfs would refuse every create (ENOSPC).
+  [ -z "${dev_of[$name]:-}" ] || opts=${opts:+$opts,}minfreespace=1M
   mounted+=("$work/$name/mnt")
   "$binary" -f ${opts:+-o "$opts"} "$base/a:$base/b" "$work/$name/mnt" &
   peer_pids+=("$!")
@@ -530,9 +533,8 @@ mount_config() {
     tierfs-ptro) tierfs_opts_of[$name]=${TIERFS_OPTS:+$TIERFS_OPTS,}passthrough=ro; mount_tierfs "$name" ;;
     mergerfs) mount_mergerfs "$name" ;;
     # passthrough.io needs cache.files on (not off or per-process: the kernel's
-    # direct I/O wins over passthrough); the default minfreespace (4 GiB) would
-    # refuse creates on a small tmpfs.
-    mergerfs-pt) mount_mergerfs "$name" "$mergerfs_pt" cache.files=auto-full,passthrough.io=rw,minfreespace=1M ;;
+    # direct I/O wins over passthrough).
+    mergerfs-pt) mount_mergerfs "$name" "$mergerfs_pt" cache.files=auto-full,passthrough.io=rw ;;
     bindfs) mount_bindfs "$name" ;;
   esac
   if [[ $name == fast-tierfs* ]]; then
