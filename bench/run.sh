@@ -6,6 +6,8 @@
 #   sudo QUICK=1 bench/run.sh    # tiny sizes, one round: checks every section in ~3 minutes
 #   sudo TIERFS_OPTS=io_uring bench/run.sh  # tierfs mounted with these -o options; io_uring
 #                                # also turns the fuse module's enable_uring on for the run
+#   sudo MERGERFS_TARBALL=mergerfs-2.42.0.tar.gz bench/run.sh  # also mergerfs-pt (built once
+#                                # into BENCH_CACHE; or MERGERFS_PT=a mergerfs >= 2.40 binary)
 #
 # What it does, under one temporary directory on the disk that holds BENCH_DIR
 # (default /var/tmp):
@@ -16,9 +18,13 @@
 #      prepares once (cached in BENCH_CACHE) the real-work tree: Debian's Linux
 #      sources (or, when linux-source cannot be installed, /usr/include), plus a
 #      generated C project to build, committed to git natively;
-#   2. mounts four configurations side by side -- native (the directory itself),
-#      tierfs (mkdstfs over two directories, ssd + hdd), mergerfs (a union of two
-#      directories), bindfs (a plain FUSE passthrough) -- and runs ROUNDS
+#   2. mounts the configurations of CONFIGS side by side -- native (the directory
+#      itself), tierfs (mkdstfs over two directories, ssd + hdd), tierfs-pt (the
+#      same with --passthrough=rw; tierfs-ptro: =ro; mounted only for their own
+#      turn, since their BPF heat counter may cost every system call of the
+#      machine), mergerfs (Debian's, a union of two directories), mergerfs-pt
+#      (mergerfs >= 2.40 with passthrough.io=rw: MERGERFS_PT or MERGERFS_TARBALL,
+#      else skipped), bindfs (a plain FUSE passthrough) -- and runs ROUNDS
 #      interleaved rounds; each round runs on each configuration in turn:
 #        meta  metadata_bench at META_FILES files (and META_FILES_BIG with FULL=1)
 #              with 1 and 4 threads (META_THREADS), daemon CPU per operation;
@@ -28,6 +34,13 @@
 #        real  untar the tree (+ sync), grep -r warm, git status, make -j, rm -rf;
 #        pg    pgbench TPC-B-like (scale PG_SCALE, PG_CLIENTS clients) on a private
 #              PostgreSQL cluster in the directory (PG_CONFIGS: native and tierfs);
+#      and then, on each of FAST_CONFIGS in turn, with a tmpfs of its own as the
+#      "device" (native: a directory on it; tierfs*: its ssd volume on it, a
+#      policy creating every file there, checked with fsmap; mergerfs*: both
+#      branches on it):
+#        fast  fio on the tmpfs: sequential write (end fsync) and cold read, 1 MiB;
+#              cold random 4 KiB reads (1 and 4 jobs, FAST_RAND_IO); random 4 KiB
+#              writes (end fsync, FAST_RANDW_IO);
 #   3. dbw: on tierfs under strace, the SQLite pwrites (WAL and main file) per
 #      file read by a cold and a warm grep -r, and per file created;
 #   4. mem: resident memory of fresh tierfs / mergerfs / bindfs daemons after
@@ -39,9 +52,10 @@
 #      timed, the workload again, and the share of read bytes served by files
 #      on the ssd class before and after (fsmap): the NetApp paper's measure;
 #   7. prints the tables (bench/summarize.py: medians of the rounds, ratios to
-#      native, mergerfs and bindfs, spreads), writes summary.csv and summary.json
-#      next to the raw results.tsv in BENCH_OUT, and plots the ratios to PLOT.
-# SECTIONS (default "meta fio real pg dbw mem policy scan") selects sections.
+#      native (in section fast: the tmpfs), mergerfs, mergerfs-pt and bindfs,
+#      spreads), writes summary.csv and summary.json next to the raw results.tsv
+#      in BENCH_OUT, and plots the ratios to PLOT.
+# SECTIONS (default "meta fio real pg fast dbw mem policy scan") selects sections.
 # Everything it mounted is unmounted on exit, whatever happens (trap), every
 # process it started (daemons, postgres, strace) is stopped by its pid, and
 # every step is bounded in time (STEP_TIMEOUT seconds).
@@ -56,6 +70,7 @@ if [ "$QUICK" = 1 ]; then
   : "${ROUNDS:=1}" "${META_FILES:=2000}" "${DATA_SIZE:=64M}" "${RAND_SECONDS:=1}" "${RAND_IO:=8M}"
   : "${RANDW_IO:=8M}" "${REAL_FILES:=1500}" "${BUILD_FILES:=16}" "${PG_SCALE:=1}" "${PG_SECONDS:=5}"
   : "${MEM_FILES:=3000}" "${POLICY_FILES:=20000}" "${SCAN_FILES:=2000}" "${SKEW_READS:=4000}"
+  : "${FAST_RAND_IO:=8M}" "${FAST_RANDW_IO:=8M}"
 fi
 if [ "$FULL" = 1 ]; then
   : "${META_FILES_BIG:=200000}" "${MEM_FILES:=1000000}"
@@ -81,11 +96,27 @@ MEM_FILES=${MEM_FILES:-0}           # section mem (0: skipped; FULL=1: 1000000)
 POLICY_FILES=${POLICY_FILES:-1000000}
 SCAN_FILES=${SCAN_FILES:-50000}     # files (4 KiB) in the scan / tiering file system
 SKEW_READS=${SKEW_READS:-100000}    # 4 KiB reads per round of the skewed workload
-CONFIGS=${CONFIGS:-native tierfs mergerfs bindfs}
-SECTIONS=${SECTIONS:-meta fio real pg dbw mem policy scan}
+# The default CONFIGS drops tierfs-pt where the kernel gives no passthrough and
+# mergerfs-pt where no mergerfs >= 2.40 is at hand; a CONFIGS set by hand keeps
+# tierfs-pt (its log says passthrough is off) and skips mergerfs-pt too.
+configs_default=$([ -z "${CONFIGS:-}" ] && echo 1 || echo 0)
+CONFIGS=${CONFIGS:-native tierfs tierfs-pt mergerfs mergerfs-pt bindfs}
+SECTIONS=${SECTIONS:-meta fio real pg fast dbw mem policy scan}
+# Section fast: configurations run on a tmpfs (default: those of CONFIGS but
+# mergerfs and bindfs, which have no passthrough), the amounts of random I/O.
+FAST_CONFIGS=${FAST_CONFIGS:-$(for c in $CONFIGS; do case $c in mergerfs|bindfs) ;; *) echo "$c" ;; esac; done | xargs)}
+FAST_RAND_IO=${FAST_RAND_IO:-256M}  # cold 4 KiB random reads on the tmpfs: this many bytes (all jobs)
+FAST_RANDW_IO=${FAST_RANDW_IO:-256M}  # 4 KiB random writes on the tmpfs: this many bytes
+MERGERFS_PT=${MERGERFS_PT:-}        # a mergerfs >= 2.40 binary for mergerfs-pt, or:
+MERGERFS_TARBALL=${MERGERFS_TARBALL:-}  # its source release (mergerfs-2.42.0.tar.gz), built once
 STEP_TIMEOUT=${STEP_TIMEOUT:-7200}  # seconds any one step may take
 BENCH_CACHE=${BENCH_CACHE:-/var/tmp/tierfs-bench-cache}
 TIERFS_OPTS=${TIERFS_OPTS:-}        # mount options of tierfs (mkdstfs -m, tierfs -o), e.g. io_uring
+
+known_configs=" native tierfs tierfs-pt tierfs-ptro mergerfs mergerfs-pt bindfs "
+for c in $CONFIGS $FAST_CONFIGS; do
+  [[ $known_configs == *" $c "* ]] || { echo "unknown configuration $c (known:$known_configs)" >&2; exit 1; }
+done
 
 SECONDS=0
 log() { printf '\n\033[1m== [%dm%02ds] %s\033[0m\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
@@ -121,6 +152,73 @@ log "build ($BUILD, Release, -j2)"
 cmake --build "$BUILD" -j2 --target tierfs mkdstfs fsppadm fsmap fcladm \
   metadata_bench policy_bench skew_bench >/dev/null
 bin=$BUILD/cli
+
+# ---- mergerfs-pt: a mergerfs with passthrough.io (2.40 and later) ------------
+# Debian 12 ships 2.33, which has none: MERGERFS_PT names a binary, or
+# MERGERFS_TARBALL a source release (github.com/trapexit/mergerfs/releases),
+# built once into BENCH_CACHE; else a system mergerfs that is new enough.
+without() { local x out=(); for x in $2; do [ "$x" = "$1" ] || out+=("$x"); done; echo "${out[*]}"; }
+has_config() { [[ " $CONFIGS $FAST_CONFIGS " == *" $1 "* ]]; }
+drop_config() {  # CONFIG WHY: leaves it out of this run, saying why in one line
+  CONFIGS=$(without "$1" "$CONFIGS")
+  FAST_CONFIGS=$(without "$1" "$FAST_CONFIGS")
+  log "$1: skipped, $2"
+}
+version_of() { "$1" --version 2>/dev/null | grep -oE '[0-9]+\.[0-9]+(\.[0-9]+)?' | head -n 1 || true; }
+version_ge() { [ "$(printf '%s\n%s\n' "$1" "$2" | sort -V | head -n 1)" = "$2" ]; }  # A B: A >= B
+build_mergerfs() {  # TARBALL: builds it once into BENCH_CACHE (release, -j2) -> mergerfs_pt
+  local tarball=$1 dir top
+  dir=$BENCH_CACHE/mergerfs-$(sha256sum "$tarball" | cut -c1-16)
+  if [ ! -x "$dir/mergerfs" ]; then
+    top=$(tar -tzf "$tarball" | awk -F/ 'NR == 1 { print $1 }')  # mergerfs-2.42.0
+    log "building $top from $tarball into $dir (once, -j2; log: $dir.log)"
+    rm -rf "$dir" "$dir.src"
+    mkdir -p "$dir.src"
+    bounded tar -xzf "$tarball" -C "$dir.src" --strip-components=1
+    # A release has no git metadata: its version comes from VERSION, and
+    # GIT_DIR keeps git from describing a repository around BENCH_CACHE.
+    [ -s "$dir.src/VERSION" ] || printf '%s' "${top#mergerfs-}" > "$dir.src/VERSION"
+    # NDEBUG=1: the release build (plain make is -O0 -g).
+    if ! (cd "$dir.src" && GIT_DIR=/nonexistent ./buildtools/update-version &&
+          bounded make -j2 NDEBUG=1) > "$dir.log" 2>&1; then
+      tail -n 20 "$dir.log" >&2
+      echo "building mergerfs from $tarball failed (log: $dir.log)" >&2
+      exit 1
+    fi
+    mkdir -p "$dir"
+    cp "$dir.src/build/mergerfs" "$dir/mergerfs"
+    rm -rf "$dir.src"
+  fi
+  mergerfs_pt=$dir/mergerfs
+}
+# FUSE passthrough came in Linux 6.9: before it, the default CONFIGS runs no
+# -pt configuration (one set by hand runs them, and their checks say "off").
+kernel=$(uname -r | grep -oE '^[0-9]+\.[0-9]+' || true)
+if [ "$configs_default" = 1 ] && ! version_ge "$kernel" 6.9; then
+  for c in tierfs-pt mergerfs-pt; do
+    if has_config $c; then drop_config $c "Linux $kernel has no FUSE passthrough (6.9 and later)"; fi
+  done
+fi
+mergerfs_pt="" mergerfs_pt_version=""
+if has_config mergerfs-pt; then
+  if [ -n "$MERGERFS_PT" ]; then
+    mergerfs_pt=$MERGERFS_PT
+  elif [ -n "$MERGERFS_TARBALL" ]; then
+    [ -f "$MERGERFS_TARBALL" ] || { echo "MERGERFS_TARBALL: no file $MERGERFS_TARBALL" >&2; exit 1; }
+    build_mergerfs "$MERGERFS_TARBALL"
+  elif version_ge "$(version_of mergerfs)" 2.40; then
+    mergerfs_pt=$(command -v mergerfs)
+  fi
+  if [ -z "$mergerfs_pt" ]; then
+    drop_config mergerfs-pt "no mergerfs >= 2.40 (Debian's is $(version_of mergerfs)): set MERGERFS_PT=BINARY or MERGERFS_TARBALL=mergerfs-2.42.0.tar.gz (docs/benchmarks.md)"
+  else
+    [ -x "$mergerfs_pt" ] || { echo "MERGERFS_PT: $mergerfs_pt is not an executable" >&2; exit 1; }
+    mergerfs_pt_version=$(version_of "$mergerfs_pt")
+    version_ge "$mergerfs_pt_version" 2.40 ||
+      { echo "mergerfs-pt: $mergerfs_pt is mergerfs ${mergerfs_pt_version:-?}, passthrough.io needs 2.40 or later" >&2; exit 1; }
+    log "mergerfs-pt: $mergerfs_pt (mergerfs $mergerfs_pt_version)"
+  fi
+fi
 mb=$BUILD/bench/metadata_bench
 pb=$BUILD/bench/policy_bench
 sb=$BUILD/bench/skew_bench
@@ -141,6 +239,8 @@ record() {  # CONFIG: prefixes "group<TAB>metric<TAB>value" lines from stdin
 printf 'env\tloadavg_start\t%s\nenv\tnproc\t%s\nenv\tquick\t%s\nenv\tfull\t%s\nenv\trounds\t%s\n' \
   "$(cut -d' ' -f1 /proc/loadavg)" "$(nproc)" "$QUICK" "$FULL" "$ROUNDS" | record env
 printf 'env\ttierfs_opts\t%s\n' "${TIERFS_OPTS:--}" | record env
+printf 'env\tmergerfs_pt\t%s\n' "$([ -n "$mergerfs_pt_version" ] && echo "mergerfs $mergerfs_pt_version" || echo -)" \
+  | record env
 
 # ---- the real-work tree (prepared once, natively, cached) -------------------
 # src.tar: the tree (sources + a generated C project); git.tar: its .git,
@@ -265,9 +365,13 @@ M
 mounted=()        # mount points, in mount order
 peer_pids=()      # mergerfs / bindfs daemons, run in the foreground (-f) by us
 tierfs_meta=()    # metadata directories of our tierfs mounts (daemon.lock)
+tmpfs_mounted=()  # the tmpfs "devices" of section fast (unmounted after the FUSE mounts on them)
 pg_datas=()       # PostgreSQL data directories of clusters we started
 strace_pid=""     # the strace of section dbw while it runs
 declare -A dir_of pid_of  # configuration -> directory to use, daemon pid ("" for native)
+# tierfs mounts: NAME -> ssd volume, -o options, where this mount's lines start
+# in its log; section fast: NAME -> its tmpfs, its ssd class; passthrough noted
+declare -A tierfs_ssd_of tierfs_opts_of log_mark dev_of ssd_class_of pt_noted
 wait_gone() {  # PID SECONDS: wait (bounded) for a process we started to exit
   local i
   for ((i = 0; i < $2 * 10; i++)); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
@@ -296,10 +400,21 @@ cleanup() {
       timeout 60 fusermount3 -u "${mounted[i]}" 2>/dev/null || fusermount3 -uz "${mounted[i]}" || true
     fi
   done
+  # mergerfs 2.42 sometimes stays alive, idle, after its unmount: SIGTERM then.
   for pid in "${peer_pids[@]}"; do
-    wait_gone "$pid" 30 || { kill -TERM "$pid" 2>/dev/null; wait_gone "$pid" 10; } || kill -KILL "$pid" 2>/dev/null
+    wait_gone "$pid" 5 || { kill -TERM "$pid" 2>/dev/null; wait_gone "$pid" 10; } || kill -KILL "$pid" 2>/dev/null
   done
   for dir in "${tierfs_meta[@]}"; do flock -w 30 "$dir/.tierfs/daemon.lock" true 2>/dev/null || true; done
+  # The daemons' logs outlive the run (whether passthrough was on, and why not).
+  for name in "${!tierfs_ssd_of[@]}"; do
+    cp "${tierfs_ssd_of[$name]}/.tierfs/tierfs.log" "$out/tierfs-$name.log" 2>/dev/null
+  done
+  # Last, once no daemon holds files on them; lazily if one still does.
+  for ((i = ${#tmpfs_mounted[@]} - 1; i >= 0; i--)); do
+    if mountpoint -q "${tmpfs_mounted[i]}"; then
+      timeout 60 umount "${tmpfs_mounted[i]}" || umount -l "${tmpfs_mounted[i]}"
+    fi
+  done
   timeout 1800 rm -rf "$work"
   if [ -n "$uring_was" ]; then echo "$uring_was" > "$uring_param"; fi
 }
@@ -321,55 +436,171 @@ wait_mounted() {  # MOUNTPOINT
   return 1
 }
 
+# Section fast's "devices": NAME (fast-CONFIG) has a tmpfs of its own at
+# NAME/dev, which holds its data (native: the directory itself; tierfs: the ssd
+# volume, with the database; mergerfs: both branches; bindfs: the source); its
+# mount point and tierfs's hdd volume stay on the disk.
+base_of() { echo "${dev_of[$1]:-$work/$1}"; }  # NAME: where its data directories go
+mount_tmpfs_dev() {  # NAME: 2 x DATA_SIZE, + 64 MiB for tierfs's database and its reserve
+  local dev=$work/$1/dev
+  mkdir -p "$dev"
+  tmpfs_mounted+=("$dev")
+  mount -t tmpfs -o "size=$(($(bytes "$DATA_SIZE") * 2 / 1048576 + 64))m,mode=755" \
+    "tierfs-bench-$1" "$dev"
+  dev_of[$1]=$dev
+}
+
 mount_native() {  # NAME
-  mkdir -p "$work/$1"
-  dir_of[$1]=$work/$1
+  local dir
+  dir=$(base_of "$1")
+  mkdir -p "$dir"
+  dir_of[$1]=$dir
   pid_of[$1]=""
 }
 
-mount_tierfs() {  # NAME [command prefix...]: mkdstfs NAME/ssd:ssd NAME/hdd:hdd on NAME/mnt
-  local name=$1
+# NAME [command prefix...]: mkdstfs NAME/ssd:ssd NAME/hdd:hdd on NAME/mnt, with
+# the -o options tierfs_opts_of[NAME] (default TIERFS_OPTS)
+mount_tierfs() {
+  local name=$1 ssd hdd=$work/$1/hdd mnt=$work/$1/mnt opts=${tierfs_opts_of[$1]-$TIERFS_OPTS}
   shift
-  mkdir -p "$work/$name/ssd" "$work/$name/hdd" "$work/$name/mnt"
-  bounded "$@" "$bin/mkdstfs" ${TIERFS_OPTS:+-m "$TIERFS_OPTS"} "$work/$name/mnt" "$name" \
-    "$work/$name/ssd:ssd" "$work/$name/hdd:hdd" >/dev/null 2>"$out/mkdstfs-$name.log"
-  mounted+=("$work/$name/mnt")
-  tierfs_meta+=("$work/$name/ssd")
-  dir_of[$name]=$work/$name/mnt
-  pid_of[$name]=$(tr -d '\n' < "$work/$name/ssd/.tierfs/daemon.lock")
+  ssd=$(base_of "$name")/ssd
+  tierfs_ssd_of[$name]=$ssd
+  tierfs_opts_of[$name]=$opts
+  log_mark[$name]=0
+  mkdir -p "$ssd" "$hdd" "$mnt"
+  mounted+=("$mnt")
+  tierfs_meta+=("$ssd")
+  bounded "$@" "$bin/mkdstfs" ${opts:+-m "$opts"} "$mnt" "$name" "$ssd:ssd" "$hdd:hdd" \
+    >/dev/null 2>"$out/mkdstfs-$name.log"
+  dir_of[$name]=$mnt
+  pid_of[$name]=$(tr -d '\n' < "$ssd/.tierfs/daemon.lock")
 }
 
-remount_tierfs() {  # NAME: unmount, wait for the daemon's final flush, mount again
-  local name=$1
-  timeout 300 fusermount3 -u "$work/$name/mnt"
-  flock -w 300 "$work/$name/ssd/.tierfs/daemon.lock" true
-  bounded "$bin/tierfs" ${TIERFS_OPTS:+-o "$TIERFS_OPTS"} "$work/$name/ssd" "$work/$name/mnt"
-  pid_of[$name]=$(tr -d '\n' < "$work/$name/ssd/.tierfs/daemon.lock")
+tierfs_down() {  # NAME: unmount, wait for the daemon's final flush (it holds daemon.lock to its exit)
+  timeout 300 fusermount3 -u "$work/$1/mnt"
+  flock -w 300 "${tierfs_ssd_of[$1]}/.tierfs/daemon.lock" true
 }
+tierfs_up() {  # NAME: mount NAME's tierfs again, with its options
+  local name=$1 ssd=${tierfs_ssd_of[$1]} opts=${tierfs_opts_of[$1]}
+  # Where this mount's lines start in the daemon's log (pt_state reads them).
+  log_mark[$name]=$(stat -c %s "$ssd/.tierfs/tierfs.log" 2>/dev/null || echo 0)
+  bounded "$bin/tierfs" ${opts:+-o "$opts"} "$ssd" "$work/$name/mnt"
+  pid_of[$name]=$(tr -d '\n' < "$ssd/.tierfs/daemon.lock")
+}
+remount_tierfs() { tierfs_down "$1"; tierfs_up "$1"; }  # NAME
 
-mount_mergerfs() {  # NAME: default options (create policy epmfs, cache.files=libfuse)
-  local name=$1 opts=()
-  mkdir -p "$work/$name/a" "$work/$name/b" "$work/$name/mnt"
+# NAME [BINARY OPTIONS]: Debian's mergerfs with its default options (create
+# policy epmfs, cache.files=libfuse), or BINARY with -o OPTIONS
+mount_mergerfs() {
+  local name=$1 binary=${2:-mergerfs} opts=${3:-} base
+  base=$(base_of "$name")
+  mkdir -p "$base/a" "$base/b" "$work/$name/mnt"
   # allow_other (as tierfs and bindfs have when mounted by root): the postgres
   # user works in it; a permission option, no cost per request.
-  [ $root = 0 ] || opts=(-o allow_other)
-  mergerfs -f "${opts[@]}" "$work/$name/a:$work/$name/b" "$work/$name/mnt" &
+  [ $root = 0 ] || opts=${opts:+$opts,}allow_other
+  # On a tmpfs (section fast): the default minfreespace, 4 GiB, is more than
+  # the tmpfs has, and mergerfs would refuse every create (ENOSPC).
+  [ -z "${dev_of[$name]:-}" ] || opts=${opts:+$opts,}minfreespace=1M
+  mounted+=("$work/$name/mnt")
+  "$binary" -f ${opts:+-o "$opts"} "$base/a:$base/b" "$work/$name/mnt" &
   peer_pids+=("$!")
   pid_of[$name]=$!
-  mounted+=("$work/$name/mnt")
   wait_mounted "$work/$name/mnt"
   dir_of[$name]=$work/$name/mnt
 }
 
 mount_bindfs() {  # NAME: default options (single-threaded)
-  local name=$1
-  mkdir -p "$work/$name/src" "$work/$name/mnt"
-  bindfs -f "$work/$name/src" "$work/$name/mnt" &
+  local name=$1 base
+  base=$(base_of "$name")
+  mkdir -p "$base/src" "$work/$name/mnt"
+  mounted+=("$work/$name/mnt")
+  bindfs -f "$base/src" "$work/$name/mnt" &
   peer_pids+=("$!")
   pid_of[$name]=$!
-  mounted+=("$work/$name/mnt")
   wait_mounted "$work/$name/mnt"
   dir_of[$name]=$work/$name/mnt
+}
+
+# NAME: mounts configuration ${NAME#fast-} as NAME; fast-*: over a tmpfs of its
+# own, tierfs with a policy that creates every file on its ssd volume (the tmpfs).
+mount_config() {
+  local name=$1
+  if [[ $name == fast-* ]]; then mount_tmpfs_dev "$name"; fi
+  case ${name#fast-} in
+    native) mount_native "$name" ;;
+    tierfs) mount_tierfs "$name" ;;
+    tierfs-pt) tierfs_opts_of[$name]=${TIERFS_OPTS:+$TIERFS_OPTS,}passthrough=rw; mount_tierfs "$name" ;;
+    tierfs-ptro) tierfs_opts_of[$name]=${TIERFS_OPTS:+$TIERFS_OPTS,}passthrough=ro; mount_tierfs "$name" ;;
+    mergerfs) mount_mergerfs "$name" ;;
+    # passthrough.io needs cache.files on (not off or per-process: the kernel's
+    # direct I/O wins over passthrough).
+    mergerfs-pt) mount_mergerfs "$name" "$mergerfs_pt" cache.files=auto-full,passthrough.io=rw ;;
+    bindfs) mount_bindfs "$name" ;;
+  esac
+  if [[ $name == fast-tierfs* ]]; then
+    # vol1 is the ssd volume; its class is "ssd" or "ssdmetadata" by version.
+    ssd_class_of[$name]=$("$bin/fsppadm" status "${dir_of[$name]}" | awk '$1 == "vol1" { print $2; exit }')
+    cat > "$out/fast_on_ssd-$name.xml" <<XML
+<?xml version="1.0"?>
+<!-- bench/run.sh, section fast: every file is created on the ssd class (the
+     tmpfs); no second class, so a full tmpfs fails the write, never moves it. -->
+<PLACEMENT_POLICY Version="5.1" Name="bench_fast_on_ssd">
+  <RULE Flags="data" Name="all_files">
+    <SELECT><PATTERN> * </PATTERN></SELECT>
+    <CREATE><ON><DESTINATION><CLASS> ${ssd_class_of[$name]} </CLASS></DESTINATION></ON></CREATE>
+  </RULE>
+</PLACEMENT_POLICY>
+XML
+    "$bin/fsppadm" assign "${dir_of[$name]}" "$out/fast_on_ssd-$name.xml" >/dev/null
+  fi
+}
+
+# tierfs-pt and tierfs-ptro are mounted only for their own turn in a round:
+# the BPF program that counts their passthrough I/O for heat may hook every
+# system call of the machine (docs/design.md, "Passthrough I/O"), which would
+# tax the other configurations' measurements too.
+transient() { [[ ${1#fast-} == tierfs-pt* ]]; }  # NAME
+
+# NAME: "on" when the kernel serves NAME's opens by passthrough, else why not.
+# tierfs logs at each mount whether it asked for passthrough in INIT, and later
+# if it had to turn it off; mergerfs shows its setting, which it turns off at
+# INIT when the kernel lacks passthrough, as an xattr of its control file.
+pt_state() {
+  local name=$1 lines why v
+  case ${name#fast-} in
+    tierfs-pt*)
+      stat "${dir_of[$name]}/." > /dev/null  # a request, answered after INIT
+      lines=$(tail -c +"$((log_mark[$name] + 1))" "${tierfs_ssd_of[$name]}/.tierfs/tierfs.log" \
+        | grep passthrough || true)
+      why=$(grep -E 'passthrough(=[a-z]+)?: (off|not asked)|stacked file system' <<<"$lines" \
+        | head -n 1 || true)
+      if [ -n "$why" ]; then echo "tierfs.log: $why"
+      elif grep -q 'asked for in INIT' <<<"$lines"; then echo on
+      else echo "tierfs.log says nothing of passthrough"; fi ;;
+    mergerfs-pt)
+      v=$(getfattr --only-values -n user.mergerfs.passthrough.io "${dir_of[$name]}/.mergerfs" \
+        2>/dev/null || true)
+      if [ "$v" = rw ]; then echo on; else echo "user.mergerfs.passthrough.io is '${v:-unreadable}'"; fi ;;
+    *) echo "no passthrough" ;;
+  esac
+}
+# NAME: after its measurements, records check (fast_)passthrough_on 1 or 0 and
+# says in the run's log when it is off: then its numbers are not passthrough's.
+pt_check() {
+  local name=$1 state hook metric=passthrough_on
+  [[ ${name#fast-} == *-pt* ]] || return 0
+  [[ $name != fast-* ]] || metric=fast_passthrough_on
+  state=$(pt_state "$name")
+  printf 'check\t%s\t%s\n' "$metric" "$([ "$state" = on ] && echo 1 || echo 0)" | record "${name#fast-}"
+  if [ "$state" != on ]; then
+    log "WARNING: $name: passthrough is OFF, these are not passthrough numbers ($state)"
+  elif [ -z "${pt_noted[$name]:-}" ]; then
+    pt_noted[$name]=1
+    hook=""
+    [[ ${name#fast-} != tierfs-pt* ]] || hook=$(grep -o 'counted for heat by BPF ([^)]*)' \
+      "${tierfs_ssd_of[$name]}/.tierfs/tierfs.log" | tail -n 1 || true)
+    log "$name: passthrough on${hook:+ (its I/O $hook)}"
+  fi
 }
 
 drop_caches() { sync; [ $root = 0 ] || echo 3 > /proc/sys/vm/drop_caches; }
@@ -418,9 +649,11 @@ meta_run() {
 # CONFIG NAME FIO-ARGS...: one fio job (all its jobs reported as a group) on
 # the configuration's fio.dat. Records NAME_mb_s (seq*) or NAME_iops and
 # NAME_p99_us (completion latency, rand*) and, for a FUSE daemon, the daemon's
-# CPU time per I/O.
+# CPU time per I/O; in groups data and daemon_cpu, or for fast-CONFIG (section
+# fast) fast and daemon_cpu_fast, under CONFIG.
 fio_job() {
-  local cfg=$1 name=$2 pid=${pid_of[$1]} t0 t1 json
+  local cfg=$1 name=$2 pid=${pid_of[$1]} t0 t1 json group=data cpu_group=daemon_cpu
+  if [[ $cfg == fast-* ]]; then group=fast cpu_group=daemon_cpu_fast; fi
   shift 2
   json=$out/fio-$cfg-$name-r$round.json
   t0=$(daemon_ticks "$pid")
@@ -428,14 +661,15 @@ fio_job() {
     --group_reporting --output-format=json "$@" > "$json"
   t1=$(daemon_ticks "$pid")
   jq -r --arg n "$name" --argjson cpu "$((t1 - t0))" --argjson hz "$clk_tck" \
+    --arg g "$group" --arg cg "$cpu_group" \
     --argjson daemon "$([ -n "$pid" ] && echo true || echo false)" '
     .jobs[0] as $j | ($j | if .read.total_ios > 0 then .read else .write end) as $s |
-    if ($n | startswith("seq")) then "data\t\($n)_mb_s\t\($s.bw_bytes / 1e6)"
-    else "data\t\($n)_iops\t\($s.iops)", "data\t\($n)_p99_us\t\($s.clat_ns.percentile["99.000000"] / 1e3)"
+    if ($n | startswith("seq")) then "\($g)\t\($n)_mb_s\t\($s.bw_bytes / 1e6)"
+    else "\($g)\t\($n)_iops\t\($s.iops)", "\($g)\t\($n)_p99_us\t\($s.clat_ns.percentile["99.000000"] / 1e3)"
     end,
-    if $daemon then "daemon_cpu\t\($n)_us_per_io\t\($cpu / $hz * 1e6 /
+    if $daemon then "\($cg)\t\($n)_us_per_io\t\($cpu / $hz * 1e6 /
                      ([$j.read.total_ios + $j.write.total_ios, 1] | max))" else empty end' \
-    "$json" | record "$cfg"
+    "$json" | record "${cfg#fast-}"
 }
 
 fio_all() {  # CONFIG
@@ -463,6 +697,38 @@ fio_all() {  # CONFIG
     --end_fsync=1 --norandommap --randrepeat=1
   fio_job "$cfg" randwrite_4j --rw=randwrite --bs=4k --size="$DATA_SIZE" \
     --io_size="$((rwio / 4))" --numjobs=4 --end_fsync=1 --norandommap --randrepeat=1
+  rm -f "$dir/fio.dat"
+}
+
+# fast-CONFIG: section fast's fio jobs on the configuration over its tmpfs.
+# Before each read job the page cache is dropped: a FUSE mount without
+# passthrough serves from its own cached pages; the tmpfs keeps its pages (it
+# is the device). The random I/O is a fixed amount, as in fio_all.
+fast_all() {
+  local name=$1 dir=${dir_of[$1]} rio rwio cls
+  settle "${pid_of[$name]}"
+  rio=$(bytes "$FAST_RAND_IO")
+  rwio=$(bytes "$FAST_RANDW_IO")
+  fio_job "$name" seqwrite --rw=write --bs=1M --size="$DATA_SIZE" --end_fsync=1
+  drop_caches
+  fio_job "$name" seqread --rw=read --bs=1M --size="$DATA_SIZE"
+  drop_caches
+  fio_job "$name" randread_cold --rw=randread --bs=4k --size="$DATA_SIZE" --io_size="$rio" \
+    --norandommap --randrepeat=1
+  drop_caches
+  fio_job "$name" randread_cold_4j --rw=randread --bs=4k --size="$DATA_SIZE" \
+    --io_size="$((rio / 4))" --numjobs=4 --norandommap --randrepeat=1
+  fio_job "$name" randwrite --rw=randwrite --bs=4k --size="$DATA_SIZE" --io_size="$rwio" \
+    --end_fsync=1 --norandommap --randrepeat=1
+  if [[ $name == fast-tierfs* ]]; then
+    # The file must have stayed on the ssd class (the tmpfs) all along: a
+    # relocation never moves it back there unasked.
+    cls=$("$bin/fsmap" "$dir/fio.dat" | awk 'NR > 1 { print $2 }')
+    printf 'check\tfast_fio_on_ssd\t%s\n' "$([ "$cls" = "${ssd_class_of[$name]}" ] && echo 1 || echo 0)" \
+      | record "${name#fast-}"
+    [ "$cls" = "${ssd_class_of[$name]}" ] ||
+      log "WARNING: $name: fio.dat is on class '$cls', not on the tmpfs (${ssd_class_of[$name]})"
+  fi
   rm -f "$dir/fio.dat"
 }
 
@@ -543,9 +809,23 @@ pg_all() {
   rm -rf "${dir_of[$cfg]}/pg"
 }
 
-for cfg in $CONFIGS; do "mount_$cfg" "$cfg"; done
-for round in $(seq "$ROUNDS"); do
+disk=0  # any of the sections on the disk
+for section in meta fio real pg; do if want $section; then disk=1; fi; done
+if [ $disk = 1 ]; then
   for cfg in $CONFIGS; do
+    mount_config "$cfg"
+    if transient "$cfg"; then tierfs_down "$cfg"; fi
+  done
+fi
+if want fast; then
+  for cfg in $FAST_CONFIGS; do
+    mount_config "fast-$cfg"
+    if transient "fast-$cfg"; then tierfs_down "fast-$cfg"; fi
+  done
+fi
+for round in $(seq "$ROUNDS"); do
+  for cfg in $([ $disk = 0 ] || echo "$CONFIGS"); do
+    if transient "$cfg"; then tierfs_up "$cfg"; fi
     if want meta; then
       for files in $META_FILES $META_FILES_BIG; do
         for threads in $META_THREADS; do
@@ -566,10 +846,23 @@ for round in $(seq "$ROUNDS"); do
       log "round $round/$ROUNDS, $cfg: pgbench (scale $PG_SCALE, $PG_CLIENTS clients, $PG_SECONDS s)"
       pg_all "$cfg"
     fi
+    pt_check "$cfg"
+    if transient "$cfg"; then
+      printf 'memory\tvmhwm_kib_end\t%s\n' "$(awk '/^VmHWM/ {print $2}' "/proc/${pid_of[$cfg]}/status")" \
+        | record "$cfg"
+      tierfs_down "$cfg"
+    fi
+  done
+  for cfg in $(! want fast || echo "$FAST_CONFIGS"); do
+    if transient "fast-$cfg"; then tierfs_up "fast-$cfg"; fi
+    log "round $round/$ROUNDS, fast-$cfg: fio on a tmpfs ($DATA_SIZE file)"
+    fast_all "fast-$cfg"
+    pt_check "fast-$cfg"
+    if transient "fast-$cfg"; then tierfs_down "fast-$cfg"; fi
   done
 done
-for cfg in $CONFIGS; do
-  [ -z "${pid_of[$cfg]}" ] && continue
+for cfg in $([ $disk = 0 ] || echo "$CONFIGS"); do
+  if [ -z "${pid_of[$cfg]}" ] || transient "$cfg"; then continue; fi  # (transient: at each round)
   printf 'memory\tvmhwm_kib_end\t%s\n' "$(awk '/^VmHWM/ {print $2}' "/proc/${pid_of[$cfg]}/status")" \
     | record "$cfg"
 done
@@ -771,7 +1064,8 @@ printf 'env\tloadavg_end\t%s\n' "$(cut -d' ' -f1 /proc/loadavg)" | record env
 
 # ---- 7. tables, CSV/JSON, plot ------------------------------------------------
 log "results (median of $ROUNDS rounds; raw: $results)"
-"$py" "$top/bench/summarize.py" --results "$results" --configs "$CONFIGS" --out "$out" \
+all_configs=$(for c in $known_configs; do if has_config "$c"; then echo "$c"; fi; done | xargs)
+"$py" "$top/bench/summarize.py" --results "$results" --configs "$all_configs" --out "$out" \
   --plot "$PLOT" --note "$(cat "$out/real-tree.txt" 2>/dev/null || true)" \
   --title "tierfs bench/run.sh $(date +%F), $(nproc) cores, ROUNDS=$ROUNDS$([ -n "$TIERFS_OPTS" ] && echo ", tierfs -o $TIERFS_OPTS")$([ "$QUICK" = 1 ] && echo ', QUICK (plumbing only)')"
 echo

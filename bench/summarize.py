@@ -3,9 +3,11 @@
 
 results.tsv holds one line per measurement, "config<TAB>group<TAB>metric<TAB>value",
 one per round. For every (group, metric) this prints the median of the rounds
-per configuration, tierfs' ratio to native, to mergerfs and to bindfs (and the
-peers' ratios to native), the max/min spread of tierfs and native over the
-rounds, and, where issue 11 sets one, the target and whether it is met.
+per configuration, the ratios of tierfs (and of tierfs-pt, tierfs-ptro: with
+passthrough) to native, to mergerfs, to mergerfs-pt and to bindfs (and the
+peers' ratios to native), the max/min spread over the rounds, and, where issue
+11 sets one, the target and whether it is met. Section fast (group "fast") ran
+on a tmpfs: there native is a directory on the tmpfs.
 Ratios are always value / value; the column "better" says whether a higher
 ("hi", rates) or a lower ("lo": seconds, latency, CPU, memory, writes) value
 is better.
@@ -23,11 +25,22 @@ import statistics
 import sys
 from collections import OrderedDict
 
-PEERS = ("native", "tierfs", "mergerfs", "bindfs")
+PEERS = ("native", "tierfs", "tierfs-pt", "tierfs-ptro", "mergerfs", "mergerfs-pt", "bindfs")
+SHORT = {"native": "nat", "tierfs": "t", "tierfs-pt": "tp", "tierfs-ptro": "tr",
+         "mergerfs": "mrg", "mergerfs-pt": "mpt", "bindfs": "bfs"}
+# (numerator, denominator) of the ratio columns, in print order; the table
+# shows those whose two configurations ran, the CSV and JSON always all of them.
+RATIOS = [("tierfs", "native"), ("tierfs", "mergerfs"), ("tierfs", "bindfs"),
+          ("tierfs", "mergerfs-pt"), ("tierfs-pt", "native"), ("tierfs-pt", "mergerfs-pt"),
+          ("tierfs-ptro", "native"), ("tierfs-ptro", "mergerfs-pt"),
+          ("mergerfs", "native"), ("mergerfs-pt", "native"), ("bindfs", "native")]
+SPREADS = ("tierfs", "tierfs-pt", "mergerfs-pt", "native")  # spread columns of the table
 
 SECTIONS = [  # (title, group regexp), in print order
     ("metadata: ops/s (readdir, ls_l: entries/s); [files, threads]", r"metadata_.*"),
     ("fio, psync (MB/s, IOPS; p99 completion latency in us)", r"data"),
+    ("fast class: fio, psync, on a tmpfs (native: a directory on it; tierfs: its ssd volume)",
+     r"fast"),
     ("real work: wall seconds", r"real"),
     ("pgbench, TPC-B-like", r"pgbench"),
     ("database writes per operation (tierfs, strace: pwrites into meta.db-wal / meta.db)",
@@ -76,11 +89,15 @@ def label_of(group, metric):
         what = {"wal_pwrites": "WAL pwrites", "wal_pages": "WAL pages",
                 "db_pwrites": "db-file pwrites"}[d.group(2)]
         base = f"{op}: {what} per file"
+    if group == "fast":
+        base = "tmpfs " + base
     if base is None:
         base = re.sub(r"_(ops_s|us_per_op|us_per_io|cpu_s)$", "", metric).replace("_kib", "")
         base = base.replace("_", " ")
         if group == "daemon_cpu":
             base += " (fio, per I/O)"
+        elif group == "daemon_cpu_fast":
+            base += " (fio tmpfs, per I/O)"
         elif group == "daemon_cpu_real":
             base += " (real, s)"
         elif group == "daemon_cpu_pg":
@@ -148,7 +165,7 @@ def ratio(a, b):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--results", required=True)
-    ap.add_argument("--configs", default="native tierfs mergerfs bindfs")
+    ap.add_argument("--configs", default="native tierfs mergerfs bindfs")  # run.sh: those that ran
     ap.add_argument("--out", required=True)
     ap.add_argument("--plot", default="")
     ap.add_argument("--title", default="tierfs benchmarks")
@@ -190,10 +207,8 @@ def main():
                 row[c + "_n"] = len(xs)
                 row[c + "_spread"] = (max(xs) / min(xs)) if len(xs) > 1 and min(xs) > 0 else None
             t = row.get("tierfs")
-            for c in ("native", "mergerfs", "bindfs"):
-                row["tierfs/" + c] = ratio(t, row.get(c))
-            for c in ("mergerfs", "bindfs"):
-                row[c + "/native"] = ratio(row.get(c), row.get("native"))
+            for a, b in RATIOS:
+                row[a + "/" + b] = ratio(row.get(a), row.get(b))
             target = target_of(group, metric)
             row["target"] = ""
             row["met"] = ""
@@ -213,15 +228,23 @@ def main():
             rows.append(row)
 
     # ---- the table
-    cols = [c for c in PEERS if c in configs]
-    head = f"{'benchmark':<40} {'better':>6}" + "".join(f" {c:>10}" for c in cols)
-    head += f" {'t/nat':>6} {'t/mrg':>6} {'t/bfs':>6} {'m/nat':>6} {'b/nat':>6} {'t spr':>5} {'n spr':>5}"
+    cols = [c for c in PEERS if c in configs] + [c for c in configs if c not in PEERS]
+    rcols = [(a, b) for a, b in RATIOS if a in configs and b in configs]
+    scols = [c for c in SPREADS if c in configs]
+    rname = {(a, b): SHORT[a] + "/" + SHORT[b] for a, b in RATIOS}
+    width = {c: max(9, len(c)) for c in cols}
+    rwidth = {k: max(6, len(rname[k])) for k in rcols}
+    head = f"{'benchmark':<40} {'better':>6}" + "".join(f" {c:>{width[c]}}" for c in cols)
+    head += "".join(f" {rname[k]:>{rwidth[k]}}" for k in rcols)
+    head += "".join(f" {SHORT[c] + ' spr':>6}" for c in scols)
     head += f"  {'target (t/...)':<16} met"
     print(args.title)
     if args.note:
         print(args.note)
     print("medians of the rounds; t/nat = tierfs / native etc. (values, not speeds: see 'better');"
           " spr = max/min over the rounds; target: issue 11 (n native, m mergerfs, b bindfs)")
+    print("t tierfs, tp tierfs-pt (--passthrough=rw), tr tierfs-ptro (=ro), mrg mergerfs, "
+          "mpt mergerfs-pt (passthrough.io=rw), bfs bindfs, nat native (fast: the tmpfs)")
     section = None
     for r in rows:
         if r["section"] != section:
@@ -229,11 +252,12 @@ def main():
             print()
             print(section)
             print(head)
-        line = f"{r['label'][:40]:<40} {r['better']:>6}" + "".join(f" {fmt(r.get(c)):>10}" for c in cols)
-        for k in ("tierfs/native", "tierfs/mergerfs", "tierfs/bindfs", "mergerfs/native", "bindfs/native"):
-            line += f" {fmt_ratio(r.get(k)):>6}"
-        for c in ("tierfs", "native"):
-            line += f" {fmt_ratio(r.get(c + '_spread')):>5}"
+        line = f"{r['label'][:40]:<40} {r['better']:>6}"
+        line += "".join(f" {fmt(r.get(c)):>{width[c]}}" for c in cols)
+        for a, b in rcols:
+            line += f" {fmt_ratio(r.get(a + '/' + b)):>{rwidth[(a, b)]}}"
+        for c in scols:
+            line += f" {fmt_ratio(r.get(c + '_spread')):>6}"
         line += f"  {r['target']:<16} {r['met']}"
         print(line)
     if any(r["met"] for r in rows):
@@ -252,8 +276,7 @@ def main():
     fields = ["section", "group", "metric", "label", "better"]
     for c in configs:
         fields += [c, c + "_n", c + "_spread"]
-    fields += ["tierfs/native", "tierfs/mergerfs", "tierfs/bindfs", "mergerfs/native",
-               "bindfs/native", "target", "met"]
+    fields += [a + "/" + b for a, b in RATIOS] + ["target", "met"]
     with open(f"{args.out}/summary.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         w.writeheader()
@@ -276,7 +299,7 @@ def plot(rows, configs, path, title, note):
     except ImportError:
         print("warning: no matplotlib (python3-matplotlib): no plot", file=sys.stderr)
         return
-    peers = [c for c in ("tierfs", "mergerfs", "bindfs") if c in configs]
+    peers = [c for c in PEERS if c != "native" and c in configs]
     lines = []
     for r in rows:
         n = r.get("native")
@@ -292,7 +315,8 @@ def plot(rows, configs, path, title, note):
     if not lines:
         print("warning: nothing to plot", file=sys.stderr)
         return
-    colors = {"tierfs": "#1f77b4", "mergerfs": "#ff7f0e", "bindfs": "#7f7f7f"}
+    colors = {"tierfs": "#1f77b4", "tierfs-pt": "#17becf", "tierfs-ptro": "#9467bd",
+              "mergerfs": "#ff7f0e", "mergerfs-pt": "#d62728", "bindfs": "#7f7f7f"}
     height = 0.8 / len(peers)
     fig, ax = plt.subplots(figsize=(10, 1.2 + 0.32 * len(lines) * max(1, len(peers) / 2)))
     for i, (label, speeds) in enumerate(lines):
