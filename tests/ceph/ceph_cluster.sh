@@ -41,6 +41,11 @@
 # - pools of size 1, 8 placement groups, no autoscaler, mon_max_pg_per_osd 1000,
 #   chooseleaf type 0: one OSD must hold the gateway's eight pools.
 # - mon_data_avail_warn/crit low: a nearly full /tmp must not stop the monitor.
+# - rgw_cache_enabled false: the gateway's metadata cache keeps a watch on
+#   RADOS objects to hear of other gateways' changes; a gateway killed with
+#   SIGKILL leaves its watches behind for 30 s, and every bucket creation or
+#   removal waits for them (26 s measured) after a restart. One gateway needs
+#   no cache coherence.
 # - Ceph daemons bind ports 6800-7300 (ms_bind_port_min..max): the gateway's
 #   and the monitor's ports must lie outside (tests take ephemeral ports).
 set -euo pipefail
@@ -220,6 +225,7 @@ mon_data_avail_warn = 2
 mon_data_avail_crit = 1
 [client.rgw]
 rgw_frontends = beast endpoint=127.0.0.1:$port
+rgw_cache_enabled = false
 rgw_data = $dir/rgw
 EOF
   mkdir -p "$dir/rgw"
