@@ -66,15 +66,25 @@ usage() {
   exit 2
 }
 
-# The last lines of a daemon's log (and its standard output), for a failure message.
+# The last lines of a daemon's log (and its standard output), for a failure
+# message. `name` is a pid file's name (mon, osd, rgw) or a step's (osd-mkfs).
 log_tail() {
-  local dir=$1 name=$2 f
-  for f in "$dir/log/$name.log" "$dir/log/$name.out"; do
+  local dir=$1 name=$2 f log
+  case "$name" in
+    mon) log=mon.a.log ;;
+    osd) log=osd.0.log ;;
+    rgw) log=client.rgw.log ;;
+    *) log=$name.log ;;
+  esac
+  local shown=0
+  for f in "$dir/log/$log" "$dir/log/$name.out"; do
     if [ -s "$f" ]; then
       echo "--- last lines of $f:" >&2
       tail -n 25 "$f" >&2
+      shown=1
     fi
   done
+  [ "$shown" = 1 ] || echo "--- $dir/log/$log: nothing logged yet" >&2
 }
 
 # Seconds since the epoch with milliseconds, for the deadline checks.
@@ -135,6 +145,15 @@ stop_daemons() {
   done
 }
 
+# Stops every daemon, one at a time, gateway first: the gateway's own shutdown
+# talks to the monitor and the OSD, and hangs until SIGKILL when they are gone
+# already.
+stop_all() {
+  stop_daemons "$1" rgw
+  stop_daemons "$1" osd
+  stop_daemons "$1" mon
+}
+
 # Waits until the gateway answers an anonymous GET / with any HTTP status, or
 # fails with its log after the deadline (milliseconds since the epoch).
 wait_for_s3() {
@@ -154,11 +173,18 @@ wait_for_s3() {
   done
 }
 
-# Runs `ceph` against this cluster with a bound on its time.
+# Whole seconds left until `deadline` (milliseconds since the epoch), at least 1.
+seconds_left() {
+  local left=$((($1 - $(now_ms)) / 1000))
+  [ "$left" -ge 1 ] && echo "$left" || echo 1
+}
+
+# Runs `ceph` against this cluster, bounded by the start's deadline.
 ceph_cmd() {
-  local dir=$1
-  shift
-  timeout 30 ceph -c "$dir/ceph.conf" --connect-timeout 20 "$@"
+  local dir=$1 deadline=$2
+  shift 2
+  timeout "$(seconds_left "$deadline")" ceph -c "$dir/ceph.conf" \
+    --connect-timeout "$(seconds_left "$deadline")" "$@"
 }
 
 start_rgw() {
@@ -230,7 +256,7 @@ rgw_data = $dir/rgw
 EOF
   mkdir -p "$dir/rgw"
   # From here on a failure stops what was started; DIR stays for its logs.
-  trap 'stop_daemons "$dir" rgw osd mon' ERR
+  trap 'stop_all "$dir"' ERR
   monmaptool --create --fsid "$fsid" --addv a "[v2:127.0.0.1:$mon_port]" "$dir/monmap" \
     >"$dir/log/monmaptool.out" 2>&1 || { log_tail "$dir" monmaptool; die "monmaptool failed"; }
   ceph-mon -c "$dir/ceph.conf" --mkfs -i a --monmap "$dir/monmap" \
@@ -238,23 +264,23 @@ EOF
   spawn "$dir" mon ceph-mon -f -c "$dir/ceph.conf" -i a
   local osd_uuid osd_id
   osd_uuid=$(uuidgen)
-  osd_id=$(ceph_cmd "$dir" osd create "$osd_uuid" 2>"$dir/log/osd-create.out") ||
-    { log_tail "$dir" osd-create; log_tail "$dir" mon.a; stop_daemons "$dir" mon; die "ceph osd create failed"; }
+  osd_id=$(ceph_cmd "$dir" "$deadline" osd create "$osd_uuid" 2>"$dir/log/osd-create.out") ||
+    { log_tail "$dir" osd-create; log_tail "$dir" mon; stop_all "$dir"; die "ceph osd create failed"; }
   mkdir -p "$dir/osd/$osd_id"
   ceph-osd -c "$dir/ceph.conf" -i "$osd_id" --mkfs --osd-uuid "$osd_uuid" \
     >"$dir/log/osd-mkfs.out" 2>&1 ||
-    { log_tail "$dir" osd-mkfs; stop_daemons "$dir" mon; die "ceph-osd --mkfs failed"; }
+    { log_tail "$dir" osd-mkfs; stop_all "$dir"; die "ceph-osd --mkfs failed"; }
   spawn "$dir" osd ceph-osd -f -c "$dir/ceph.conf" -i "$osd_id"
   # The user first, then the gateway: both create the gateway's pools when
   # they are missing, and when they race for them, a pool creation stalls the
   # start by about 4 s. radosgw-admin waits for the OSD to come up.
-  timeout 30 radosgw-admin -c "$dir/ceph.conf" user create --uid tierfs-test \
+  timeout "$(seconds_left "$deadline")" radosgw-admin -c "$dir/ceph.conf" user create --uid tierfs-test \
     --display-name "tierfs tests" --access-key "$ACCESS_KEY" --secret-key "$SECRET_KEY" \
     >"$dir/log/user-create.out" 2>&1 ||
-    { log_tail "$dir" user-create; log_tail "$dir" osd.0; stop_daemons "$dir" rgw osd mon;
+    { log_tail "$dir" user-create; log_tail "$dir" osd; stop_all "$dir";
       die "radosgw-admin user create failed"; }
   start_rgw "$dir"
-  wait_for_s3 "$dir" "$deadline" || { stop_daemons "$dir" rgw osd mon; die "start failed"; }
+  wait_for_s3 "$dir" "$deadline" || { stop_all "$dir"; die "start failed"; }
   trap - ERR
   if [ -n "$owner" ]; then
     # The watcher: polls the owner every half second; stops the cluster when it is gone.
@@ -272,6 +298,11 @@ EOF
 cmd_stop() {
   local dir=$1
   [ -d "$dir" ] || return 0
+  # An empty directory: a start that found no Ceph made nothing in it.
+  if [ -z "$(ls -A "$dir")" ]; then
+    rmdir "$dir"
+    return 0
+  fi
   [ -f "$dir/ceph.conf" ] || die "$dir does not hold a cluster made by this script"
   # The watcher is not signalled when it is the one stopping (it runs this).
   local me=$$ pid prog
@@ -279,11 +310,7 @@ cmd_stop() {
     read -r pid prog <"$dir/pids/watcher.pid"
     [ "$pid" = "$me" ] || stop_daemons "$dir" watcher
   fi
-  # One at a time, gateway first: the gateway's own shutdown talks to the
-  # monitor and the OSD, and hangs until SIGKILL when they are gone already.
-  stop_daemons "$dir" rgw
-  stop_daemons "$dir" osd
-  stop_daemons "$dir" mon
+  stop_all "$dir"
   local name
   for name in rgw osd mon; do
     pid_is_ours "$dir" "$name" && die "$name is still running; $dir kept"
