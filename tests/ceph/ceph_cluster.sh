@@ -38,6 +38,9 @@
 #   still asks the monitor for a secure connection and hangs at start.
 # - paxos_propose_interval 0.05 / paxos_min_wait 0.01: every pool the gateway
 #   creates is a monitor proposal, each waiting about a second by default.
+# - objecter_tick_interval 0.2: a client (radosgw-admin, the gateway) that
+#   asks for an object before the OSD is up learns that it came up only at
+#   its next tick, 5 s by default: one start in three took 7 s instead of 2.
 # - pools of size 1, 8 placement groups, no autoscaler, mon_max_pg_per_osd 1000,
 #   chooseleaf type 0: one OSD must hold the gateway's eight pools.
 # - mon_data_avail_warn/crit low: a nearly full /tmp must not stop the monitor.
@@ -46,6 +49,10 @@
 #   SIGKILL leaves its watches behind for 30 s, and every bucket creation or
 #   removal waits for them (26 s measured) after a restart. One gateway needs
 #   no cache coherence.
+# - rgw_gc_obj_min_wait 0, rgw_gc_processor_period 2: the gateway frees a
+#   deleted object's data in the background, by default after two hours;
+#   the OSD holds data in memory, so tests that write and delete much would
+#   grow it without bound.
 # - Ceph daemons bind ports 6800-7300 (ms_bind_port_min..max): the gateway's
 #   and the monitor's ports must lie outside (tests take ephemeral ports).
 set -euo pipefail
@@ -179,6 +186,9 @@ seconds_left() {
   [ "$left" -ge 1 ] && echo "$left" || echo 1
 }
 
+# Appends the time and `what` to DIR/log/steps: where a slow start spent its time.
+step() { echo "$(date +%T.%3N) $2" >>"$1/log/steps"; }
+
 # Runs `ceph` against this cluster, bounded by the start's deadline.
 ceph_cmd() {
   local dir=$1 deadline=$2
@@ -247,11 +257,14 @@ osd_pool_default_pg_autoscale_mode = off
 mon_max_pg_per_osd = 1000
 paxos_propose_interval = 0.05
 paxos_min_wait = 0.01
+objecter_tick_interval = 0.2
 mon_data_avail_warn = 2
 mon_data_avail_crit = 1
 [client.rgw]
 rgw_frontends = beast endpoint=127.0.0.1:$port
 rgw_cache_enabled = false
+rgw_gc_obj_min_wait = 0
+rgw_gc_processor_period = 2
 rgw_data = $dir/rgw
 EOF
   mkdir -p "$dir/rgw"
@@ -262,25 +275,30 @@ EOF
   ceph-mon -c "$dir/ceph.conf" --mkfs -i a --monmap "$dir/monmap" \
     >"$dir/log/mon-mkfs.out" 2>&1 || { log_tail "$dir" mon-mkfs; die "ceph-mon --mkfs failed"; }
   spawn "$dir" mon ceph-mon -f -c "$dir/ceph.conf" -i a
+  step "$dir" "monitor started"
   local osd_uuid osd_id
   osd_uuid=$(uuidgen)
   osd_id=$(ceph_cmd "$dir" "$deadline" osd create "$osd_uuid" 2>"$dir/log/osd-create.out") ||
     { log_tail "$dir" osd-create; log_tail "$dir" mon; stop_all "$dir"; die "ceph osd create failed"; }
+  step "$dir" "osd $osd_id created"
   mkdir -p "$dir/osd/$osd_id"
   ceph-osd -c "$dir/ceph.conf" -i "$osd_id" --mkfs --osd-uuid "$osd_uuid" \
     >"$dir/log/osd-mkfs.out" 2>&1 ||
     { log_tail "$dir" osd-mkfs; stop_all "$dir"; die "ceph-osd --mkfs failed"; }
   spawn "$dir" osd ceph-osd -f -c "$dir/ceph.conf" -i "$osd_id"
+  step "$dir" "osd started"
   # The user first, then the gateway: both create the gateway's pools when
-  # they are missing, and when they race for them, a pool creation stalls the
-  # start by about 4 s. radosgw-admin waits for the OSD to come up.
+  # they are missing, so that one client alone makes them. radosgw-admin
+  # waits for the OSD to come up.
   timeout "$(seconds_left "$deadline")" radosgw-admin -c "$dir/ceph.conf" user create --uid tierfs-test \
     --display-name "tierfs tests" --access-key "$ACCESS_KEY" --secret-key "$SECRET_KEY" \
     >"$dir/log/user-create.out" 2>&1 ||
     { log_tail "$dir" user-create; log_tail "$dir" osd; stop_all "$dir";
       die "radosgw-admin user create failed"; }
+  step "$dir" "user created"
   start_rgw "$dir"
   wait_for_s3 "$dir" "$deadline" || { stop_all "$dir"; die "start failed"; }
+  step "$dir" "S3 answers"
   trap - ERR
   if [ -n "$owner" ]; then
     # The watcher: polls the owner every half second; stops the cluster when it is gone.
