@@ -107,6 +107,15 @@ class FdSink : public S3ResponseSink {
   uint64_t written_ = 0;
 };
 
+// A store that ignores Range answers 200 with the object from its first byte:
+// right only when the range started there.
+Status CheckRangeHonoured(const std::string& what, const S3HttpResult& r, uint64_t offset) {
+  if (r.status == 200 && offset != 0) {
+    return Status::Error(EPROTO, what + ": the store ignored the range (200, not 206)");
+  }
+  return Status::Ok();
+}
+
 std::string RangeHeader(uint64_t offset, uint64_t length) {
   if (length == S3Client::kToEnd || offset + length < offset) return std::to_string(offset) + "-";
   return std::to_string(offset) + "-" + std::to_string(offset + length - 1);
@@ -253,9 +262,11 @@ Result<size_t> S3Client::GetObject(const std::string& bucket, const std::string&
   req.url = Url(bucket, key);
   req.range = RangeHeader(offset, length);
   BufferSink sink(buf, length);
-  Result<S3HttpResult> r = Perform("GET " + Describe(bucket, key), req, &sink, 416);
+  std::string what = "GET " + Describe(bucket, key);
+  Result<S3HttpResult> r = Perform(what, req, &sink, 416);
   if (!r.ok()) return r.status();
   if (r->status == 416) return size_t{0};  // at or past the end, as pread(2)
+  TIERFS_RETURN_IF_ERROR(CheckRangeHonoured(what, *r, offset));
   return sink.used();
 }
 
@@ -272,9 +283,11 @@ Result<uint64_t> S3Client::GetObjectToFd(const std::string& bucket, const std::s
   // same bytes.
   if (offset != 0 || length != kToEnd) req.range = RangeHeader(offset, length);
   FdSink sink(fd, fd_offset, length);
-  Result<S3HttpResult> r = Perform("GET " + Describe(bucket, key), req, &sink, 416);
+  std::string what = "GET " + Describe(bucket, key);
+  Result<S3HttpResult> r = Perform(what, req, &sink, 416);
   if (!r.ok()) return r.status();
   if (r->status == 416) return uint64_t{0};
+  TIERFS_RETURN_IF_ERROR(CheckRangeHonoured(what, *r, offset));
   return sink.written();
 }
 
@@ -425,7 +438,7 @@ Result<std::vector<S3MultipartUpload>> S3Client::ListMultipartUploads(const std:
                                                                       const std::string& prefix) {
   TIERFS_RETURN_IF_ERROR(CheckBucketName(bucket));
   std::vector<S3MultipartUpload> all;
-  std::string key_marker, upload_id_marker;
+  std::string key_marker, upload_id_marker, previous_key, previous_id;
   std::string what = "list multipart uploads " + Describe(bucket, prefix);
   for (;;) {
     std::map<std::string, std::string> query = {{"uploads", ""}};
@@ -442,6 +455,12 @@ Result<std::vector<S3MultipartUpload>> S3Client::ListMultipartUploads(const std:
     if (!page.ok()) return Status::Error(page.status().code(), what + ": " + page.status().message());
     for (S3MultipartUpload& u : *page) all.push_back(std::move(u));
     if (key_marker.empty()) return all;
+    // Each page must move the markers on, or the loop would never end.
+    if (key_marker == previous_key && upload_id_marker == previous_id) {
+      return Status::Error(EPROTO, what + ": the listing repeats its markers");
+    }
+    previous_key = key_marker;
+    previous_id = upload_id_marker;
   }
 }
 
