@@ -8,6 +8,7 @@
 #   ceph_cluster.sh start-rgw DIR          # it again, waits until S3 answers
 #   ceph_cluster.sh freeze-rgw DIR         # SIGSTOP: connections open, nothing answers
 #   ceph_cluster.sh thaw-rgw DIR           # SIGCONT
+#   ceph_cluster.sh quota DIR BUCKET BYTES # the bucket takes no more than BYTES
 #
 # `start` makes one monitor, one OSD whose data lives in memory (memstore) and a
 # RADOS Gateway (radosgw, beast frontend) on 127.0.0.1:RGW_PORT, with every
@@ -53,6 +54,10 @@
 #   deleted object's data in the background, by default after two hours;
 #   the OSD holds data in memory, so tests that write and delete much would
 #   grow it without bound.
+# - A full store is a bucket quota (`quota`: the gateway answers 403
+#   QuotaExceeded at once), not a full OSD: without a manager nothing marks
+#   the OSD full, and writes to it wait for room that never comes (the client
+#   sees a stall, not an error).
 # - Ceph daemons bind ports 6800-7300 (ms_bind_port_min..max): the gateway's
 #   and the monitor's ports must lie outside (tests take ephemeral ports).
 set -euo pipefail
@@ -69,7 +74,7 @@ die() {
   exit 1
 }
 usage() {
-  sed -n '3,11p' "$0" >&2
+  sed -n '3,12p' "$0" >&2
   exit 2
 }
 
@@ -363,6 +368,14 @@ case "$command" in
     pid_is_ours "$dir" rgw && die "the gateway is running already"
     start_rgw "$dir"
     wait_for_s3 "$dir" $(($(now_ms) + START_TIMEOUT * 1000)) || die "the gateway did not come back"
+    ;;
+  quota)
+    [ $# -eq 4 ] || usage
+    timeout 30 radosgw-admin -c "$dir/ceph.conf" quota set --quota-scope=bucket \
+      --bucket="$3" --max-size="$4" >"$dir/log/quota.out" 2>&1 &&
+      timeout 30 radosgw-admin -c "$dir/ceph.conf" quota enable --quota-scope=bucket \
+        --bucket="$3" >>"$dir/log/quota.out" 2>&1 ||
+      { cat "$dir/log/quota.out" >&2; die "quota of bucket $3 failed"; }
     ;;
   *) usage ;;
 esac

@@ -202,6 +202,11 @@ Status CephCluster::ThawGateway() {
   return Run({"thaw-rgw", dir_}, 10, &output);
 }
 
+Status CephCluster::SetBucketQuota(const std::string& bucket, uint64_t bytes) {
+  std::string output;
+  return Run({"quota", dir_, bucket, std::to_string(bytes)}, 70, &output);
+}
+
 uint64_t CephCluster::ResidentBytes() const {
   uint64_t total = 0;
   for (const char* name : {"mon", "osd", "rgw"}) {

@@ -45,6 +45,10 @@ class CephCluster {
   Status StartGateway();
   Status FreezeGateway();
   Status ThawGateway();
+  // Caps what `bucket` may hold at `bytes`: later writes beyond it get 403
+  // QuotaExceeded at once. How tests make a full store (a full memstore OSD
+  // would stall writes instead: without a manager nothing marks it full).
+  Status SetBucketQuota(const std::string& bucket, uint64_t bytes);
 
   const std::string& endpoint() const { return endpoint_; }  // http://127.0.0.1:PORT
   const std::string& access_key() const { return access_key_; }

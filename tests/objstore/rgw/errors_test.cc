@@ -6,6 +6,7 @@
 
 #include <fstream>
 
+#include "fs/objstore/object_upload.h"
 #include "fs/objstore/s3_credentials.h"
 #include "tests/objstore/rgw/rgw_fixture.h"
 
@@ -111,6 +112,35 @@ TEST_F(ErrorsTest, ACredentialsFileIsUsedOnlyWhenPrivate) {
   EXPECT_S3_OK(client->HeadBucket(bucket_));
   unlink(path.c_str());
   rmdir(dir_template);
+}
+
+TEST_F(ErrorsTest, AFullBucketIsEnospcAtOnceAndKeepsNothing) {
+  ASSERT_S3_OK(cluster_->SetBucketQuota(bucket_, 10 << 20));
+  int fd = RandomFile(8 << 20, 4);
+  ASSERT_S3_OK(client_->PutObject(bucket_, "a", fd, 0, 4 << 20, {}));
+  ASSERT_S3_OK(client_->PutObject(bucket_, "b", fd, 0, 4 << 20, {}));
+  Result<std::string> full = client_->PutObject(bucket_, "c", fd, 0, 4 << 20, {});
+  EXPECT_EQ(full.status().code(), ENOSPC) << full.status().message();
+  EXPECT_NE(full.status().message().find("QuotaExceeded"), std::string::npos)
+      << full.status().message();
+  // Not retried: a full store does not empty itself between two attempts.
+  EXPECT_NE(full.status().message().find("(1 attempt in"), std::string::npos)
+      << full.status().message();
+  EXPECT_EQ(client_->HeadObject(bucket_, "c").status().code(), ENOENT);
+
+  // A multipart upload that does not fit fails and is aborted.
+  UploadOptions options;
+  options.multipart_threshold = 5 << 20;
+  options.part_size = 5 << 20;
+  Result<UploadResult> up = UploadObject(*client_, bucket_, "mp", fd, 0, 8 << 20, {}, options);
+  EXPECT_EQ(up.status().code(), ENOSPC) << up.status().message();
+  Result<std::vector<S3MultipartUpload>> uploads = client_->ListMultipartUploads(bucket_, "");
+  ASSERT_S3_OK(uploads);
+  EXPECT_TRUE(uploads->empty());
+  // Room again once an object is gone.
+  ASSERT_S3_OK(client_->DeleteObject(bucket_, "a"));
+  EXPECT_S3_OK(client_->PutObject(bucket_, "c", fd, 0, 4 << 20, {}));
+  close(fd);
 }
 
 }  // namespace
