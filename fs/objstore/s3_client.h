@@ -76,7 +76,9 @@ class S3Client {
   // Reads up to `length` bytes from `offset` of the object into `buf`, like
   // pread(2): the count read, less than `length` only when the object ends
   // first, 0 when `offset` is at or past its end (S3's 416). A `length` of 0
-  // reads nothing and sends nothing. ENOENT when the object or bucket is missing.
+  // reads nothing and sends nothing. ENOENT when the object or bucket is
+  // missing; EPROTO when the store ignored the range (a 200 for a range that
+  // does not start at 0).
   Result<size_t> GetObject(const std::string& bucket, const std::string& key, uint64_t offset,
                            size_t length, void* buf);
 

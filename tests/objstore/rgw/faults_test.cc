@@ -26,7 +26,6 @@ class FaultsTest : public RgwTest {
     // Whatever a test did, the gateway runs again for the next one.
     if (cluster_ != nullptr) {
       cluster_->ThawGateway();
-      std::string output;
       if (client_ != nullptr && !client_->HeadBucket(bucket_).ok()) {
         Status st = cluster_->StartGateway();
         EXPECT_TRUE(st.ok()) << st.message();
