@@ -8,6 +8,11 @@ packages=(
   libgflags-dev libgtest-dev googletest nlohmann-json3-dev
   prometheus-cpp-dev python3-prometheus-client   # metrics endpoint; its test's parser
   libspdlog-dev                                  # the daemon's log, to its file and syslog
+  libcurl4-openssl-dev libssl-dev                # the S3 client (fs/objstore): HTTP, SigV4, MD5
+  # A real S3 store for the object-volume tests: a single-node Ceph with its
+  # RADOS Gateway, started by the tests (tests/ceph/ceph_cluster.sh); rclone is
+  # the reference client the object-class benchmarks compare with.
+  ceph-mon ceph-osd radosgw ceph-common rclone
   libbpf-dev bpftool clang                       # the passthrough I/O counter (fs/bpf/README.md)
   attr rsync git procps man-db
   ccache                                         # rebuilds (tests, package, the earlier release's package)

@@ -1,0 +1,467 @@
+#include "fs/objstore/s3_client.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <random>
+#include <thread>
+
+#include "common/log.h"
+#include "fs/objstore/backoff.h"
+#include "fs/objstore/s3_errors.h"
+#include "fs/objstore/s3_names.h"
+#include "fs/objstore/s3_xml.h"
+
+namespace tierfs {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double UnitRandom() {
+  thread_local std::minstd_rand rng(std::random_device{}());
+  return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+}
+
+std::string Describe(const std::string& bucket, const std::string& key) {
+  return "s3://" + bucket + "/" + key;
+}
+
+std::string Attempts(int n, double seconds) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, " (%d attempt%s in %.1f s)", n, n == 1 ? "" : "s", seconds);
+  return buf;
+}
+
+// A 32-hex-digit ETag is the MD5 of a single PUT's (or a part's) bytes; others
+// (a multipart object's "MD5-N", an encrypted object's) are not compared.
+bool IsMd5Etag(const std::string& etag) {
+  if (etag.size() != 32) return false;
+  for (char c : etag) {
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+std::vector<std::string> MetadataHeaders(const S3Metadata& metadata) {
+  std::vector<std::string> headers;
+  for (const auto& [name, value] : metadata) headers.push_back("x-amz-meta-" + name + ": " + value);
+  return headers;
+}
+
+// Into a caller's buffer: at most its length.
+class BufferSink : public S3ResponseSink {
+ public:
+  BufferSink(void* buf, size_t capacity) : buf_(static_cast<char*>(buf)), capacity_(capacity) {}
+  int Write(const char* data, size_t n, std::string* what) override {
+    if (n > capacity_ - used_) {
+      *what = "the store sent more bytes than the range asked for";
+      return EPROTO;
+    }
+    std::memcpy(buf_ + used_, data, n);
+    used_ += n;
+    return 0;
+  }
+  void Rewind() override { used_ = 0; }
+  size_t used() const { return used_; }
+
+ private:
+  char* buf_;
+  size_t capacity_;
+  size_t used_ = 0;
+};
+
+// Into a file descriptor from `start`, with pwrite.
+class FdSink : public S3ResponseSink {
+ public:
+  FdSink(int fd, uint64_t start, uint64_t limit) : fd_(fd), start_(start), limit_(limit) {}
+  int Write(const char* data, size_t n, std::string* what) override {
+    if (n > limit_ - written_) {
+      *what = "the store sent more bytes than the range asked for";
+      return EPROTO;
+    }
+    while (n > 0) {
+      ssize_t w = ::pwrite(fd_, data, n, static_cast<off_t>(start_ + written_));
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        int err = w < 0 ? errno : EIO;
+        *what = "write at offset " + std::to_string(start_ + written_) + ": " + std::strerror(err);
+        return err;
+      }
+      data += w;
+      n -= static_cast<size_t>(w);
+      written_ += static_cast<uint64_t>(w);
+    }
+    return 0;
+  }
+  void Rewind() override { written_ = 0; }
+  uint64_t written() const { return written_; }
+
+ private:
+  int fd_;
+  uint64_t start_, limit_;
+  uint64_t written_ = 0;
+};
+
+// A store that ignores Range answers 200 with the object from its first byte:
+// right only when the range started there.
+Status CheckRangeHonoured(const std::string& what, const S3HttpResult& r, uint64_t offset) {
+  if (r.status == 200 && offset != 0) {
+    return Status::Error(EPROTO, what + ": the store ignored the range (200, not 206)");
+  }
+  return Status::Ok();
+}
+
+std::string RangeHeader(uint64_t offset, uint64_t length) {
+  if (length == S3Client::kToEnd || offset + length < offset) return std::to_string(offset) + "-";
+  return std::to_string(offset) + "-" + std::to_string(offset + length - 1);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<S3Client>> S3Client::Create(S3ClientOptions options) {
+  Result<std::string> endpoint = NormalizeEndpoint(options.endpoint);
+  if (!endpoint.ok()) return endpoint.status();
+  options.endpoint = *endpoint;
+  if (!(options.connect_timeout_seconds > 0) || !(options.stall_timeout_seconds > 0) ||
+      !(options.request_timeout_seconds > 0) || options.max_attempts < 1 ||
+      options.backoff_initial_seconds < 0 || options.backoff_max_seconds < 0) {
+    return Status::Invalid("S3 client: timeouts must be positive and max_attempts at least 1");
+  }
+  if (options.credentials.access_key.empty() || options.credentials.secret_key.empty()) {
+    return Status::Invalid("S3 client: empty access key or secret key");
+  }
+  if (options.region.empty() || options.region.find(':') != std::string::npos) {
+    return Status::Invalid("S3 client: bad region '" + options.region + "'");
+  }
+  return std::unique_ptr<S3Client>(new S3Client(std::move(options)));
+}
+
+S3Client::S3Client(S3ClientOptions options) : options_(std::move(options)), http_(options_) {}
+
+std::string S3Client::Url(const std::string& bucket, const std::string& key,
+                          const std::map<std::string, std::string>& query) const {
+  std::string url = options_.endpoint + ObjectPath(bucket, key);
+  if (!query.empty()) url += "?" + CanonicalQuery(query);
+  return url;
+}
+
+Result<S3HttpResult> S3Client::Perform(const std::string& what, const S3HttpRequest& request,
+                                       S3ResponseSink* sink, long also_ok, int* attempts) {
+  const Clock::time_point start = Clock::now();
+  const Clock::time_point deadline =
+      start + std::chrono::duration_cast<Clock::duration>(
+                  std::chrono::duration<double>(options_.request_timeout_seconds));
+  Status last;
+  int attempt = 0;
+  int dummy;
+  if (attempts == nullptr) attempts = &dummy;
+  for (;;) {
+    *attempts = ++attempt;
+    double remaining = std::chrono::duration<double>(deadline - Clock::now()).count();
+    if (sink != nullptr) sink->Rewind();
+    S3HttpResult r = http_.Exchange(request, sink, remaining);
+    bool retryable;
+    if (r.local_errno != 0) {
+      // The local fd or buffer failed: the store is not at fault, and sending
+      // again would read or write the same file.
+      return Status::Error(r.local_errno, what + ": " + r.local_error);
+    } else if (r.curl_code != 0) {
+      retryable = IsRetryableCurl(r.curl_code);
+      last = Status::Error(ErrnoForCurl(r.curl_code), what + ": " + r.curl_error);
+    } else if ((r.status >= 200 && r.status < 300) || (also_ok != 0 && r.status == also_ok)) {
+      return r;
+    } else {
+      std::string code, message;
+      ParseS3Error(r.text, &code, &message);
+      retryable = IsRetryableS3Error(r.status, code);
+      std::string text = what + ": HTTP " + std::to_string(r.status);
+      if (!code.empty()) text += " " + code;
+      if (!message.empty()) text += ": " + message;
+      last = Status::Error(ErrnoForS3Error(r.status, code), text);
+    }
+    double elapsed = SecondsSince(start);
+    if (!retryable) return Status::Error(last.code(), last.message() + Attempts(attempt, elapsed));
+    if (attempt >= options_.max_attempts) break;
+    double pause = BackoffSeconds(attempt, options_.backoff_initial_seconds,
+                                  options_.backoff_max_seconds, UnitRandom());
+    if (Clock::now() + std::chrono::duration<double>(pause) >= deadline) break;
+    LogWarning("{}; retrying in {:.2f} s", last.message(), pause);
+    std::this_thread::sleep_for(std::chrono::duration<double>(pause));
+  }
+  return Status::Error(last.code(), last.message() + Attempts(attempt, SecondsSince(start)));
+}
+
+Status S3Client::CreateBucket(const std::string& bucket) {
+  TIERFS_RETURN_IF_ERROR(CheckBucketName(bucket));
+  S3HttpRequest req;
+  req.method = "PUT";
+  req.url = Url(bucket, "");
+  Result<S3HttpResult> r = Perform("create bucket " + bucket, req, nullptr);
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+Status S3Client::DeleteBucket(const std::string& bucket) {
+  TIERFS_RETURN_IF_ERROR(CheckBucketName(bucket));
+  S3HttpRequest req;
+  req.method = "DELETE";
+  req.url = Url(bucket, "");
+  Result<S3HttpResult> r = Perform("delete bucket " + bucket, req, nullptr);
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+Status S3Client::HeadBucket(const std::string& bucket) {
+  TIERFS_RETURN_IF_ERROR(CheckBucketName(bucket));
+  S3HttpRequest req;
+  req.method = "HEAD";
+  req.url = Url(bucket, "");
+  Result<S3HttpResult> r = Perform("HEAD bucket " + bucket, req, nullptr);
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+Result<std::string> S3Client::PutFromFd(const std::string& what, S3HttpRequest request) {
+  Result<S3HttpResult> r = Perform(what, request, nullptr);
+  if (!r.ok()) return r.status();
+  auto it = r->headers.find("etag");
+  std::string etag = it == r->headers.end() ? "" : UnquoteEtag(it->second);
+  if (IsMd5Etag(etag) && r->headers.count("x-amz-server-side-encryption") == 0 &&
+      strcasecmp(etag.c_str(), r->sent_md5.c_str()) != 0) {
+    return Status::Io(what + ": the store's ETag " + etag + " is not the MD5 " + r->sent_md5 +
+                      " of the bytes sent");
+  }
+  return etag;
+}
+
+Result<std::string> S3Client::PutObject(const std::string& bucket, const std::string& key,
+                                        int fd, uint64_t offset, uint64_t length,
+                                        const S3Metadata& metadata) {
+  TIERFS_RETURN_IF_ERROR(CheckBucketName(bucket));
+  TIERFS_RETURN_IF_ERROR(CheckObjectKey(key));
+  TIERFS_RETURN_IF_ERROR(CheckMetadata(metadata));
+  S3HttpRequest req;
+  req.method = "PUT";
+  req.url = Url(bucket, key);
+  req.headers = MetadataHeaders(metadata);
+  req.body_fd = fd;
+  req.body_offset = offset;
+  req.body_length = length;
+  return PutFromFd("PUT " + Describe(bucket, key), std::move(req));
+}
+
+Result<size_t> S3Client::GetObject(const std::string& bucket, const std::string& key,
+                                   uint64_t offset, size_t length, void* buf) {
+  TIERFS_RETURN_IF_ERROR(CheckBucketName(bucket));
+  TIERFS_RETURN_IF_ERROR(CheckObjectKey(key));
+  if (length == 0) return size_t{0};
+  S3HttpRequest req;
+  req.method = "GET";
+  req.url = Url(bucket, key);
+  req.range = RangeHeader(offset, length);
+  BufferSink sink(buf, length);
+  std::string what = "GET " + Describe(bucket, key);
+  Result<S3HttpResult> r = Perform(what, req, &sink, 416);
+  if (!r.ok()) return r.status();
+  if (r->status == 416) return size_t{0};  // at or past the end, as pread(2)
+  TIERFS_RETURN_IF_ERROR(CheckRangeHonoured(what, *r, offset));
+  return sink.used();
+}
+
+Result<uint64_t> S3Client::GetObjectToFd(const std::string& bucket, const std::string& key,
+                                         uint64_t offset, uint64_t length, int fd,
+                                         uint64_t fd_offset) {
+  TIERFS_RETURN_IF_ERROR(CheckBucketName(bucket));
+  TIERFS_RETURN_IF_ERROR(CheckObjectKey(key));
+  if (length == 0) return uint64_t{0};
+  S3HttpRequest req;
+  req.method = "GET";
+  req.url = Url(bucket, key);
+  // The whole object without a Range header: a 200 rather than a 206, and the
+  // same bytes.
+  if (offset != 0 || length != kToEnd) req.range = RangeHeader(offset, length);
+  FdSink sink(fd, fd_offset, length);
+  std::string what = "GET " + Describe(bucket, key);
+  Result<S3HttpResult> r = Perform(what, req, &sink, 416);
+  if (!r.ok()) return r.status();
+  if (r->status == 416) return uint64_t{0};
+  TIERFS_RETURN_IF_ERROR(CheckRangeHonoured(what, *r, offset));
+  return sink.written();
+}
+
+Result<S3ObjectInfo> S3Client::HeadObject(const std::string& bucket, const std::string& key) {
+  TIERFS_RETURN_IF_ERROR(CheckBucketName(bucket));
+  TIERFS_RETURN_IF_ERROR(CheckObjectKey(key));
+  S3HttpRequest req;
+  req.method = "HEAD";
+  req.url = Url(bucket, key);
+  std::string what = "HEAD " + Describe(bucket, key);
+  Result<S3HttpResult> r = Perform(what, req, nullptr);
+  if (!r.ok()) return r.status();
+  S3ObjectInfo info;
+  auto length = r->headers.find("content-length");
+  if (length == r->headers.end()) return Status::Error(EPROTO, what + ": no Content-Length");
+  info.size = std::strtoull(length->second.c_str(), nullptr, 10);
+  if (auto it = r->headers.find("etag"); it != r->headers.end()) {
+    info.etag = UnquoteEtag(it->second);
+  }
+  if (auto it = r->headers.find("last-modified"); it != r->headers.end()) {
+    info.last_modified = ParseS3Time(it->second);
+  }
+  static constexpr std::string_view kMeta = "x-amz-meta-";
+  for (const auto& [name, value] : r->headers) {
+    if (name.compare(0, kMeta.size(), kMeta) == 0) info.metadata[name.substr(kMeta.size())] = value;
+  }
+  return info;
+}
+
+Status S3Client::DeleteObject(const std::string& bucket, const std::string& key) {
+  TIERFS_RETURN_IF_ERROR(CheckBucketName(bucket));
+  TIERFS_RETURN_IF_ERROR(CheckObjectKey(key));
+  S3HttpRequest req;
+  req.method = "DELETE";
+  req.url = Url(bucket, key);
+  Result<S3HttpResult> r = Perform("DELETE " + Describe(bucket, key), req, nullptr);
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+Result<S3ObjectPage> S3Client::ListObjects(const std::string& bucket, const std::string& prefix,
+                                           const std::string& continuation_token,
+                                           int max_keys) {
+  TIERFS_RETURN_IF_ERROR(CheckBucketName(bucket));
+  if (max_keys < 1 || max_keys > 1000) return Status::Invalid("max_keys must be 1 to 1000");
+  std::map<std::string, std::string> query = {{"list-type", "2"},
+                                              {"max-keys", std::to_string(max_keys)}};
+  if (!prefix.empty()) query["prefix"] = prefix;
+  if (!continuation_token.empty()) query["continuation-token"] = continuation_token;
+  S3HttpRequest req;
+  req.method = "GET";
+  req.url = Url(bucket, "", query);
+  std::string what = "list " + Describe(bucket, prefix);
+  Result<S3HttpResult> r = Perform(what, req, nullptr);
+  if (!r.ok()) return r.status();
+  Result<S3ObjectPage> page = ParseListObjectsV2(r->text);
+  if (!page.ok()) return Status::Error(page.status().code(), what + ": " + page.status().message());
+  return page;
+}
+
+Result<std::string> S3Client::CreateMultipartUpload(const std::string& bucket,
+                                                    const std::string& key,
+                                                    const S3Metadata& metadata) {
+  TIERFS_RETURN_IF_ERROR(CheckBucketName(bucket));
+  TIERFS_RETURN_IF_ERROR(CheckObjectKey(key));
+  TIERFS_RETURN_IF_ERROR(CheckMetadata(metadata));
+  S3HttpRequest req;
+  req.method = "POST";
+  req.url = Url(bucket, key, {{"uploads", ""}});
+  req.headers = MetadataHeaders(metadata);
+  std::string what = "create multipart upload " + Describe(bucket, key);
+  Result<S3HttpResult> r = Perform(what, req, nullptr);
+  if (!r.ok()) return r.status();
+  Result<std::string> id = ParseInitiateMultipartUpload(r->text);
+  if (!id.ok()) return Status::Error(id.status().code(), what + ": " + id.status().message());
+  return id;
+}
+
+Result<std::string> S3Client::UploadPart(const std::string& bucket, const std::string& key,
+                                         const std::string& upload_id, int part_number, int fd,
+                                         uint64_t offset, uint64_t length) {
+  TIERFS_RETURN_IF_ERROR(CheckBucketName(bucket));
+  TIERFS_RETURN_IF_ERROR(CheckObjectKey(key));
+  if (part_number < 1 || part_number > 10000) {
+    return Status::Invalid("part number " + std::to_string(part_number) + " (1 to 10000)");
+  }
+  S3HttpRequest req;
+  req.method = "PUT";
+  req.url = Url(bucket, key, {{"partNumber", std::to_string(part_number)},
+                              {"uploadId", upload_id}});
+  req.body_fd = fd;
+  req.body_offset = offset;
+  req.body_length = length;
+  return PutFromFd("upload part " + std::to_string(part_number) + " of " + Describe(bucket, key),
+                   std::move(req));
+}
+
+Result<std::string> S3Client::CompleteMultipartUpload(const std::string& bucket,
+                                                      const std::string& key,
+                                                      const std::string& upload_id,
+                                                      const std::vector<S3CompletedPart>& parts) {
+  TIERFS_RETURN_IF_ERROR(CheckBucketName(bucket));
+  TIERFS_RETURN_IF_ERROR(CheckObjectKey(key));
+  if (parts.empty()) return Status::Invalid("complete multipart upload: no parts");
+  S3HttpRequest req;
+  req.method = "POST";
+  req.url = Url(bucket, key, {{"uploadId", upload_id}});
+  req.headers = {"Content-Type: application/xml"};
+  req.body = CompleteMultipartUploadBody(parts);
+  std::string what = "complete multipart upload " + Describe(bucket, key);
+  int attempts = 0;
+  Result<S3HttpResult> r = Perform(what, req, nullptr, 0, &attempts);
+  if (!r.ok()) {
+    // A lost reply: the first attempt completed the upload, the retry finds it
+    // gone. The object then carries the multipart ETag "MD5-<parts>".
+    if (r.status().code() == ENOENT && attempts > 1) {
+      Result<S3ObjectInfo> head = HeadObject(bucket, key);
+      std::string suffix = "-" + std::to_string(parts.size());
+      if (head.ok() && head->etag.size() > suffix.size() &&
+          head->etag.compare(head->etag.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        return head->etag;
+      }
+    }
+    return r.status();
+  }
+  Result<std::string> etag = ParseCompleteMultipartUpload(r->text);
+  if (!etag.ok()) return Status::Error(etag.status().code(), what + ": " + etag.status().message());
+  if (etag->empty()) {
+    // RGW (16.2) completes with an empty <ETag/>; HEAD has it. The upload is
+    // done whatever HEAD answers, so its failure is no failure of this call.
+    Result<S3ObjectInfo> head = HeadObject(bucket, key);
+    if (head.ok()) return head->etag;
+  }
+  return etag;
+}
+
+Status S3Client::AbortMultipartUpload(const std::string& bucket, const std::string& key,
+                                      const std::string& upload_id) {
+  TIERFS_RETURN_IF_ERROR(CheckBucketName(bucket));
+  TIERFS_RETURN_IF_ERROR(CheckObjectKey(key));
+  S3HttpRequest req;
+  req.method = "DELETE";
+  req.url = Url(bucket, key, {{"uploadId", upload_id}});
+  Result<S3HttpResult> r = Perform("abort multipart upload " + Describe(bucket, key), req, nullptr);
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+Result<std::vector<S3MultipartUpload>> S3Client::ListMultipartUploads(const std::string& bucket,
+                                                                      const std::string& prefix) {
+  TIERFS_RETURN_IF_ERROR(CheckBucketName(bucket));
+  std::vector<S3MultipartUpload> all;
+  std::string key_marker, upload_id_marker, previous_key, previous_id;
+  std::string what = "list multipart uploads " + Describe(bucket, prefix);
+  for (;;) {
+    std::map<std::string, std::string> query = {{"uploads", ""}};
+    if (!prefix.empty()) query["prefix"] = prefix;
+    if (!key_marker.empty()) query["key-marker"] = key_marker;
+    if (!upload_id_marker.empty()) query["upload-id-marker"] = upload_id_marker;
+    S3HttpRequest req;
+    req.method = "GET";
+    req.url = Url(bucket, "", query);
+    Result<S3HttpResult> r = Perform(what, req, nullptr);
+    if (!r.ok()) return r.status();
+    Result<std::vector<S3MultipartUpload>> page =
+        ParseListMultipartUploads(r->text, &key_marker, &upload_id_marker);
+    if (!page.ok()) return Status::Error(page.status().code(), what + ": " + page.status().message());
+    for (S3MultipartUpload& u : *page) all.push_back(std::move(u));
+    if (key_marker.empty()) return all;
+    // Each page must move the markers on, or the loop would never end.
+    if (key_marker == previous_key && upload_id_marker == previous_id) {
+      return Status::Error(EPROTO, what + ": the listing repeats its markers");
+    }
+    previous_key = key_marker;
+    previous_id = upload_id_marker;
+  }
+}
+
+}  // namespace tierfs

@@ -1,0 +1,154 @@
+// S3Client: the operations tierfs needs on an S3-compatible object store (Ceph's
+// RADOS Gateway, MinIO, AWS S3): objects put from and read into file
+// descriptors or buffers, their metadata, listings, multipart uploads, buckets.
+// The object volume (issue 29) keeps one object per file here.
+//
+// Every call is bounded in time: a connect timeout, a stall timeout and a bound
+// on the whole call, with a bounded number of attempts and exponential backoff
+// for failures that may pass (S3ClientOptions). Every error is a Status with a
+// POSIX errno (s3_errors.h has the whole mapping) and a message naming the
+// operation, the bucket and key, and what the store or the network said:
+//   ENOENT     no such key, bucket or upload
+//   EACCES     a bad access key or secret, or a request the credentials may not make
+//   ENOSPC     the store is full or over its quota
+//   EINVAL     a name or argument the client or the store refuses
+//   EIO        the store could not be reached, or the connection broke, on
+//              every attempt; a 5xx on every attempt; an uploaded body whose
+//              ETag differs from its MD5
+//   ETIMEDOUT  the call's time ran out, or the store stalled, on the last attempt
+//   EAGAIN     the store said SlowDown (429/503) on every attempt
+//   EPROTO     a reply that is not what S3 sends
+//   others     from the file descriptor a body is read from or written to
+// No message ever contains the secret key.
+//
+// Sizes and offsets are bytes. Names: buckets DNS-style (3-63 of a-z 0-9 . -),
+// keys up to 1024 bytes, metadata names of a-z 0-9 - _ (s3_names.h).
+//
+// Thread-safe: calls from many threads run at once, each on a connection of its
+// own (reused by later calls). A call blocks its thread until it ends.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "fs/objstore/s3_client_options.h"
+#include "fs/objstore/s3_http.h"
+#include "fs/objstore/s3_types.h"
+
+namespace tierfs {
+
+class S3ResponseSink;
+
+class S3Client {
+ public:
+  // `length` of GetObjectToFd meaning "to the end of the object".
+  static constexpr uint64_t kToEnd = UINT64_MAX;
+
+  // A client for `options.endpoint`. EINVAL when the endpoint is not
+  // http[s]://HOST[:PORT], a timeout is not positive, max_attempts < 1, or a
+  // key is empty. Sends nothing (HeadBucket checks that the store answers).
+  static Result<std::unique_ptr<S3Client>> Create(S3ClientOptions options);
+
+  // --- Buckets (setup and tests; an object volume's bucket exists before it) ---
+  // EEXIST when the bucket exists (also when this user owns it).
+  Status CreateBucket(const std::string& bucket);
+  // ENOTEMPTY while it holds objects or uploads; ENOENT when missing.
+  Status DeleteBucket(const std::string& bucket);
+  // Whether the bucket exists and these credentials reach it: OK, ENOENT,
+  // EACCES, or the network's error. The cheapest probe of a store's health.
+  Status HeadBucket(const std::string& bucket);
+
+  // --- Objects ---
+  // Stores bytes [offset, offset + length) of `fd` (read with pread, streamed,
+  // never held whole in memory; the fd's file offset is unchanged) as
+  // bucket/key with user `metadata`, replacing any object of that name (S3
+  // has no partial write). Up to 5 GiB (UploadObject in object_upload.h takes
+  // larger ones). Returns the ETag. The MD5 of the bytes sent is compared with
+  // the ETag the store returns when that is an MD5 (EIO when they differ).
+  // Errors of reading `fd` (EIO, EBADF) are returned as they are, and also EIO
+  // when the file ends before offset + length.
+  Result<std::string> PutObject(const std::string& bucket, const std::string& key, int fd,
+                                uint64_t offset, uint64_t length, const S3Metadata& metadata);
+
+  // Reads up to `length` bytes from `offset` of the object into `buf`, like
+  // pread(2): the count read, less than `length` only when the object ends
+  // first, 0 when `offset` is at or past its end (S3's 416). A `length` of 0
+  // reads nothing and sends nothing. ENOENT when the object or bucket is
+  // missing; EPROTO when the store ignored the range (a 200 for a range that
+  // does not start at 0).
+  Result<size_t> GetObject(const std::string& bucket, const std::string& key, uint64_t offset,
+                           size_t length, void* buf);
+
+  // The same into `fd` at `fd_offset` (pwrite; the fd's file offset is
+  // unchanged), streamed: `length` may be kToEnd. Returns the bytes written.
+  // Errors of writing `fd` (ENOSPC, EIO) are returned as they are. A retry
+  // writes the range again from its start.
+  Result<uint64_t> GetObjectToFd(const std::string& bucket, const std::string& key,
+                                 uint64_t offset, uint64_t length, int fd, uint64_t fd_offset);
+
+  // Size, ETag, time and user metadata of an object; ENOENT when missing (a
+  // HEAD reply has no body: a missing bucket is ENOENT too).
+  Result<S3ObjectInfo> HeadObject(const std::string& bucket, const std::string& key);
+
+  // Removes the object. Removing a missing object succeeds (S3 answers 204),
+  // so a retried delete is harmless; ENOENT only for a missing bucket.
+  Status DeleteObject(const std::string& bucket, const std::string& key);
+
+  // One page of ListObjectsV2: keys starting with `prefix` ("" for all), in key
+  // order, at most `max_keys` (1..1000), from `continuation_token` ("" for the
+  // first page; then the previous page's next_continuation_token, "" when the
+  // listing is done).
+  Result<S3ObjectPage> ListObjects(const std::string& bucket, const std::string& prefix,
+                                   const std::string& continuation_token, int max_keys = 1000);
+
+  // --- Multipart uploads: for objects over a few tens of MiB, in parts of
+  // 5 MiB to 5 GiB (the last may be smaller), at most 10000 parts ---
+  // Begins an upload of bucket/key with `metadata`: its upload id. A retried
+  // request may leave a second, unused upload: ListMultipartUploads finds it.
+  Result<std::string> CreateMultipartUpload(const std::string& bucket, const std::string& key,
+                                            const S3Metadata& metadata);
+  // Uploads part `part_number` (1..10000) from bytes [offset, offset + length)
+  // of `fd`, streamed as PutObject does (MD5 checked against the part's ETag).
+  // Returns the part's ETag. ENOENT when the upload is gone (aborted).
+  Result<std::string> UploadPart(const std::string& bucket, const std::string& key,
+                                 const std::string& upload_id, int part_number, int fd,
+                                 uint64_t offset, uint64_t length);
+  // Joins the parts (in part-number order) into the object: its ETag
+  // ("MD5-<parts>"; "" when the store reports none, even to a HEAD). EINVAL
+  // for a missing, mismatched or too small part (RGW also refuses a list that
+  // leaves out a part it holds). A retry after the store has completed the
+  // upload (its first reply lost) finds the object in place and succeeds.
+  Result<std::string> CompleteMultipartUpload(const std::string& bucket, const std::string& key,
+                                              const std::string& upload_id,
+                                              const std::vector<S3CompletedPart>& parts);
+  // Drops the upload and its parts. ENOENT when it is gone already.
+  Status AbortMultipartUpload(const std::string& bucket, const std::string& key,
+                              const std::string& upload_id);
+  // Every upload in progress whose key starts with `prefix`, all pages: the
+  // orphans a crash left, for `tierfs check` to abort.
+  Result<std::vector<S3MultipartUpload>> ListMultipartUploads(const std::string& bucket,
+                                                              const std::string& prefix);
+
+  const S3ClientOptions& options() const { return options_; }
+
+ private:
+  explicit S3Client(S3ClientOptions options);
+
+  // Sends `request` with retries (S3ClientOptions) until a reply with a status
+  // in [200, 300) or `also_ok`, or an error that will not pass, or the bound.
+  // `what` ("PUT s3://bucket/key") starts every error message.
+  // *attempts (when given) receives the number of attempts made.
+  Result<S3HttpResult> Perform(const std::string& what, const S3HttpRequest& request,
+                               S3ResponseSink* sink, long also_ok = 0, int* attempts = nullptr);
+  std::string Url(const std::string& bucket, const std::string& key,
+                  const std::map<std::string, std::string>& query = {}) const;
+  Result<std::string> PutFromFd(const std::string& what, S3HttpRequest request);
+
+  const S3ClientOptions options_;
+  S3Http http_;
+};
+
+}  // namespace tierfs
