@@ -6,6 +6,7 @@ real mount at small scale, and the two agree"). Run by hand, as root:
 
     bench/placement_mount.py [--build build] [--files 200] [--periods 8]
                              [--shift_every 2] [--reads 2000] [--period_seconds 6]
+                             [--tierfs_args "--passthrough=rw"]
 
 Time is scaled: one simulated period (6 hours, hourly heat buckets) becomes
 --period_seconds seconds with 1-second heat buckets (mkdstfs --heat-bucket 1),
@@ -16,7 +17,11 @@ volume, class "ssd", is a separate directory the policy never names, so the
 database takes none of the class's room). docs/examples/shifting_hot_set.xml
 is used with its class renamed. Reads go to the daemon (the page cache is
 dropped with posix_fadvise before each read); the share served comes from
-the daemon's Prometheus metrics (tierfs_class_read_bytes_total).
+the daemon's Prometheus metrics (tierfs_class_read_bytes_total). With
+--tierfs_args "--passthrough=rw" the reads go from the kernel to the objects
+instead, and the share comes from the kernel's counts of them, which the
+daemon adds to the same metric every second: the measure of whether heat stays
+honest under passthrough.
 
 Prints one row per period (simulated share, real share, difference) and the
 mean absolute difference over all periods and over the periods whose hot
@@ -82,6 +87,8 @@ def main():
     p.add_argument("--reads", type=int, default=2000)
     p.add_argument("--period_seconds", type=float, default=6)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--tierfs_args", default="",
+                   help="more arguments for the tierfs mount, e.g. --passthrough=rw")
     a = p.parse_args()
     if os.geteuid() != 0:
         sys.exit("placement_mount.py: run as root (it mounts a tmpfs)")
@@ -123,7 +130,8 @@ def main():
         run([f"{build}/cli/mkdstfs", "--no-mount", "--heat-bucket", "1", mnt, "placement",
              f"{meta}:ssd", f"{fast}:fast", f"{slow}:hdd"])
         port = free_port()
-        run([f"{build}/cli/tierfs", "--metrics_listen", f"127.0.0.1:{port}", meta, mnt])
+        run([f"{build}/cli/tierfs", "--metrics_listen", f"127.0.0.1:{port}",
+             *a.tierfs_args.split(), meta, mnt])
         mounted = True
         policy = os.path.join(work, "policy.xml")
         with open(policy, "w") as f:
@@ -158,6 +166,9 @@ def main():
                         os.pwrite(fd, os.urandom(length), offset)
                 finally:
                     os.close(fd)
+            # Passthrough reads reach the metrics at the kernel counter's next
+            # drain (every second): wait for it, in every mode alike.
+            time.sleep(1.2)
             after = class_reads(port)
             read = {c: after.get(c, 0) - before.get(c, 0) for c in after}
             total = sum(read.values())
