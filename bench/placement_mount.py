@@ -52,6 +52,16 @@ def free_port():
         return s.getsockname()[1]
 
 
+def sample(port, name, **labels):
+    """One sample of the daemon's metrics (0 when absent)."""
+    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            if s.name == name and all(s.labels.get(k) == v for k, v in labels.items()):
+                return s.value
+    return 0
+
+
 def class_reads(port):
     """Bytes read per class since the mount, from the daemon's metrics."""
     text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
@@ -181,6 +191,11 @@ def main():
             if os.environ.get("PLACEMENT_MOUNT_VERBOSE"):
                 print(f"period {period}: enforce says\n{enforce.stdout}", file=sys.stderr)
 
+        # Who served the reads: the daemon (READ requests) or, by passthrough,
+        # the kernel (its counted bytes), so that a run says which it measured.
+        print(f"daemon READ requests: {sample(port, 'tierfs_fuse_requests_total', op='read'):.0f}; "
+              f"bytes read by passthrough, counted in the kernel: "
+              f"{sample(port, 'tierfs_heat_kernel_counted_bytes_total', direction='read'):.0f}")
         print("period\tsimulated\treal\tdifference\tseen")
         for period, s, r, seen in rows:
             print(f"{period}\t{s:.3f}\t{r:.3f}\t{r - s:+.3f}\t{seen}")
