@@ -196,31 +196,26 @@ Result<S3HttpResult> S3Client::Perform(const std::string& what, const S3HttpRequ
   return Status::Error(last.code(), last.message() + Attempts(attempt, SecondsSince(start)));
 }
 
-Status S3Client::CreateBucket(const std::string& bucket) {
+Status S3Client::BucketRequest(const char* method, const std::string& what,
+                               const std::string& bucket) {
   TIERFS_RETURN_IF_ERROR(CheckBucketName(bucket));
   S3HttpRequest req;
-  req.method = "PUT";
+  req.method = method;
   req.url = Url(bucket, "");
-  Result<S3HttpResult> r = Perform("create bucket " + bucket, req, nullptr);
+  Result<S3HttpResult> r = Perform(what + " " + bucket, req, nullptr);
   return r.ok() ? Status::Ok() : r.status();
+}
+
+Status S3Client::CreateBucket(const std::string& bucket) {
+  return BucketRequest("PUT", "create bucket", bucket);
 }
 
 Status S3Client::DeleteBucket(const std::string& bucket) {
-  TIERFS_RETURN_IF_ERROR(CheckBucketName(bucket));
-  S3HttpRequest req;
-  req.method = "DELETE";
-  req.url = Url(bucket, "");
-  Result<S3HttpResult> r = Perform("delete bucket " + bucket, req, nullptr);
-  return r.ok() ? Status::Ok() : r.status();
+  return BucketRequest("DELETE", "delete bucket", bucket);
 }
 
 Status S3Client::HeadBucket(const std::string& bucket) {
-  TIERFS_RETURN_IF_ERROR(CheckBucketName(bucket));
-  S3HttpRequest req;
-  req.method = "HEAD";
-  req.url = Url(bucket, "");
-  Result<S3HttpResult> r = Perform("HEAD bucket " + bucket, req, nullptr);
-  return r.ok() ? Status::Ok() : r.status();
+  return BucketRequest("HEAD", "HEAD bucket", bucket);
 }
 
 Result<std::string> S3Client::PutFromFd(const std::string& what, S3HttpRequest request) {

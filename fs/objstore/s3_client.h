@@ -146,6 +146,9 @@ class S3Client {
   std::string Url(const std::string& bucket, const std::string& key,
                   const std::map<std::string, std::string>& query = {}) const;
   Result<std::string> PutFromFd(const std::string& what, S3HttpRequest request);
+  // A request on `bucket` itself (`method` PUT, DELETE or HEAD), named `what`
+  // in errors; its reply's body is not needed.
+  Status BucketRequest(const char* method, const std::string& what, const std::string& bucket);
 
   const S3ClientOptions options_;
   S3Http http_;
