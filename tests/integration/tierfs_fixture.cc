@@ -99,6 +99,15 @@ CommandResult RunCommand(const std::vector<std::string>& argv, int timeout_secon
   return result;
 }
 
+std::vector<std::string> CommonMountArgs() {
+  std::vector<std::string> args;
+  if (const char* common = getenv("TIERFS_TEST_MOUNT_ARGS")) {
+    std::istringstream words(common);
+    for (std::string word; words >> word;) args.push_back(word);
+  }
+  return args;
+}
+
 std::string Tool(const std::string& name) { return std::string(TIERFS_BINARY_DIR) + "/cli/" + name; }
 
 std::string ReadFile(const std::string& path) {
@@ -179,12 +188,21 @@ void TierfsFixture::SetUp() {
   for (const std::string& d : {ssd_, hdd_, mnt_}) ASSERT_EQ(mkdir(d.c_str(), 0755), 0) << d;
   PrepareVolumes();
   if (HasFatalFailure()) return;
+  // mkdstfs mounts with no options of its own to give the daemon; with
+  // $TIERFS_TEST_MOUNT_ARGS set, it only creates the file system and Mount()
+  // serves it with those options, so that every mount of the run has them.
+  const bool common_args = !CommonMountArgs().empty();
   std::vector<std::string> argv = {testing::Tool("mkdstfs")};
   for (const std::string& option : MkdstfsOptions()) argv.push_back(option);
+  if (common_args) argv.push_back("--no-mount");
   argv.insert(argv.end(), {mnt_, "testfs", ssd_ + ":ssd", hdd_ + ":hdd"});
   CommandResult r = RunCommand(argv);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  mounted_ = true;
+  if (common_args) {
+    ASSERT_NO_FATAL_FAILURE(Mount());
+  } else {
+    mounted_ = true;
+  }
   ASSERT_TRUE(IsMounted(mnt_)) << "mkdstfs returned but " << mnt_ << " is not mounted";
 }
 
@@ -221,12 +239,8 @@ void TierfsFixture::Unmount() {
 void TierfsFixture::Mount(const std::vector<std::string>& extra_args) {
   mount_args_ = extra_args;
   std::vector<std::string> argv = {testing::Tool("tierfs")};
-  // TIERFS_TEST_MOUNT_ARGS: options for every mount of a run, before the test's
-  // own (tests/CMakeLists.txt runs the POSIX suites again with passthrough).
-  if (const char* common = getenv("TIERFS_TEST_MOUNT_ARGS")) {
-    std::istringstream words(common);
-    for (std::string word; words >> word;) argv.push_back(word);
-  }
+  const std::vector<std::string> common = CommonMountArgs();
+  argv.insert(argv.end(), common.begin(), common.end());
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   argv.push_back(ssd_);
   argv.push_back(mnt_);

@@ -2,7 +2,8 @@
 //
 // SetUp makes <tmp>/ssd, <tmp>/hdd and <tmp>/mnt, runs the real `mkdstfs` with
 // explicit classes (one disk looks alike to discovery), and so mounts the file
-// system with mkdstfs's default policy. TearDown always unmounts (fusermount3 -u,
+// system with mkdstfs's default policy (with CommonMountArgs() set, mkdstfs
+// only creates it and Mount() mounts it with them, like every later mount). TearDown always unmounts (fusermount3 -u,
 // bounded retries, lazy unmount as the last resort), waits for the daemon to
 // finish, and removes the directory. Every wait is bounded; only processes the
 // fixture started are ever signalled.
@@ -23,6 +24,11 @@ struct CommandResult {
 
 // Runs argv[0] (a path) with a deadline; stdin is /dev/null.
 CommandResult RunCommand(const std::vector<std::string>& argv, int timeout_seconds = 120);
+
+// The options every mount of this run gets before a test's own: the words of
+// $TIERFS_TEST_MOUNT_ARGS (split at spaces; none when unset or empty).
+// tests/CMakeLists.txt runs suites again with "--passthrough=rw" this way.
+std::vector<std::string> CommonMountArgs();
 
 // Path of a built tool, e.g. Tool("fsppadm").
 std::string Tool(const std::string& name);
@@ -58,8 +64,8 @@ class TierfsFixture : public ::testing::Test {
 
   // Unmounts and waits for the daemon to exit (bounded). Safe to call twice.
   void Unmount();
-  // Mounts the existing file system again with the tierfs binary: the options of
-  // $TIERFS_TEST_MOUNT_ARGS (split at spaces), then `extra_args`.
+  // Mounts the existing file system (again) with the tierfs binary: the options
+  // of CommonMountArgs(), then `extra_args`.
   void Mount(const std::vector<std::string>& extra_args = {});
   // Unmounts and mounts again with the options of the last Mount() (none after SetUp).
   void Remount() {
