@@ -65,8 +65,13 @@ class TierfsFixture : public ::testing::Test {
   // Unmounts and waits for the daemon to exit (bounded). Safe to call twice.
   void Unmount();
   // Mounts the existing file system (again) with the tierfs binary: the options
-  // of CommonMountArgs(), then `extra_args`.
+  // of CommonMountArgs(), then `extra_args`. When they ask for --passthrough=ro
+  // or rw, waits (up to 5 s) for the daemon's log to say whether it took it and
+  // sets passthrough_ (and passthrough_off_reason_); SetUp skips the test when
+  // CommonMountArgs() ask for passthrough and the daemon left it off.
   void Mount(const std::vector<std::string>& extra_args = {});
+  // The daemon's log (<ssd>/.tierfs/tierfs.log) as it is now; "" when absent.
+  std::string DaemonLog() const;
   // Unmounts and mounts again with the options of the last Mount() (none after SetUp).
   void Remount() {
     Unmount();
@@ -103,6 +108,10 @@ class TierfsFixture : public ::testing::Test {
   std::string root_, ssd_, hdd_, mnt_;
   bool mounted_ = false;
   std::vector<std::string> mount_args_;  // of the last Mount(), for Remount()
+  // Whether the last Mount() asked for passthrough and the daemon's INIT took it;
+  // if it asked and the daemon left it off, the log line that says why.
+  bool passthrough_ = false;
+  std::string passthrough_off_reason_;
   std::vector<std::string> scratch_mounts_;  // MountScratch's, unmounted in TearDown
 };
 
