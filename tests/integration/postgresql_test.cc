@@ -1,9 +1,18 @@
 // PostgreSQL on tierfs: a private cluster whose data directory (tables, indexes,
 // WAL) lives in the mount runs pgbench while `fsppadm enforce` moves its files
-// from class to class, then PostgreSQL is stopped without its shutdown
-// checkpoint (`pg_ctl stop -m immediate`) and the tierfs daemon is killed
-// (kill -9). After the remount PostgreSQL replays its WAL, and what it
-// acknowledged must all be there and consistent:
+// from class to class, then crashes: PostgreSQL stopped without its shutdown
+// checkpoint (immediate shutdown, SIGQUIT to the postmaster) and the tierfs
+// daemon killed (kill -9), in either order:
+//   - PostgresStoppedThenDaemonKilled: `pg_ctl stop -m immediate`, then kill -9.
+//     The exiting server's close(2)s write its dirty pages back to the daemon;
+//     what the kill loses is the daemon's own state (sizes, creates, renames
+//     not yet committed).
+//   - DaemonKilledUnderLoadThenPostgresStopped: kill -9 while pgbench commits,
+//     then the same immediate shutdown (`pg_ctl kill QUIT`: pg_ctl stop cannot
+//     read postmaster.pid on the dead mount). The kernel's cached writes not yet
+//     written back die with the daemon too, as on a power cut.
+// After the remount PostgreSQL replays its WAL, and what it acknowledged must
+// all be there and consistent:
 //   - pgbench's TPC-B invariant: sum(abalance) = sum(bbalance) = sum(tbalance)
 //     = sum(delta) over pgbench_history;
 //   - at least as many history rows as transactions pgbench saw committed
@@ -60,8 +69,9 @@ using SteadyClock = std::chrono::steady_clock;
 
 constexpr int kScale = 1;          // pgbench -s: 100,000 accounts, about 15 MB
 constexpr int kClients = 4;        // pgbench -c
-constexpr int kMoveSeconds = 12;   // how long files move under pgbench before the crash
+constexpr int kMoveSeconds = 10;   // how long files move under pgbench before the crash
 constexpr int kMaxEnforces = 8;    // ... and at most this many enforces
+constexpr long kTailCommits = 200; // then commits under load alone before the crash
 
 // The bin directory of the newest PostgreSQL under /usr/lib/postgresql that has
 // every program the test runs, or "" when there is none.
@@ -105,6 +115,10 @@ int FreePort() {
   return port;
 }
 
+double Seconds(SteadyClock::time_point since) {
+  return std::chrono::duration<double>(SteadyClock::now() - since).count();
+}
+
 bool Alive(pid_t pid) { return pid > 0 && kill(pid, 0) == 0; }
 
 // The processes whose parent is `parent` (from /proc), for the last resort of
@@ -137,6 +151,11 @@ class PostgresqlTest : public TierfsFixture {
   void SetUp() override {
     TierfsFixture::SetUp();
     if (HasFatalFailure() || IsSkipped()) return;
+    // The longest commit window and periodic flush the daemon allows: what
+    // PostgreSQL did not fsync stays out of the database as long as possible,
+    // so that what survives the kill is what fsync and fsyncdir made durable.
+    Unmount();
+    ASSERT_NO_FATAL_FAILURE(Mount({"--commit_ms=1000", "--writeback_seconds=3600"}));
     bin_ = FindPostgresBin();
     ASSERT_FALSE(bin_.empty())
         << "PostgreSQL is not installed: no /usr/lib/postgresql/*/bin with initdb, pg_ctl, "
@@ -233,22 +252,37 @@ class PostgresqlTest : public TierfsFixture {
     postmaster_ = -1;
   }
 
-  // Whatever state the test left: pg_ctl stop -m immediate, and if the server
-  // is still there (its data directory unreadable on a dead mount), SIGKILL to
-  // the postmaster this test started and to its children, each by pid.
+  // Whatever state the test left: the immediate shutdown's SIGQUIT to the
+  // postmaster this test started (by pid, through pg_ctl, which needs no data
+  // directory for it), and if it is still there 10 s later, SIGKILL to it and
+  // to its children, each by pid.
   void StopServerNow() {
     if (!Alive(postmaster_)) return;
     const std::vector<pid_t> children = ChildrenOf(postmaster_);
-    AsPostgres("pg_ctl", {"stop", "-D", data_, "-m", "immediate", "-w", "-t", "20"}, 30);
-    if (Alive(postmaster_)) {
-      ADD_FAILURE() << "pg_ctl stop failed; killing postmaster " << postmaster_;
-      kill(postmaster_, SIGKILL);
-      for (pid_t child : children) kill(child, SIGKILL);
-    }
+    AsPostgres("pg_ctl", {"kill", "QUIT", std::to_string(postmaster_)}, 30);
     for (int i = 0; i < 200 && Alive(postmaster_); ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
+    if (Alive(postmaster_)) {
+      ADD_FAILURE() << "the postmaster outlived its immediate shutdown by 10 s; killing "
+                    << postmaster_;
+      kill(postmaster_, SIGKILL);
+      for (pid_t child : children) kill(child, SIGKILL);
+      for (int i = 0; i < 200 && Alive(postmaster_); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
     postmaster_ = -1;
+  }
+
+  // Returns once `n` more transactions committed under pgbench than when it was
+  // called (rows of pgbench_history), or after 10 s.
+  void WaitForCommits(long n) {
+    const long from = std::atol(Sql("SELECT count(*) FROM pgbench_history").c_str());
+    for (int i = 0; i < 100 && !HasFailure(); ++i) {  // every 100 ms, 10 s at most
+      if (std::atol(Sql("SELECT count(*) FROM pgbench_history").c_str()) >= from + n) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
   }
 
   std::string ServerLogTail() const {
@@ -266,6 +300,11 @@ class PostgresqlTest : public TierfsFixture {
     *busy += doc["summary"]["files_skipped"].value("busy", 0);
   }
 
+  enum class CrashOrder { kPostgresFirst, kDaemonFirst };
+  // The whole test: cluster, pgbench under relocations, the crash in `order`,
+  // recovery, checks.
+  void Run(CrashOrder order);
+
   static constexpr char kSetpriv[] = "/usr/bin/setpriv";
   std::string bin_, data_, socket_dir_, server_log_;
   uid_t uid_ = 0;
@@ -274,7 +313,7 @@ class PostgresqlTest : public TierfsFixture {
   pid_t postmaster_ = -1;
 };
 
-TEST_F(PostgresqlTest, PgbenchWhileFilesMoveThenKill9KeepsEveryCommit) {
+void PostgresqlTest::Run(CrashOrder order) {
   const auto started = SteadyClock::now();
   ASSERT_NO_FATAL_FAILURE(InitDb());
   ASSERT_NO_FATAL_FAILURE(StartServer());
@@ -285,6 +324,7 @@ TEST_F(PostgresqlTest, PgbenchWhileFilesMoveThenKill9KeepsEveryCommit) {
       90);
   ASSERT_EQ(init.exit_code, 0) << init.output << ServerLogTail();
   Sql("CHECKPOINT");
+  const double ready_at = Seconds(started);
 
   // pgbench runs until the crash ends it (-T is only its bound).
   CommandResult bench;
@@ -315,9 +355,29 @@ TEST_F(PostgresqlTest, PgbenchWhileFilesMoveThenKill9KeepsEveryCommit) {
     if (enforces % 2 == 0) Sql("CHECKPOINT");
   }
 
-  // The crash: PostgreSQL without its shutdown checkpoint, then the daemon.
-  ASSERT_NO_FATAL_FAILURE(StopServer("immediate"));
-  ASSERT_NO_FATAL_FAILURE(CrashDaemon());
+  // Then load alone, a checkpoint, and load again: the tables' last pages
+  // before the crash are durable by that checkpoint's fsyncs only, and the
+  // commits after it by their WAL fsyncs only, not by an enforce's flush of
+  // every file's size.
+  WaitForCommits(kTailCommits);
+  Sql("CHECKPOINT");
+  WaitForCommits(kTailCommits);
+
+  if (order == CrashOrder::kPostgresFirst) {
+    ASSERT_NO_FATAL_FAILURE(StopServer("immediate"));
+    ASSERT_NO_FATAL_FAILURE(CrashDaemon());
+  } else {
+    const pid_t daemon = DaemonPid();
+    ASSERT_GT(daemon, 1);
+    ASSERT_EQ(kill(daemon, SIGKILL), 0);  // the daemon this fixture started
+    for (int i = 0; i < 400 && Alive(daemon); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    }
+    ASSERT_FALSE(Alive(daemon)) << "the daemon outlived kill -9 by 10 s";
+    ASSERT_NO_FATAL_FAILURE(StopServerNow());  // its files must close before the unmount
+    Unmount();  // detaches the dead mount
+  }
+  const double crash_at = Seconds(started);
   runner.join();
   std::smatch m;
   const std::regex processed("number of transactions actually processed: ([0-9]+)");
@@ -326,11 +386,23 @@ TEST_F(PostgresqlTest, PgbenchWhileFilesMoveThenKill9KeepsEveryCommit) {
   EXPECT_GT(committed, 0) << "pgbench committed nothing before the crash: " << bench.output;
   EXPECT_GT(moved, 0) << "no file moved under the load (" << busy << " busy)";
 
+  const size_t daemon_log_before = DaemonLog().size();
   ASSERT_NO_FATAL_FAILURE(Mount(mount_args_));
+  // What the daemon's crash recovery found (objects trimmed to their sizes).
+  const std::string daemon_log = DaemonLog().substr(daemon_log_before);
+  const size_t recovery_at = daemon_log.find("the last mount did not end cleanly");
+  EXPECT_NE(recovery_at, std::string::npos) << "no crash recovery after kill -9:\n"
+                                            << daemon_log;
+  const std::string recovery =
+      recovery_at == std::string::npos
+          ? ""
+          : daemon_log.substr(recovery_at, daemon_log.find('\n', recovery_at) - recovery_at);
   CommandResult check = Tool("tierfs", {"check", mnt_});
   EXPECT_EQ(check.exit_code, 0) << check.output;
+  const size_t log_before_restart = ReadFile(server_log_).size();
   ASSERT_NO_FATAL_FAILURE(StartServer());
-  EXPECT_NE(ReadFile(server_log_).find("automatic recovery in progress"), std::string::npos)
+  EXPECT_NE(ReadFile(server_log_).find("automatic recovery in progress", log_before_restart),
+            std::string::npos)
       << "PostgreSQL ran no crash recovery: the crash did not happen" << ServerLogTail();
 
   const std::string sums = Sql(
@@ -368,16 +440,20 @@ TEST_F(PostgresqlTest, PgbenchWhileFilesMoveThenKill9KeepsEveryCommit) {
   ASSERT_NO_FATAL_FAILURE(StopServer("fast"));
   check = Tool("tierfs", {"check", mnt_});
   EXPECT_EQ(check.exit_code, 0) << check.output;
-  const double seconds =
-      std::chrono::duration<double>(SteadyClock::now() - started).count();
   RecordProperty("committed", static_cast<int>(committed));
   RecordProperty("history_rows", static_cast<int>(v[4]));
   RecordProperty("files_moved", moved);
   RecordProperty("files_busy", busy);
   std::printf("pgbench committed %ld before the crash, %ld history rows after; %d enforces moved "
-              "%d files (%d busy); %.1f s%s\n",
-              committed, v[4], enforces, moved, busy, seconds,
-              passthrough_ ? " (passthrough)" : "");
+              "%d files (%d busy); ready %.1f s, crash %.1f s, end %.1f s%s\ntierfs: %s\n",
+              committed, v[4], enforces, moved, busy, ready_at, crash_at, Seconds(started),
+              passthrough_ ? " (passthrough)" : "", recovery.c_str());
+}
+
+TEST_F(PostgresqlTest, PostgresStoppedThenDaemonKilled) { Run(CrashOrder::kPostgresFirst); }
+
+TEST_F(PostgresqlTest, DaemonKilledUnderLoadThenPostgresStopped) {
+  Run(CrashOrder::kDaemonFirst);
 }
 
 }  // namespace

@@ -58,7 +58,9 @@ void MappedWrite(int fd, size_t offset, const std::string& data, bool sync) {
   ASSERT_NE(map, MAP_FAILED) << "mmap PROT_WRITE of " << length << " at " << start << ": "
                              << strerror(errno);
   std::memcpy(static_cast<char*>(map) + (offset - start), data.data(), data.size());
-  if (sync) EXPECT_EQ(msync(map, length, MS_SYNC), 0) << "msync: " << strerror(errno);
+  if (sync) {
+    EXPECT_EQ(msync(map, length, MS_SYNC), 0) << "msync: " << strerror(errno);
+  }
   ASSERT_EQ(munmap(map, length), 0) << strerror(errno);
 }
 

@@ -212,6 +212,8 @@ void TierfsFixture::SetUp() {
                    << " but the daemon serves every read and write: " << passthrough_off_reason_;
     }
   }
+  // It took it: every later mount that asks for it must take it too.
+  require_passthrough_ = passthrough_;
 }
 
 void TierfsFixture::TearDown() {
@@ -280,6 +282,9 @@ void TierfsFixture::Mount(const std::vector<std::string>& extra_args) {
       const size_t at = fresh.find(off);
       if (at != std::string::npos) {
         passthrough_off_reason_ = fresh.substr(at, fresh.find('\n', at) - at);
+        EXPECT_FALSE(require_passthrough_)
+            << "passthrough was on at the first mount, off at this one: "
+            << passthrough_off_reason_;
         return;
       }
     }

@@ -112,6 +112,9 @@ class TierfsFixture : public ::testing::Test {
   // if it asked and the daemon left it off, the log line that says why.
   bool passthrough_ = false;
   std::string passthrough_off_reason_;
+  // Set by SetUp when CommonMountArgs() asked for passthrough and the daemon
+  // took it: a later mount asking for it that leaves it off fails the test.
+  bool require_passthrough_ = false;
   std::vector<std::string> scratch_mounts_;  // MountScratch's, unmounted in TearDown
 };
 
