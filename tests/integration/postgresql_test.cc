@@ -1,16 +1,17 @@
 // PostgreSQL on tierfs: a private cluster whose data directory (tables, indexes,
 // WAL) lives in the mount runs pgbench while `fsppadm enforce` moves its files
-// from class to class, then crashes: PostgreSQL stopped without its shutdown
+// from class to class (checkpoints between), then under load alone (a
+// checkpoint amid it), then crashes: PostgreSQL stopped without its shutdown
 // checkpoint (immediate shutdown, SIGQUIT to the postmaster) and the tierfs
 // daemon killed (kill -9), in either order:
 //   - PostgresStoppedThenDaemonKilled: `pg_ctl stop -m immediate`, then kill -9.
-//     The exiting server's close(2)s write its dirty pages back to the daemon;
-//     what the kill loses is the daemon's own state (sizes, creates, renames
-//     not yet committed).
+//     With the writeback cache, the exiting server's close(2)s write its dirty
+//     pages back to the daemon; what the kill loses is the daemon's own state
+//     (sizes, creates, renames not yet committed).
 //   - DaemonKilledUnderLoadThenPostgresStopped: kill -9 while pgbench commits,
 //     then the same immediate shutdown (`pg_ctl kill QUIT`: pg_ctl stop cannot
-//     read postmaster.pid on the dead mount). The kernel's cached writes not yet
-//     written back die with the daemon too, as on a power cut.
+//     read postmaster.pid on the dead mount). The writeback cache's pages not
+//     yet written back die with the daemon too, as on a power cut.
 // After the remount PostgreSQL replays its WAL, and what it acknowledged must
 // all be there and consistent:
 //   - pgbench's TPC-B invariant: sum(abalance) = sum(bbalance) = sum(tbalance)
