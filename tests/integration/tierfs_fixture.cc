@@ -235,6 +235,12 @@ void TierfsFixture::TearDown() {
 void TierfsFixture::Unmount() {
   if (!mounted_) return;
   mounted_ = false;
+  if (passthrough_) {
+    const std::string log = DaemonLog();
+    const size_t off = log.find("passthrough: off for this mount", log_at_mount_);
+    EXPECT_EQ(off, std::string::npos)
+        << "the daemon turned passthrough off: " << log.substr(off, log.find('\n', off) - off);
+  }
   for (int attempt = 0; attempt < 50 && IsMounted(mnt_); ++attempt) {
     RunCommand({"/usr/bin/fusermount3", "-u", mnt_}, 30);
     if (IsMounted(mnt_)) std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -257,7 +263,7 @@ void TierfsFixture::Mount(const std::vector<std::string>& extra_args) {
   for (const std::string& arg : argv) {
     if (arg.starts_with("--passthrough=")) mode = arg.substr(std::strlen("--passthrough="));
   }
-  const size_t log_before = DaemonLog().size();
+  const size_t log_before = log_at_mount_ = DaemonLog().size();
   argv.push_back(ssd_);
   argv.push_back(mnt_);
   CommandResult r = RunCommand(argv, 60);

@@ -3,9 +3,9 @@
 // SetUp makes <tmp>/ssd, <tmp>/hdd and <tmp>/mnt, runs the real `mkdstfs` with
 // explicit classes (one disk looks alike to discovery), and so mounts the file
 // system with mkdstfs's default policy (with CommonMountArgs() set, mkdstfs
-// only creates it and Mount() mounts it with them, like every later mount). TearDown always unmounts (fusermount3 -u,
-// bounded retries, lazy unmount as the last resort), waits for the daemon to
-// finish, and removes the directory. Every wait is bounded; only processes the
+// only creates it and Mount() mounts it with them, like every later mount).
+// TearDown always unmounts (fusermount3 -u, bounded retries, lazy unmount as the
+// last resort), waits for the daemon to finish, and removes the directory. Every wait is bounded; only processes the
 // fixture started are ever signalled.
 #pragma once
 
@@ -63,6 +63,8 @@ class TierfsFixture : public ::testing::Test {
   void TearDown() override;
 
   // Unmounts and waits for the daemon to exit (bounded). Safe to call twice.
+  // Fails the test when the mount had passthrough and the daemon's log says it
+  // turned it off meanwhile (a backing file the kernel refused).
   void Unmount();
   // Mounts the existing file system (again) with the tierfs binary: the options
   // of CommonMountArgs(), then `extra_args`. When they ask for --passthrough=ro
@@ -112,6 +114,7 @@ class TierfsFixture : public ::testing::Test {
   // if it asked and the daemon left it off, the log line that says why.
   bool passthrough_ = false;
   std::string passthrough_off_reason_;
+  size_t log_at_mount_ = 0;  // the daemon log's size before the last Mount()
   // Set by SetUp when CommonMountArgs() asked for passthrough and the daemon
   // took it: a later mount asking for it that leaves it off fails the test.
   bool require_passthrough_ = false;
