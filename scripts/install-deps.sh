@@ -19,6 +19,10 @@ packages=(
   clang                                          # scripts/thread-safety.sh: the lock annotations' check
   debootstrap                                    # scripts/install-check.sh: a clean Debian 12 root
   chromium python3-venv   # the browser test of `fsppadm report --html` (scripts/test-venv.sh)
+  # tests/integration/postgresql_test.cc: initdb, pg_ctl, postgres, psql, pgbench and
+  # the amcheck extension are all in this package on Debian 12 (it also starts
+  # Debian's own cluster on port 5432, which the test leaves alone)
+  postgresql-15
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -99,6 +99,15 @@ CommandResult RunCommand(const std::vector<std::string>& argv, int timeout_secon
   return result;
 }
 
+std::vector<std::string> CommonMountArgs() {
+  std::vector<std::string> args;
+  if (const char* common = getenv("TIERFS_TEST_MOUNT_ARGS")) {
+    std::istringstream words(common);
+    for (std::string word; words >> word;) args.push_back(word);
+  }
+  return args;
+}
+
 std::string Tool(const std::string& name) { return std::string(TIERFS_BINARY_DIR) + "/cli/" + name; }
 
 std::string ReadFile(const std::string& path) {
@@ -179,13 +188,32 @@ void TierfsFixture::SetUp() {
   for (const std::string& d : {ssd_, hdd_, mnt_}) ASSERT_EQ(mkdir(d.c_str(), 0755), 0) << d;
   PrepareVolumes();
   if (HasFatalFailure()) return;
+  // mkdstfs mounts with no options of its own to give the daemon; with
+  // $TIERFS_TEST_MOUNT_ARGS set, it only creates the file system and Mount()
+  // serves it with those options, so that every mount of the run has them.
+  const bool common_args = !CommonMountArgs().empty();
   std::vector<std::string> argv = {testing::Tool("mkdstfs")};
   for (const std::string& option : MkdstfsOptions()) argv.push_back(option);
+  if (common_args) argv.push_back("--no-mount");
   argv.insert(argv.end(), {mnt_, "testfs", ssd_ + ":ssd", hdd_ + ":hdd"});
   CommandResult r = RunCommand(argv);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  mounted_ = true;
+  if (common_args) {
+    ASSERT_NO_FATAL_FAILURE(Mount());
+  } else {
+    mounted_ = true;
+  }
   ASSERT_TRUE(IsMounted(mnt_)) << "mkdstfs returned but " << mnt_ << " is not mounted";
+  // A run asked to repeat a suite on passthrough proves nothing where the kernel
+  // or the privileges leave it off: its tests are skipped, saying why.
+  for (const std::string& arg : CommonMountArgs()) {
+    if (arg.starts_with("--passthrough=") && arg != "--passthrough=off" && !passthrough_) {
+      GTEST_SKIP() << "TIERFS_TEST_MOUNT_ARGS asks for " << arg
+                   << " but the daemon serves every read and write: " << passthrough_off_reason_;
+    }
+  }
+  // It took it: every later mount that asks for it must take it too.
+  require_passthrough_ = passthrough_;
 }
 
 void TierfsFixture::TearDown() {
@@ -207,6 +235,12 @@ void TierfsFixture::TearDown() {
 void TierfsFixture::Unmount() {
   if (!mounted_) return;
   mounted_ = false;
+  if (passthrough_) {
+    const std::string log = DaemonLog();
+    const size_t off = log.find("passthrough: off for this mount", log_at_mount_);
+    EXPECT_EQ(off, std::string::npos)
+        << "the daemon turned passthrough off: " << log.substr(off, log.find('\n', off) - off);
+  }
   for (int attempt = 0; attempt < 50 && IsMounted(mnt_); ++attempt) {
     RunCommand({"/usr/bin/fusermount3", "-u", mnt_}, 30);
     if (IsMounted(mnt_)) std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -221,18 +255,59 @@ void TierfsFixture::Unmount() {
 void TierfsFixture::Mount(const std::vector<std::string>& extra_args) {
   mount_args_ = extra_args;
   std::vector<std::string> argv = {testing::Tool("tierfs")};
-  // TIERFS_TEST_MOUNT_ARGS: options for every mount of a run, before the test's
-  // own (tests/CMakeLists.txt runs the POSIX suites again with passthrough).
-  if (const char* common = getenv("TIERFS_TEST_MOUNT_ARGS")) {
-    std::istringstream words(common);
-    for (std::string word; words >> word;) argv.push_back(word);
-  }
+  const std::vector<std::string> common = CommonMountArgs();
+  argv.insert(argv.end(), common.begin(), common.end());
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  // The mode asked for is the last --passthrough= (gflags takes the last one).
+  std::string mode = "off";
+  for (const std::string& arg : argv) {
+    if (arg.starts_with("--passthrough=")) mode = arg.substr(std::strlen("--passthrough="));
+  }
+  const size_t log_before = log_at_mount_ = DaemonLog().size();
   argv.push_back(ssd_);
   argv.push_back(mnt_);
   CommandResult r = RunCommand(argv, 60);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   mounted_ = true;
+  passthrough_ = false;
+  passthrough_off_reason_.clear();
+  if (mode == "off") return;
+  // The daemon logs its decision in INIT's handler and, if the reply drops it,
+  // while sending that reply: both have happened once a stat of the mount point
+  // returns, and each line is flushed as it is logged. The bounded poll (5 s) is
+  // for a log that trails anyway.
+  struct stat st;
+  ASSERT_EQ(stat(mnt_.c_str(), &st), 0) << strerror(errno);
+  const std::string on = "passthrough=" + mode + ": asked for in INIT";
+  const std::vector<std::string> offs = {"passthrough=" + mode + ": off",
+                                         "passthrough: not asked for in INIT"};
+  for (int i = 0; i < 100; ++i) {
+    const std::string log = DaemonLog();
+    const std::string fresh = log.size() > log_before ? log.substr(log_before) : log;
+    for (const std::string& off : offs) {
+      const size_t at = fresh.find(off);
+      if (at != std::string::npos) {
+        passthrough_off_reason_ = fresh.substr(at, fresh.find('\n', at) - at);
+        EXPECT_FALSE(require_passthrough_)
+            << "passthrough was on at the first mount, off at this one: "
+            << passthrough_off_reason_;
+        return;
+      }
+    }
+    if (fresh.find(on) != std::string::npos) {
+      passthrough_ = true;
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ADD_FAILURE() << "no passthrough decision in the daemon's log within 5 s:\n" << DaemonLog();
+}
+
+std::string TierfsFixture::DaemonLog() const {
+  std::ifstream in(ssd_ + "/.tierfs/tierfs.log");
+  std::stringstream all;
+  all << in.rdbuf();
+  return all.str();
 }
 
 void TierfsFixture::MountScratch(const std::string& dir, const std::string& size,

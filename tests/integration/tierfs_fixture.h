@@ -2,9 +2,10 @@
 //
 // SetUp makes <tmp>/ssd, <tmp>/hdd and <tmp>/mnt, runs the real `mkdstfs` with
 // explicit classes (one disk looks alike to discovery), and so mounts the file
-// system with mkdstfs's default policy. TearDown always unmounts (fusermount3 -u,
-// bounded retries, lazy unmount as the last resort), waits for the daemon to
-// finish, and removes the directory. Every wait is bounded; only processes the
+// system with mkdstfs's default policy (with CommonMountArgs() set, mkdstfs
+// only creates it and Mount() mounts it with them, like every later mount).
+// TearDown always unmounts (fusermount3 -u, bounded retries, lazy unmount as the
+// last resort), waits for the daemon to finish, and removes the directory. Every wait is bounded; only processes the
 // fixture started are ever signalled.
 #pragma once
 
@@ -23,6 +24,11 @@ struct CommandResult {
 
 // Runs argv[0] (a path) with a deadline; stdin is /dev/null.
 CommandResult RunCommand(const std::vector<std::string>& argv, int timeout_seconds = 120);
+
+// The options every mount of this run gets before a test's own: the words of
+// $TIERFS_TEST_MOUNT_ARGS (split at spaces; none when unset or empty).
+// tests/CMakeLists.txt runs suites again with "--passthrough=rw" this way.
+std::vector<std::string> CommonMountArgs();
 
 // Path of a built tool, e.g. Tool("fsppadm").
 std::string Tool(const std::string& name);
@@ -57,10 +63,17 @@ class TierfsFixture : public ::testing::Test {
   void TearDown() override;
 
   // Unmounts and waits for the daemon to exit (bounded). Safe to call twice.
+  // Fails the test when the mount had passthrough and the daemon's log says it
+  // turned it off meanwhile (a backing file the kernel refused).
   void Unmount();
-  // Mounts the existing file system again with the tierfs binary: the options of
-  // $TIERFS_TEST_MOUNT_ARGS (split at spaces), then `extra_args`.
+  // Mounts the existing file system (again) with the tierfs binary: the options
+  // of CommonMountArgs(), then `extra_args`. When they ask for --passthrough=ro
+  // or rw, waits (up to 5 s) for the daemon's log to say whether it took it and
+  // sets passthrough_ (and passthrough_off_reason_); SetUp skips the test when
+  // CommonMountArgs() ask for passthrough and the daemon left it off.
   void Mount(const std::vector<std::string>& extra_args = {});
+  // The daemon's log (<ssd>/.tierfs/tierfs.log) as it is now; "" when absent.
+  std::string DaemonLog() const;
   // Unmounts and mounts again with the options of the last Mount() (none after SetUp).
   void Remount() {
     Unmount();
@@ -97,6 +110,14 @@ class TierfsFixture : public ::testing::Test {
   std::string root_, ssd_, hdd_, mnt_;
   bool mounted_ = false;
   std::vector<std::string> mount_args_;  // of the last Mount(), for Remount()
+  // Whether the last Mount() asked for passthrough and the daemon's INIT took it;
+  // if it asked and the daemon left it off, the log line that says why.
+  bool passthrough_ = false;
+  std::string passthrough_off_reason_;
+  size_t log_at_mount_ = 0;  // the daemon log's size before the last Mount()
+  // Set by SetUp when CommonMountArgs() asked for passthrough and the daemon
+  // took it: a later mount asking for it that leaves it off fails the test.
+  bool require_passthrough_ = false;
   std::vector<std::string> scratch_mounts_;  // MountScratch's, unmounted in TearDown
 };
 
