@@ -5,8 +5,8 @@
 // system with mkdstfs's default policy (with CommonMountArgs() set, mkdstfs
 // only creates it and Mount() mounts it with them, like every later mount).
 // TearDown always unmounts (fusermount3 -u, bounded retries, lazy unmount as the
-// last resort), waits for the daemon to finish, and removes the directory. Every wait is bounded; only processes the
-// fixture started are ever signalled.
+// last resort), waits for the daemon to finish, and removes the directory.
+// Every wait is bounded; only processes the fixture started are ever signalled.
 #pragma once
 
 #include <gtest/gtest.h>
