@@ -15,15 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/run_command.h"
+
 namespace tierfs::testing {
-
-struct CommandResult {
-  int exit_code = -1;   // -1 when killed at the deadline
-  std::string output;   // stdout and stderr, interleaved
-};
-
-// Runs argv[0] (a path) with a deadline; stdin is /dev/null.
-CommandResult RunCommand(const std::vector<std::string>& argv, int timeout_seconds = 120);
 
 // The options every mount of this run gets before a test's own: the words of
 // $TIERFS_TEST_MOUNT_ARGS (split at spaces; none when unset or empty).

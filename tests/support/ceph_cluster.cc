@@ -1,5 +1,7 @@
 #include "tests/support/ceph_cluster.h"
 
+#include "tests/support/run_command.h"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -19,51 +21,18 @@
 namespace tierfs::testing {
 namespace {
 
+// RunCommand, its output appended to *output: the exit code, -1 when it was
+// killed at the deadline or could not start.
+int RunCommandTo(const std::vector<std::string>& argv, int timeout_seconds,
+                 std::string* output) {
+  CommandResult r = RunCommand(argv, timeout_seconds);
+  output->append(r.output);
+  return r.exit_code;
+}
+
 using Clock = std::chrono::steady_clock;
 
 std::string Script() { return std::string(TIERFS_SOURCE_DIR) + "/tests/ceph/ceph_cluster.sh"; }
-
-// Runs argv with a deadline, collecting stdout and stderr; -1 when killed at the
-// deadline (our own child, by its pid).
-int RunWithDeadline(const std::vector<std::string>& argv, int timeout_seconds,
-                    std::string* output) {
-  int out[2];
-  if (pipe2(out, O_CLOEXEC) != 0) return -1;
-  pid_t pid = fork();
-  if (pid == 0) {
-    int null_fd = open("/dev/null", O_RDONLY);
-    dup2(null_fd, STDIN_FILENO);
-    dup2(out[1], STDOUT_FILENO);
-    dup2(out[1], STDERR_FILENO);
-    std::vector<char*> args;
-    for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  close(out[1]);
-  const auto deadline = Clock::now() + std::chrono::seconds(timeout_seconds);
-  bool killed = false;
-  char buf[4096];
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (left.count() <= 0) {
-      kill(pid, SIGKILL);
-      killed = true;
-      break;
-    }
-    pollfd p{out[0], POLLIN, 0};
-    if (poll(&p, 1, static_cast<int>(std::min<long>(left.count(), 1000))) <= 0) continue;
-    ssize_t n = read(out[0], buf, sizeof buf);
-    if (n <= 0) break;
-    output->append(buf, static_cast<size_t>(n));
-  }
-  close(out[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (killed) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 // A loopback port that is free now, and its successor too (the monitor's).
 // Ephemeral ports lie above 32768, outside the OSD's 6800-7300.
@@ -124,14 +93,14 @@ Result<std::unique_ptr<CephCluster>> CephCluster::Start(uint64_t memstore_bytes)
     if (port == 0) return Status::Io("no free pair of loopback ports");
     output.clear();
     // The script bounds its own wait at 60 s; the margin covers its cleanup.
-    rc = RunWithDeadline({"/bin/bash", Script(), "start", cluster->dir_, std::to_string(port),
+    rc = RunCommandTo({"/bin/bash", Script(), "start", cluster->dir_, std::to_string(port),
                           "--owner", std::to_string(getpid())},
                          90, &output);
     if (rc == 0) break;
     // Whatever was left (a script killed at its deadline) goes by its pids;
     // the stop removes the directory, so it is made again for a retry.
     std::string ignored;
-    RunWithDeadline({"/bin/bash", Script(), "stop", cluster->dir_}, 60, &ignored);
+    RunCommandTo({"/bin/bash", Script(), "stop", cluster->dir_}, 60, &ignored);
     if (output.find("Address already in use") == std::string::npos) break;
     mkdir(cluster->dir_.c_str(), 0700);
   }
@@ -164,7 +133,7 @@ Status CephCluster::Run(const std::vector<std::string>& args, int timeout_second
                         std::string* output) {
   std::vector<std::string> argv = {"/bin/bash", Script()};
   argv.insert(argv.end(), args.begin(), args.end());
-  int rc = RunWithDeadline(argv, timeout_seconds, output);
+  int rc = RunCommandTo(argv, timeout_seconds, output);
   if (rc != 0) {
     return Status::Io("ceph_cluster.sh " + args[0] + " exit " + std::to_string(rc) + ":\n" +
                       *output);
