@@ -337,7 +337,9 @@ bool VolumeSet::RecycleObject(uint32_t volume_id, const std::string& path) const
   const meta::Volume* v = Find(volume_id);
   Slot* slot = SlotOf(volume_id);
   // A draining volume is about to leave: nothing is kept for creates there.
-  if (v == nullptr || slot == nullptr || slot->draining.load()) return false;
+  if (!recycle_objects_ || v == nullptr || slot == nullptr || slot->draining.load()) {
+    return false;
+  }
   std::string to;
   {
     MutexLock lock(slot->pool_mu);

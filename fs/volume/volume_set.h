@@ -158,6 +158,10 @@ class VolumeSet {
   void SetMetadataReserve(meta::SpaceReserve* reserve) { reserve_ = reserve; }
   // Unlinks every recycled object (unmount): a clean volume keeps none in tmp/.
   void DropRecycledObjects() const;
+  // From now on removed objects are unlinked, never recycled for new files (a
+  // mount with passthrough opens: FileSystemOptions::passthrough). Set once at
+  // mount, before serving.
+  void KeepNoRecycledObjects() { recycle_objects_ = false; }
 
  private:
   // Per-volume state that outlives snapshots (kept by id).
@@ -208,6 +212,7 @@ class VolumeSet {
   const Clock& clock_;
   VolumeIo& io_;
   meta::SpaceReserve* reserve_ = nullptr;
+  bool recycle_objects_ = true;  // see KeepNoRecycledObjects
   Mutex change_mu_ ACQUIRED_BEFORE(space_mu_);  // serializes Add/Remove/SetClass
   // Every snapshot ever published (readers hold plain pointers; see the file comment).
   std::vector<std::unique_ptr<const Snapshot>> snapshots_ GUARDED_BY(change_mu_);
