@@ -116,7 +116,7 @@ Status FileSystem::TrimObjectsAfterCrash(bool keep_longer) {
     bytes += static_cast<uint64_t>(st.st_size) - f.size;
   }
   if (keep_longer) {
-    LogWarning("the last mount (passthrough opens) did not end cleanly: checked {} objects, "
+    LogWarning("the last mount did not end cleanly (passthrough opens): checked {} objects, "
                "took {} longer than their files at their length ({} bytes the kernel wrote "
                "past the recorded sizes), {} shorter than their files",
                files->size(), kept, bytes, short_objects);
