@@ -133,6 +133,11 @@ class Metadata {
   // file holds bytes the kernel wrote (and perhaps synced) past the recorded
   // size, not only writes the daemon never acknowledged. Errors from SQLite.
   Result<bool> SwapPassthroughWrites(bool now);
+  // Whether the file system is not cleanly unmounted and its last mount let the
+  // kernel write objects (as above): `tierfs check --repair` then takes a long
+  // object's length as its file's size, as the next mount would, instead of
+  // trimming it. Reads only. Errors from SQLite.
+  Result<bool> CrashedWithPassthroughWrites();
   Result<std::vector<Volume>> ListVolumes();  // ordered by id
   // Appends a volume; sets volume->id to the next id (max + 1; the input id is
   // ignored). EEXIST if the name is taken.

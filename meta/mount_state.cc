@@ -25,4 +25,12 @@ Result<bool> Metadata::SwapPassthroughWrites(bool now) {
   return before.ok() && *before == 1;
 }
 
+Result<bool> Metadata::CrashedWithPassthroughWrites() {
+  auto lock = db_->Lock();
+  Result<int64_t> clean = GetInfoInt(db_.get(), kInfoCleanUnmount);
+  Result<int64_t> kernel = GetInfoInt(db_.get(), kInfoPassthroughWrites);
+  if (!kernel.ok() && kernel.status().code() != ENOENT) return kernel.status();
+  return kernel.ok() && *kernel == 1 && !(clean.ok() && *clean == 1);
+}
+
 }  // namespace tierfs::meta

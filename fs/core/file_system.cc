@@ -253,6 +253,7 @@ meta::Inode FileSystem::Remember(const meta::Inode& attr) { return inodes_.Remem
 Result<meta::Inode> FileSystem::CurrentAttr(uint64_t ino) {
   if (InodeRef inode = inodes_.Find(ino)) {
     MutexLock lock(inode->mu);
+    RefreshFromObjectLocked(*inode);  // writes the kernel made by passthrough opens
     return inode->attr;
   }
   return meta_->GetInode(ino);

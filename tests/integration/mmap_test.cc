@@ -228,6 +228,11 @@ TEST_P(MmapLifetimeTest, MsyncedMappedWritePastTheOldEndSurvivesKill9) {
   mapping.Unmap();
   close(fd.Release());  // on a dead connection
   Unmount();
+  // A repair before the next mount keeps the bytes as the mount would: on
+  // passthrough the object is longer than the recorded size, and its tail is
+  // the msync'ed write, not garbage to trim.
+  CommandResult repair = Tool("tierfs", {"check", "--repair", ssd_});
+  EXPECT_TRUE(repair.exit_code == 0 || repair.exit_code == 1) << repair.output;
   ASSERT_NO_FATAL_FAILURE(Mount(mount_args_));
   std::string want = base + std::string(size - base.size(), '\0');
   want.replace(size - tail.size(), tail.size(), tail);
