@@ -349,7 +349,8 @@ Status FileSystem::SyncMetadata() {
 
 bool FileSystem::RemoveObjectOf(const meta::Inode& attr) {
   if (!S_ISREG(attr.mode) || attr.volume_id == 0) return true;
-  Status st = volumes_->RemoveObject(attr.volume_id, attr.ino, attr.generation);
+  // On an object volume a DELETE of its key (the store may be offline: retried).
+  Status st = volumes_->RemoveAnyObject(attr.volume_id, attr.ino, attr.generation);
   if (!st.ok()) {
     // Keep the nlink-0 row: the next mount retries. Nothing is lost either way.
     LogError("reclaim inode {}: {}", attr.ino, st.ToString());
@@ -384,6 +385,8 @@ Result<meta::Inode> FileSystem::GetAttr(uint64_t ino) {
 uint64_t FileSystem::AllocatedBlocks(const meta::Inode& attr) {
   switch (attr.mode & S_IFMT) {
     case S_IFREG:
+      // On an object volume: no local blocks, and nothing to ask the store.
+      if (volumes_->IsObjectVolume(attr.volume_id)) return 0;
       if (attr.volume_id != 0) {
         struct stat st;
         // An open file: its object as it is now (writes may have grown it).
@@ -534,6 +537,8 @@ Result<struct statvfs> FileSystem::StatFs() {
   out.f_namemax = 255;
   uint64_t total = 0, free = 0, avail = 0;
   for (const meta::Volume& v : volumes_->volumes()) {
+    // df counts local capacity: a store's is unknown.
+    if (meta::IsObjectVolume(v)) continue;
     auto st = volumes_->Statvfs(v.id);
     if (!st.ok()) return st.status();
     total += uint64_t{st->f_blocks} * st->f_frsize;
