@@ -102,7 +102,8 @@ Result<json> ControlHandlers::Volumes() {
       entry["credentials_file"] = v.credentials_file;  // its path; the secret stays there
     }
     for (const policy::VolumeState& s : space) {
-      if (s.id == v.id) {
+      // A store's capacity is unknown: no size, used or free is shown for it.
+      if (s.id == v.id && !meta::IsObjectVolume(v)) {
         entry["total_bytes"] = s.total_bytes;
         entry["free_bytes"] = s.free_bytes;
         entry["used_bytes"] = s.total_bytes - std::min(s.total_bytes, s.free_bytes);
@@ -276,6 +277,11 @@ Result<json> ControlHandlers::Fsmap(const json& request) {
         entry["volume"] = v->name;
         entry["volume_id"] = v->id;
         entry["class"] = v->placement_class;
+        // A file on an object volume: where its object is (no request is made).
+        if (const ObjectVolume* store = fs_.volumes().Store(v->id)) {
+          entry["url"] = store->Url(store->Key(ino, attr->generation));
+          entry["endpoint"] = v->endpoint;
+        }
       }
     }
     if (auto path = fs_.metadata().PathOf(ino); path.ok()) entry["path"] = *path;

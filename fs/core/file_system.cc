@@ -102,7 +102,11 @@ FileSystem::FileSystem(std::unique_ptr<meta::SpaceReserve> reserve,
   kernel_opens_ = std::make_unique<KernelOpenCache>(
       options.cached_opens,
       [this](uint64_t ino) -> Result<FileHandle*> {
-        auto fh = Open(ino, O_RDWR);
+        // Stands for every open of the file, reads too: not an open for
+        // writing (a file on an object volume is recalled by its first write).
+        auto inode = HoldInode(ino, Hold::kOpen);
+        if (!inode.ok()) return inode.status();
+        auto fh = OpenHeld(*inode, O_RDWR, /*created=*/false);
         if (fh.ok()) (*fh)->kernel_open = true;
         return fh;
       },
