@@ -385,7 +385,7 @@ TEST_F(ObjectVolumeTest, KillMidUploadThenCheckRepairLeavesNoOrphanAndTheFileWho
   ASSERT_TRUE(uploading) << "no multipart upload was seen";
   // An orphan as well: an object named like one that no inode owns.
   int fd = open("/dev/null", O_RDONLY);
-  ASSERT_TRUE(s3_->PutObject(bucket_, std::string(kPrefix) + "/objects/3f/99999.1", fd, 0, 0, {})
+  ASSERT_TRUE(s3_->PutObject(bucket_, std::string(kPrefix) + "/objects/9f/99999.1", fd, 0, 0, {})
                   .ok());
   close(fd);
   CommandResult check = Tool("tierfs", {"check", ssd_}, 120);
