@@ -30,7 +30,8 @@ struct FileQuery {
 
 std::string FsmapUsage() {
   return "usage: fsmap [-H] [--json] FILE...\n"
-         "Shows the volume and placement class that hold each FILE of a tierfs file system.\n"
+         "Shows the volume and placement class that hold each FILE of a tierfs file system\n"
+         "(for a file on an object volume, also its object's s3:// URL).\n"
          "  -H, --human-readable  sizes in K, M, G (powers of 1024; default: bytes)\n"
          "  --json                one JSON document (default: a table)\n"
          "  -h, --help            this text\n"
@@ -148,6 +149,9 @@ int FsmapBody(const std::vector<std::string>& args, const CliEnv& env) {
     for (const FileQuery& f : files) {
       if (f.answer.is_null()) continue;
       std::string volume = JsonString(f.answer, "volume");
+      // A file on an object volume: its object's s3:// URL too.
+      const std::string url = JsonString(f.answer, "url");
+      if (!url.empty()) volume += " " + PrintableField(url);
       uint64_t size = JsonUint(f.answer, "size");
       table.AddRow({volume.empty() ? "-" : volume, JsonString(f.answer, "class", "-"),
                     human ? HumanBytes(size) : std::to_string(size), PrintableField(f.operand)});

@@ -1,5 +1,7 @@
 #include "cli/fsppadm_report.h"
 
+#include <map>
+
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -236,7 +238,18 @@ std::string FormatScanRows(const json& result, const ScanReportOptions& options)
     cells.push_back(PrintableField(RowPath(row, options)));
     table.AddRow(std::move(cells));
   }
-  return table.Render();
+  // Object volumes the rows name, with their s3:// URL (issue 29).
+  std::map<std::string, std::string> stores;
+  for (const json& row : rows) {
+    for (auto [volume, url] : {std::pair{"from_volume", "from_url"}, {"to_volume", "to_url"}}) {
+      if (!JsonString(row, url).empty()) stores[JsonString(row, volume)] = JsonString(row, url);
+    }
+  }
+  std::string legend;
+  for (const auto& [volume, url] : stores) {
+    legend += "Object volume " + volume + ": " + PrintableField(url) + "\n";
+  }
+  return table.Render() + legend;
 }
 
 std::string FormatScanSummary(const json& result, const ScanReportOptions& options) {

@@ -5,6 +5,7 @@
 #include "cli/exit_codes.h"
 #include "cli/json_fields.h"
 #include "cli/mkdstfs.h"
+#include "cli/object_volume_add.h"
 #include "cli/option_parser.h"
 #include "cli/progress_line.h"
 #include "cli/text_table.h"
@@ -42,7 +43,25 @@ int RunList(const FsvoladmArgs& a, const CliEnv& env, ControlClient& client) {
 }
 
 int RunAdd(const FsvoladmArgs& a, const CliEnv& env, ControlClient& client) {
-  Result<std::vector<VolumeProbe>> probes = ProbeVolumes(a.operands);
+  std::vector<std::string> dirs;
+  std::vector<meta::Volume> stores;  // s3:// operands
+  for (const std::string& operand : a.operands) {
+    if (!IsObjectVolumeOperand(operand)) {
+      dirs.push_back(operand);
+      continue;
+    }
+    Result<meta::Volume> row = ParseObjectVolumeOperand(operand, a.endpoint, a.credentials);
+    if (!row.ok()) {
+      PrintError(env, kTool, row.status().message());
+      return kExitUsage;
+    }
+    stores.push_back(*row);
+  }
+  if (stores.empty() && (!a.endpoint.empty() || !a.credentials.empty())) {
+    PrintError(env, kTool, "--endpoint and --credentials are for s3://BUCKET/PREFIX:CLASS volumes");
+    return kExitUsage;
+  }
+  Result<std::vector<VolumeProbe>> probes = ProbeVolumes(dirs);
   if (!probes.ok()) {
     PrintError(env, kTool, probes.status().message());
     return kExitUsage;
@@ -56,6 +75,18 @@ int RunAdd(const FsvoladmArgs& a, const CliEnv& env, ControlClient& client) {
   }
   int code = kExitOk;
   json added = json::array();
+  for (const meta::Volume& row : stores) {
+    Result<json> result = AddObjectVolumeOnline(client, row, a.verbose ? env.out : nullptr);
+    if (!result.ok()) {
+      PrintError(env, kTool,
+                 (client.unreachable() ? "" : client.mount().mount_point + ": ") + row.path +
+                     ": " + result.status().message());
+      return std::max(code, client.ExitCodeFor(result.status()));
+    }
+    PrintWarnings(env, *result);
+    if (!a.json) *env.out << AddedVolumeLine(*result) << "\n";
+    added.push_back(JsonObject(*result, "volume"));
+  }
   for (const VolumeProbe& p : *probes) {
     Result<json> result = AddVolumeOnline(client, p, a.verbose ? env.out : nullptr);
     if (!result.ok()) {
@@ -128,6 +159,8 @@ int RunSetClass(const FsvoladmArgs& a, const CliEnv& env, ControlClient& client)
 std::string FsvoladmUsage() {
   return "usage: fsvoladm list [--json] MOUNT\n"
          "       fsvoladm add [-v] [--json] MOUNT DIR[:CLASS]...\n"
+         "       fsvoladm add [-v] [--json] --endpoint URL --credentials FILE MOUNT\n"
+         "                    s3://BUCKET/PREFIX:CLASS...\n"
          "       fsvoladm remove [--json] MOUNT VOLUME\n"
          "       fsvoladm setclass [--json] MOUNT VOLUME CLASS\n"
          "The volumes of a mounted tierfs file system; every change is made online.\n"
@@ -137,6 +170,11 @@ std::string FsvoladmUsage() {
          "  add        label each DIR and add it as a data volume of class CLASS (default:\n"
          "             its detected media type, ssd, hdd or mixed); new files and\n"
          "             relocations may use it at once\n"
+         "             An s3://BUCKET/PREFIX:CLASS operand adds an object volume: a\n"
+         "             bucket (which must exist) on the S3 store at --endpoint\n"
+         "             (http[s]://HOST[:PORT]), reached with the keys in --credentials\n"
+         "             FILE (access_key = ..., secret_key = ...; mode 0600 or 0400, read\n"
+         "             by the daemon, never stored). Files go there by relocation only\n"
          "  remove     move every file off VOLUME (its name, e.g. vol3, its directory, or\n"
          "             its id) to the volumes its policy's CREATE rule allows (else to any\n"
          "             with room), files staying open and in use; then forget VOLUME and\n"
@@ -163,12 +201,21 @@ Result<FsvoladmArgs> ParseFsvoladmArgs(const std::vector<std::string>& args) {
   if (word->kind != ActionWord::kAction) return a;
   std::vector<OptionSpec> specs = {
       {"help", 'h', false, ""}, {"json", 0, false, ""}, {"version", 0, false, ""}};
-  if (a.action == "add") specs.push_back({"verbose", 'v', false, ""});
+  if (a.action == "add") {
+    specs.push_back({"verbose", 'v', false, ""});
+    specs.push_back({"endpoint", 0, true, "URL"});
+    specs.push_back({"credentials", 0, true, "FILE"});
+  }
   std::vector<std::string> rest(args.begin() + 1, args.end());
   Result<std::vector<std::string>> operands =
       ParseOptions(rest, specs, [&a](const OptionSpec& spec, const char* value) -> Status {
-        (void)value;
-        if (spec.short_name == 'h') {
+        const std::string name = spec.long_name != nullptr ? spec.long_name : "";
+        if (name == "endpoint" || name == "credentials") {
+          if (value == nullptr || *value == '\0') {
+            return Status::Invalid("--" + name + " needs a value");
+          }
+          (name == "endpoint" ? a.endpoint : a.credentials) = value;
+        } else if (spec.short_name == 'h') {
           a.help = true;
         } else if (spec.short_name == 'v') {
           a.verbose = true;

@@ -3,7 +3,8 @@
 // daemon):
 //
 //   fsvoladm list [--json] MOUNT
-//   fsvoladm add [-v] [--json] MOUNT DIR[:CLASS]...
+//   fsvoladm add [-v] [--json] [--endpoint URL --credentials FILE] MOUNT DIR[:CLASS]...
+//                (a DIR may be s3://BUCKET/PREFIX:CLASS, an object volume)
 //   fsvoladm remove [--json] MOUNT VOLUME
 //   fsvoladm setclass [--json] MOUNT VOLUME CLASS
 //   fsvoladm --help | --version
@@ -33,6 +34,8 @@ struct FsvoladmArgs {
   bool version = false;
   bool json = false;
   bool verbose = false;               // add -v
+  std::string endpoint;               // add --endpoint, for s3:// operands
+  std::string credentials;            // add --credentials, for s3:// operands
   std::string mount;
   std::vector<std::string> operands;  // after MOUNT: DIR[:CLASS]... | VOLUME | VOLUME CLASS
 };

@@ -15,6 +15,7 @@
 #include "cli/json_fields.h"
 #include "cli/exit_codes.h"
 #include "cli/mount_table.h"
+#include "cli/object_volume_add.h"
 #include "cli/option_parser.h"
 #include "cli/text_table.h"
 #include "cli/tool_support.h"
@@ -23,12 +24,36 @@
 #include "cli/volume_add.h"
 #include "cli/volume_table.h"
 #include "fs/volume/media_type.h"
+#include "fs/volume/object_volume.h"
 #include "fs/volume/volume_label.h"
 
 namespace tierfs::cli {
 namespace {
 
 constexpr char kTool[] = "mkdstfs";
+
+// The s3:// operands of `a` as volume rows (cli/object_volume_add.h), and the
+// other operands in *dirs. EINVAL naming the operand or option.
+Result<std::vector<meta::Volume>> SplitObjectVolumes(const MkdstfsArgs& a,
+                                                     std::vector<std::string>* dirs) {
+  std::vector<meta::Volume> stores;
+  for (const std::string& operand : a.volumes) {
+    if (!IsObjectVolumeOperand(operand)) {
+      dirs->push_back(operand);
+      continue;
+    }
+    Result<meta::Volume> row = ParseObjectVolumeOperand(operand, a.endpoint, a.credentials);
+    if (!row.ok()) return row.status();
+    stores.push_back(*row);
+  }
+  if (stores.empty() && (!a.endpoint.empty() || !a.credentials.empty())) {
+    return Status::Invalid("--endpoint and --credentials are for s3://BUCKET/PREFIX:CLASS volumes");
+  }
+  if (!stores.empty() && dirs->empty()) {
+    return Status::Invalid("an object volume cannot hold the metadata: give a directory too");
+  }
+  return stores;
+}
 
 // `name` next to this executable, else the first executable `name` on PATH; ""
 // when there is none.
@@ -111,7 +136,13 @@ int AddToExisting(const MkdstfsArgs& a, const CliEnv& env, const TierfsMount& mo
     return kExitUsage;
   }
   const std::string uuid = JsonString(*ping, "fs_uuid");
-  Result<std::vector<VolumeProbe>> probes = ProbeVolumes(a.volumes, "/sys",
+  std::vector<std::string> dirs;
+  Result<std::vector<meta::Volume>> stores = SplitObjectVolumes(a, &dirs);
+  if (!stores.ok()) {
+    PrintError(env, kTool, stores.status().message());
+    return kExitUsage;
+  }
+  Result<std::vector<VolumeProbe>> probes = ProbeVolumes(dirs, "/sys",
                                                          LabelledDirs::kKeepLabelled);
   if (!probes.ok()) {
     PrintError(env, kTool, probes.status().message());
@@ -152,6 +183,17 @@ int AddToExisting(const MkdstfsArgs& a, const CliEnv& env, const TierfsMount& mo
   for (const VolumeProbe* p : to_add) {
     Result<json> added = AddVolumeOnline(client, *p, verbose);
     if (!added.ok()) return report(Status::Error(added.status().code(), p->spec.dir + ": " +
+                                                                     added.status().message()));
+    if (verbose == nullptr) *env.out << AddedVolumeLine(*added) << "\n";
+  }
+  for (const meta::Volume& row : *stores) {
+    bool member = false;
+    for (const json& v : JsonArray(*before, "volumes")) {
+      if (JsonString(v, "path") == row.path) member = true;
+    }
+    if (member) continue;  // already one of its volumes
+    Result<json> added = AddObjectVolumeOnline(client, row, verbose);
+    if (!added.ok()) return report(Status::Error(added.status().code(), row.path + ": " +
                                                                      added.status().message()));
     if (verbose == nullptr) *env.out << AddedVolumeLine(*added) << "\n";
   }
@@ -197,7 +239,8 @@ int AddToExisting(const MkdstfsArgs& a, const CliEnv& env, const TierfsMount& mo
 
 std::string MkdstfsUsage() {
   return "usage: mkdstfs [-f] [-v] [-h] [-m MOUNTOPTS] [--cron SCHEDULE]\n"
-         "               [--heat-bucket SECONDS] [--no-mount] MOUNTPOINT FSNAME DIR[:CLASS]...\n"
+         "               [--heat-bucket SECONDS] [--no-mount] [--endpoint URL --credentials FILE]\n"
+         "               MOUNTPOINT FSNAME DIR[:CLASS]...\n"
          "Creates a tierfs file system over the directories DIR (one per device) and mounts\n"
          "it on MOUNTPOINT. When FSNAME is already mounted on MOUNTPOINT, adds each DIR that\n"
          "is not yet one of its volumes (as fsvoladm add does), gives a DIR that is one the\n"
@@ -220,6 +263,12 @@ std::string MkdstfsUsage() {
          "                   policy PERIOD may be shorter (default 3600; fsppadm\n"
          "                   heatbucket changes it later)\n"
          "  --no-mount       create the file system but do not mount it (default: mount)\n"
+         "  --endpoint URL   the S3 store (http[s]://HOST[:PORT]) of the\n"
+         "                   s3://BUCKET/PREFIX:CLASS operands: object volumes, which\n"
+         "                   take files by relocation only (the bucket must exist)\n"
+         "  --credentials FILE\n"
+         "                   the keys for --endpoint (access_key = ..., secret_key = ...;\n"
+         "                   mode 0600 or 0400), read by the daemon at every mount\n"
          "  -h, --help       this text\n"
          "  --version        print the version and exit\n"
          "Exit status: 0 ok, 1 the creation failed (and was undone), 2 usage error or a\n"
@@ -232,6 +281,8 @@ Result<MkdstfsArgs> ParseMkdstfsArgs(const std::vector<std::string>& args) {
                                    {"help", 'h', false, ""},      {nullptr, 'm', true, "MOUNTOPTS"},
                                    {"cron", 0, true, "SCHEDULE"}, {"no-mount", 0, false, ""},
                                    {"heat-bucket", 0, true, "SECONDS"},
+                                   {"endpoint", 0, true, "URL"},
+                                   {"credentials", 0, true, "FILE"},
                                    {"version", 0, false, ""}};
   Result<std::vector<std::string>> operands =
       ParseOptions(args, specs, [&a](const OptionSpec& spec, const char* value) -> Status {
@@ -253,6 +304,10 @@ Result<MkdstfsArgs> ParseMkdstfsArgs(const std::vector<std::string>& args) {
         }
         if (std::string(spec.long_name) == "version") {
           a.version = true;
+        } else if (std::string(spec.long_name) == "endpoint") {
+          a.endpoint = value;
+        } else if (std::string(spec.long_name) == "credentials") {
+          a.credentials = value;
         } else if (std::string(spec.long_name) == "cron") {
           Status st = CheckCronSchedule(value);
           if (!st.ok()) return Status::Invalid("--cron: " + st.message());
@@ -354,11 +409,17 @@ int MkdstfsBody(const std::vector<std::string>& args, const CliEnv& env) {
     return AddToExisting(a, env, *existing);
   }
 
-  Result<std::vector<VolumeProbe>> probes = ProbeVolumes(a.volumes);
+  std::vector<std::string> dirs;
+  Result<std::vector<meta::Volume>> stores = SplitObjectVolumes(a, &dirs);
+  if (!stores.ok()) {
+    PrintError(env, kTool, stores.status().message());
+    return kExitUsage;
+  }
+  Result<std::vector<VolumeProbe>> probes = ProbeVolumes(dirs);
   if (!probes.ok()) {
     // A volume of FSNAME itself: the file system exists but is not mounted here.
     Result<std::vector<VolumeProbe>> labelled =
-        ProbeVolumes(a.volumes, "/sys", LabelledDirs::kKeepLabelled);
+        ProbeVolumes(dirs, "/sys", LabelledDirs::kKeepLabelled);
     if (labelled.ok()) {
       for (const VolumeProbe& p : *labelled) {
         if (p.label && p.label->fs_name == a.fs_name) {
@@ -386,6 +447,26 @@ int MkdstfsBody(const std::vector<std::string>& args, const CliEnv& env) {
     return kExitUsage;
   }
   for (const std::string& w : plan->warnings) PrintError(env, kTool, "warning: " + w);
+  // Object volumes follow the directories; each store must answer for its bucket
+  // (a missing bucket is named) before anything is created.
+  for (meta::Volume row : *stores) {
+    row.id = static_cast<uint32_t>(plan->volumes.size() + 1);
+    row.name = "vol" + std::to_string(row.id);
+    row.state = "online";
+    if (verbose != nullptr) {
+      *verbose << "s3 head-bucket " << row.path << " --endpoint " << row.endpoint << "\n";
+    }
+    auto store = ObjectVolume::Open(row);
+    Status st = store.ok() ? (*store)->Probe() : store.status();
+    if (!st.ok()) {
+      const std::string bucket = row.path.substr(5, row.path.find('/', 5) - 5);
+      PrintError(env, kTool, st.code() == ENOENT ? "bucket " + bucket + " does not exist at " +
+                                                       row.endpoint + " (create it first)"
+                                                 : row.path + ": " + st.message());
+      return kExitUsage;
+    }
+    plan->volumes.push_back(row);
+  }
 
   CreateRequest request;
   request.plan = std::move(*plan);

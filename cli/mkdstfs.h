@@ -3,7 +3,8 @@
 // directories in place of VxVM volumes):
 //
 //   mkdstfs [-f] [-v] [-h] [-m MOUNTOPTS] [--cron SCHEDULE] [--heat-bucket SECONDS]
-//           [--no-mount] MOUNTPOINT FSNAME DIR[:CLASS]...
+//           [--no-mount] [--endpoint URL --credentials FILE] MOUNTPOINT FSNAME DIR[:CLASS]...
+//   (a DIR may be s3://BUCKET/PREFIX:CLASS: an object volume, cli/object_volume_add.h)
 //   mkdstfs --version
 //
 // Steps: check every DIR (exists, is a directory, is not already a tierfs
@@ -41,7 +42,9 @@ struct MkdstfsArgs {
   int64_t heat_bucket_seconds = meta::kDefaultIoBucketSeconds;  // --heat-bucket, 1..86400 s
   std::string mount_point;
   std::string fs_name;
-  std::vector<std::string> volumes;  // DIR[:CLASS] operands, in order
+  std::vector<std::string> volumes;  // DIR[:CLASS] operands, in order (s3:// ones included)
+  std::string endpoint;              // --endpoint, for s3://BUCKET/PREFIX:CLASS operands
+  std::string credentials;           // --credentials, for s3:// operands
 };
 
 // Parses {"mkdstfs", ...}. EINVAL naming the bad option or operand.

@@ -80,6 +80,7 @@ Result<std::string> NewUuid() {
 Status WriteLabels(const CreateRequest& r, const std::string& uuid, Undo& undo,
                    std::ostream* verbose) {
   for (const meta::Volume& v : r.plan.volumes) {
+    if (meta::IsObjectVolume(v)) continue;  // a bucket has no label
     const std::string dir = v.path;
     const bool had_top = Exists(TierfsDir(dir));
     const bool had_objects = Exists(ObjectsDir(dir));

@@ -28,7 +28,10 @@ std::string VolumesTable(const json& volumes_result) {
               RoleName(JsonString(v, "role", "-")), JsonString(v, "state", "-"),
               bytes(v, "total_bytes"), bytes(v, "used_bytes"), bytes(v, "free_bytes"),
               JsonHasNumber(v, "files") ? std::to_string(JsonUint(v, "files")) : "-",
-              PrintableField(JsonString(v, "path"))});
+              PrintableField(JsonString(v, "path")) +
+                  (JsonString(v, "endpoint").empty()
+                       ? ""
+                       : " at " + PrintableField(JsonString(v, "endpoint")))});
   }
   return t.Render();
 }

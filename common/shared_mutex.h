@@ -26,6 +26,8 @@ class CAPABILITY("shared mutex") SharedMutex {
   // holds this mutex exclusively, on a path it cannot follow (taken, or kept,
   // under the same condition in two places). Every use says why it is true.
   void AssertHeld() const ASSERT_CAPABILITY(this) {}
+  // The same for a shared hold.
+  void AssertReaderHeld() const ASSERT_SHARED_CAPABILITY(this) {}
 
  private:
   std::shared_mutex mu_;

@@ -60,6 +60,7 @@
 // On a function: it checks (at run time, or by construction) that the lock is
 // held, and the analysis may assume so after the call.
 #define ASSERT_CAPABILITY(mu) TIERFS_THREAD_ANNOTATION(assert_capability(mu))
+#define ASSERT_SHARED_CAPABILITY(mu) TIERFS_THREAD_ANNOTATION(assert_shared_capability(mu))
 // On a function: it returns (a reference to) this lock, so that callers'
 // annotations may name it.
 #define RETURN_CAPABILITY(mu) TIERFS_THREAD_ANNOTATION(lock_returned(mu))

@@ -19,12 +19,14 @@ namespace {
 
 constexpr char kInsertVolume[] =
     "INSERT INTO volumes(id, name, path, placement_class, media_type, media_type_source, role, "
-    "state) VALUES (NULLIF(?1, 0), ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+    "state, endpoint, credentials_file) VALUES (NULLIF(?1, 0), ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+    "NULLIF(?9, ''), NULLIF(?10, ''))";
 
 Status InsertVolume(Database* db, Volume* volume) {
   Statement st = db->Prepare(kInsertVolume);
   st.BindAll(volume->id, volume->name, volume->path, volume->placement_class,
-             volume->media_type, volume->media_type_source, volume->role, volume->state);
+             volume->media_type, volume->media_type_source, volume->role, volume->state,
+             volume->endpoint, volume->credentials_file);
   TIERFS_RETURN_IF_ERROR(st.Run());
   volume->id = static_cast<uint32_t>(db->LastInsertRowId());
   return Status::Ok();
@@ -169,8 +171,8 @@ Result<FsInfo> Metadata::GetFsInfo() {
 Result<std::vector<Volume>> Metadata::ListVolumes() {
   auto lock = db_->Lock();
   Statement st = db_->Prepare(
-      "SELECT id, name, path, placement_class, media_type, media_type_source, role, state "
-      "FROM volumes ORDER BY id");
+      "SELECT id, name, path, placement_class, media_type, media_type_source, role, state, "
+      "coalesce(endpoint, ''), coalesce(credentials_file, '') FROM volumes ORDER BY id");
   std::vector<Volume> volumes;
   TIERFS_RETURN_IF_ERROR(st.AppendRows(&volumes, [](const Statement& r) {
     Volume v;
@@ -182,6 +184,8 @@ Result<std::vector<Volume>> Metadata::ListVolumes() {
     v.media_type_source = r.Text(5);
     v.role = r.Text(6);
     v.state = r.Text(7);
+    v.endpoint = r.Text(8);
+    v.credentials_file = r.Text(9);
     return v;
   }));
   return volumes;

@@ -54,17 +54,29 @@ constexpr uint32_t kAttrCtime = 1u << 6;
 // Writes `blocks`. A size change without it forgets the recorded blocks (NULL).
 constexpr uint32_t kAttrBlocks = 1u << 7;
 
-// One backing directory of the volume set: a row of `volumes`.
+// One volume of the set, a row of `volumes`: a backing directory, or (an object
+// volume, issue 29) a bucket and key prefix on an S3-compatible store.
 struct Volume {
   uint32_t id = 0;                // 1-based; 1 is the metadata volume
   std::string name;               // "vol1", unique within the file system
-  std::string path;               // absolute path of the backing directory
+  // Absolute path of the backing directory, or "s3://BUCKET/PREFIX" for an object
+  // volume (fs/volume/object_location.h spells and parses it).
+  std::string path;
   std::string placement_class;    // "ssd", "hdd", "ssdmetadata", "tier0"...
   std::string media_type;         // "ssd" | "hdd" | "mixed"
   std::string media_type_source;  // "detected" | "configured"
   std::string role;               // "metadataok" | "dataonly"
   std::string state = "online";   // "online" | "offline" | "removing"
+  // Object volumes only ("" for a directory): the store's "http[s]://HOST[:PORT]"
+  // and the path of the credentials file the daemon reads at mount. The secret
+  // itself is never in the database.
+  std::string endpoint;
+  std::string credentials_file;
 };
+
+// Whether `v` keeps its objects on an S3-compatible store (its path is an
+// s3:// URL) rather than in a directory.
+inline bool IsObjectVolume(const Volume& v) { return v.path.rfind("s3://", 0) == 0; }
 
 // How much of a volume the file system uses, from the inodes table.
 struct VolumeUsage {

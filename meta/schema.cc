@@ -157,6 +157,13 @@ constexpr char kMigrateV2ToV3[] = "ALTER TABLE inodes ADD COLUMN blocks INTEGER"
 // shows failed and refused runs, scheduled ones included, with their message.
 constexpr char kMigrateV3ToV4[] = "ALTER TABLE scans ADD COLUMN failure TEXT";
 
+// Version 5: object volumes (issue 29). A volume whose path is "s3://BUCKET/PREFIX"
+// keeps its objects on an S3 store: its endpoint URL and the path of its
+// credentials file (never the secret) are stored with it; NULL for a directory.
+constexpr char kMigrateV4ToV5[] =
+    "ALTER TABLE volumes ADD COLUMN endpoint TEXT;"
+    "ALTER TABLE volumes ADD COLUMN credentials_file TEXT;";
+
 // True when `table` already has `column` (a migration step must be idempotent).
 Result<bool> HasColumn(Database* db, const char* table, const char* column) {
   Statement has = db->Prepare("SELECT COUNT(*) FROM pragma_table_info(?1) WHERE name = ?2");
@@ -179,6 +186,10 @@ Status MigrateStep(Database* db, int64_t version) {
     case 3: {
       META_ASSIGN_OR_RETURN(bool has, HasColumn(db, "scans", "failure"));
       return has ? Status::Ok() : db->Exec(kMigrateV3ToV4);
+    }
+    case 4: {
+      META_ASSIGN_OR_RETURN(bool has, HasColumn(db, "volumes", "endpoint"));
+      return has ? Status::Ok() : db->Exec(kMigrateV4ToV5);
     }
     default:
       return Status::Invalid("no migration from metadata schema version " +

@@ -1,5 +1,7 @@
 #include "policy/create_placement.h"
 
+#include <algorithm>
+
 #include "policy/select_match.h"
 #include "policy/volume_choice.h"
 
@@ -25,8 +27,19 @@ CreatePlacement ChooseCreateClasses(const PlacementPolicy& policy, const CreateR
 }
 
 std::optional<uint32_t> ChooseCreateVolume(const CreatePlacement& placement,
-                                           const std::vector<VolumeState>& volumes,
+                                           const std::vector<VolumeState>& all,
                                            uint64_t needed_bytes) {
+  // Object volumes leave the choice (copied only when there are some: creates
+  // are frequent, object volumes rare).
+  std::vector<VolumeState> local;
+  const bool any_store = std::any_of(all.begin(), all.end(),
+                                     [](const VolumeState& v) { return !v.takes_creates; });
+  if (any_store) {
+    for (const VolumeState& v : all) {
+      if (v.takes_creates) local.push_back(v);
+    }
+  }
+  const std::vector<VolumeState>& volumes = any_store ? local : all;
   for (size_t i = 0; i < placement.classes.size(); ++i) {
     bool balance = i < placement.balance_sizes.size() && placement.balance_sizes[i] > 0;
     if (const VolumeState* v =

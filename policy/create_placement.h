@@ -43,7 +43,7 @@ struct CreatePlacement {
 CreatePlacement ChooseCreateClasses(const PlacementPolicy& policy, const CreateRequest& request);
 
 // Picks the volume id for a new file of `needed_bytes` (0 for an empty
-// file): the first class in order with a volume that has room (within the
+// file), among the volumes that take creates (not object volumes): the first class in order with a volume that has room (within the
 // class: most free space, or least used with BALANCE_SIZE; a class without
 // volumes is skipped). When no class has room and `any` is set, or the file
 // is not governed, or its rule has no CREATE: the default allocator (the

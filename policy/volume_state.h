@@ -24,6 +24,10 @@ struct VolumeState {
   // False while the volume takes no new data at all (offline, full after an
   // ENOSPC, or the metadata volume short of its database reserve): no room.
   bool accepts_data = true;
+  // False for an object volume (issue 29): relocations may go there, new files
+  // never (ChooseCreateVolume passes it by, so a CREATE naming its class falls
+  // to the next class).
+  bool takes_creates = true;
 
   bool HasClass(const std::string& name) const {
     for (const std::string& c : classes) {

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "common/unique_dir.h"
+#include "fs/check/store_check.h"
 #include "fs/volume/io_steps.h"
 #include "fs/volume/object_walk.h"
 #include "fs/volume/range_copy.h"
@@ -147,6 +148,7 @@ class Checker {
     }
     Progress("objects", volumes_.size(), volumes_.size());
     report_.volumes = good_.size();
+    CheckStores();
     if (Status st = CheckInodeSequence(); !st.ok()) return Stopped(st);
     CheckMisplaced();
     // Sizes before the set-aside objects: a short object's repair may restore its
@@ -302,6 +304,7 @@ class Checker {
 
   void CheckLabels() {
     for (const meta::Volume& v : volumes_) {
+      if (meta::IsObjectVolume(v)) continue;  // a bucket has no label (CheckStores)
       Result<VolumeLabel> label = ReadVolumeLabel(v.path, *o_.io);
       std::string problem;
       if (!label.ok()) {
@@ -340,6 +343,40 @@ class Checker {
       }
     }
     report_.volumes = good_.size();
+  }
+
+  // ---- object volumes (fs/check/store_check.h) -------------------------------------------
+
+  void CheckStores() {
+    for (const meta::Volume& v : volumes_) {
+      if (!meta::IsObjectVolume(v)) continue;
+      StoreCheckInput in;
+      in.volume = v;
+      in.repair = can_repair_;
+      in.live = o_.live;
+      for (const auto& [ino, f] : files_) {
+        if (f.volume_id != v.id) continue;
+        meta::Inode inode;
+        inode.ino = ino;
+        inode.generation = f.generation;
+        inode.volume_id = f.volume_id;
+        inode.size = f.size;
+        inode.nlink = f.nlink;
+        in.files.push_back(inode);
+      }
+      for (const auto& [key, generation] : pending_) {
+        if (key.second == v.id) in.pending.insert({key.first, generation});
+      }
+      in.current = [this](uint64_t ino) { return Current(ino); };
+      in.describe = [this](uint64_t ino) { return Describe(ino); };
+      in.clear_pending = [this, id = v.id](uint64_t ino) {
+        return meta_.RemovePendingObject(ino, id);
+      };
+      StoreCheckOutcome out = CheckObjectStore(in);
+      for (CheckFinding& f : out.findings) report_.findings.push_back(std::move(f));
+      report_.objects += out.objects;
+      if (out.complete) ++report_.volumes;
+    }
   }
 
   // ---- the database's view of the files -----------------------------------------------

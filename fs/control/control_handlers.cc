@@ -97,8 +97,13 @@ Result<json> ControlHandlers::Volumes() {
                   {"media_type_source", v.media_type_source},
                   {"role", v.role},
                   {"state", fs_.volumes().StateOf(v)}};
+    if (meta::IsObjectVolume(v)) {
+      entry["endpoint"] = v.endpoint;
+      entry["credentials_file"] = v.credentials_file;  // its path; the secret stays there
+    }
     for (const policy::VolumeState& s : space) {
-      if (s.id == v.id) {
+      // A store's capacity is unknown: no size, used or free is shown for it.
+      if (s.id == v.id && !meta::IsObjectVolume(v)) {
         entry["total_bytes"] = s.total_bytes;
         entry["free_bytes"] = s.free_bytes;
         entry["used_bytes"] = s.total_bytes - std::min(s.total_bytes, s.free_bytes);
@@ -119,13 +124,18 @@ Result<json> ControlHandlers::Volumes() {
 namespace {
 
 json VolumeRowJson(const meta::Volume& v) {
-  return json{{"id", v.id},
-              {"name", v.name},
-              {"path", v.path},
-              {"class", v.placement_class},
-              {"media_type", v.media_type},
-              {"media_type_source", v.media_type_source},
-              {"role", v.role}};
+  json row{{"id", v.id},
+           {"name", v.name},
+           {"path", v.path},
+           {"class", v.placement_class},
+           {"media_type", v.media_type},
+           {"media_type_source", v.media_type_source},
+           {"role", v.role}};
+  if (meta::IsObjectVolume(v)) {
+    row["endpoint"] = v.endpoint;
+    row["credentials_file"] = v.credentials_file;
+  }
+  return row;
 }
 
 // The classes the assigned policy names that no volume has any more: a rule
@@ -148,7 +158,9 @@ Result<json> ControlHandlers::VolumeAdd(const json& request) {
   AddVolumeRequest add;
   for (auto [field, target] : {std::pair{"path", &add.path}, {"class", &add.placement_class},
                                {"media_type", &add.media_type},
-                               {"media_type_source", &add.media_type_source}}) {
+                               {"media_type_source", &add.media_type_source},
+                               {"endpoint", &add.endpoint},
+                               {"credentials_file", &add.credentials_file}}) {
     auto value = RequestString(request, field, "");
     if (!value.ok()) return value.status();
     *target = *value;
@@ -265,6 +277,11 @@ Result<json> ControlHandlers::Fsmap(const json& request) {
         entry["volume"] = v->name;
         entry["volume_id"] = v->id;
         entry["class"] = v->placement_class;
+        // A file on an object volume: where its object is (no request is made).
+        if (const ObjectVolume* store = fs_.volumes().Store(v->id)) {
+          entry["url"] = store->Url(store->Key(ino, attr->generation));
+          entry["endpoint"] = v->endpoint;
+        }
       }
     }
     if (auto path = fs_.metadata().PathOf(ino); path.ok()) entry["path"] = *path;

@@ -30,6 +30,7 @@ Status FileSystem::RemoveOrphanObjects() {
   for (const meta::Inode& f : *files) owned.insert(f.ino);
   uint64_t removed = 0;
   for (const meta::Volume& v : volumes_->volumes()) {
+    if (meta::IsObjectVolume(v)) continue;  // a store's orphans are `tierfs check`'s
     // The same walk as `tierfs check`'s (fs/volume/object_walk.h), with a narrower
     // rule: only what is named like an object, in its own xx directory, and owned
     // by no inode at all. An object whose row points elsewhere may be a
@@ -70,6 +71,9 @@ Status FileSystem::TrimObjectsAfterCrash(bool keep_longer) {
   VolumeIo& io = volumes_->io();
   uint64_t trimmed = 0, bytes = 0, short_objects = 0, kept = 0;
   for (const meta::Inode& f : *files) {
+    // An object on a store was verified whole before its commit and is never
+    // written in place: nothing to trim.
+    if (volumes_->IsObjectVolume(f.volume_id)) continue;
     const std::string path = volumes_->ObjectPath(f.volume_id, f.ino, f.generation);
     struct stat st;
     if (io.Stat(path, &st) != 0) {
@@ -140,8 +144,10 @@ Status FileSystem::RemovePendingObjects() {
     // was renamed into place and its directory synced before the commit), keep the
     // pending one for `tierfs check --repair`, which points the file there or
     // restores the missing range from it.
+    // A location on a store was verified before its commit (and is not asked
+    // for at every mount).
     if (inode.ok() && S_ISREG(inode->mode) && inode->size > 0 && !is_location &&
-        inode->generation == p.generation) {
+        inode->generation == p.generation && !volumes_->IsObjectVolume(inode->volume_id)) {
       // A location that cannot be stat'ed (EIO) counts as missing: keep the other.
       VolumeIo& io = volumes_->io();
       struct stat location, other;
@@ -162,7 +168,16 @@ Status FileSystem::RemovePendingObjects() {
         continue;
       }
     }
-    if (!is_location) {
+    if (!is_location && volumes_->IsObjectVolume(p.volume_id)) {
+      // A store that does not answer keeps its copy, and the record, for the next
+      // mount or `tierfs check --repair`: the mount goes on.
+      Status st = volumes_->RemoveAnyObject(p.volume_id, p.ino, p.generation);
+      if (!st.ok()) {
+        LogWarning("inode {}: its leftover object on {} stays for now: {}", p.ino,
+                   volumes_->NameOf(p.volume_id), st.message());
+        continue;
+      }
+    } else if (!is_location) {
       Status st = volumes_->RemoveObject(p.volume_id, p.ino, p.generation);
       if (!st.ok()) return st;
     }

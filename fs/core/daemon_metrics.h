@@ -76,6 +76,13 @@ class DaemonMetrics {
   // "error: ..." is counted as "error") and bytes copied (counted when moved).
   void RecordRelocation(uint32_t from_volume, uint32_t to_volume, std::string_view outcome,
                         uint64_t bytes);
+  // A file on an object volume was recalled before a write, truncate or
+  // fallocate could proceed (FileSystem::RecallForWrite), or a read of one
+  // failed for want of its store.
+  void RecordRecallForWrite() { recalls_for_write_.fetch_add(1, std::memory_order_relaxed); }
+  void RecordStoreReadError() { store_read_errors_.fetch_add(1, std::memory_order_relaxed); }
+  uint64_t RecallsForWrite() const { return recalls_for_write_.load(std::memory_order_relaxed); }
+  uint64_t StoreReadErrors() const { return store_read_errors_.load(std::memory_order_relaxed); }
   // One finished scan of `kind` ("enforce", "analyze") that took `seconds`, and
   // whether it failed.
   void RecordScan(std::string_view kind, double seconds, bool failed);
@@ -128,6 +135,8 @@ class DaemonMetrics {
   std::array<std::atomic<uint64_t>, kMaxVolumeId> read_bytes_{};
   std::array<std::atomic<uint64_t>, kMaxVolumeId> written_bytes_{};
   std::array<std::atomic<uint64_t>, kMaxVolumeId> direct_written_bytes_{};
+  std::atomic<uint64_t> recalls_for_write_{0};
+  std::atomic<uint64_t> store_read_errors_{0};
   std::atomic<uint64_t> kernel_read_bytes_{0};
   std::atomic<uint64_t> kernel_written_bytes_{0};
   std::atomic<const char*> kernel_hook_{nullptr};

@@ -91,6 +91,13 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
     inode = *held;
   }
   const bool truncate = (to_set & FUSE_SET_ATTR_SIZE) != 0;
+  if (truncate) {
+    // A file on an object volume comes back to a local volume first.
+    if (Status back = RecallForWrite(inode, "truncate"); !back.ok()) {
+      if (pinned) ReleaseHold(inode, Hold::kPin);
+      return back;
+    }
+  }
   // A truncate changes data: like a write it holds the io_lock shared, so a
   // relocation never switches the object under it.
   ReaderLock io(inode->io_lock, std::defer_lock);

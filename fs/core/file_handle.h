@@ -13,9 +13,11 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 
 #include "common/thread_annotations.h"
 #include "fs/core/inode_table.h"
+#include "fs/core/store_readahead.h"
 
 namespace tierfs {
 
@@ -66,6 +68,9 @@ struct FileHandle : OpenHandle {
   // with `passthrough_writes` its writes reach the object without the daemon.
   bool passthrough = false;
   bool passthrough_writes = false;
+  // Bytes read ahead while the file is on an object volume (made at its first
+  // such read, under the inode's mu; FileSystem::ReadFromStore).
+  std::unique_ptr<StoreReadahead> store_readahead;
 };
 
 // Directory stream state for opendir/readdir/releasedir (fuse_file_info::fh).

@@ -65,6 +65,8 @@ Result<int> FileSystem::OpenObjectTrimmedLocked(const meta::Inode& attr) {
 
 Status FileSystem::EnsureFdLocked(InodeState& inode) {
   if (inode.fd >= 0) return Status::Ok();
+  // A file on an object volume has no local object: its reads go to the store.
+  if (volumes_->IsObjectVolume(inode.attr.volume_id)) return Status::Ok();
   auto fd = OpenObjectTrimmedLocked(inode.attr);
   if (!fd.ok()) return fd.status();
   inode.fd = *fd;
@@ -91,6 +93,14 @@ Result<std::pair<meta::Inode, FileHandle*>> FileSystem::Create(const Caller& cal
 Result<FileHandle*> FileSystem::Open(uint64_t ino, int flags) {
   auto inode = HoldInode(ino, Hold::kOpen);
   if (!inode.ok()) return inode.status();
+  if ((flags & O_ACCMODE) != O_RDONLY) {
+    // Written files live on local volumes: a file on the store comes back first.
+    Status back = RecallForWrite(*inode, "open for writing");
+    if (!back.ok()) {
+      ReleaseHold(*inode, Hold::kOpen);
+      return back;
+    }
+  }
   return OpenHeld(*inode, flags, /*created=*/false);
 }
 
@@ -163,12 +173,22 @@ Result<size_t> FileSystem::Read(FileHandle* fh, char* buf, size_t size, off_t of
   ReaderLock io(inode.io_lock);
   int fd;
   uint32_t volume;
+  meta::Inode attr;
   {
     MutexLock lock(inode.mu);
     fd = inode.fd;
     volume = inode.attr.volume_id;
+    if (fd < 0) attr = inode.attr;
   }
-  ssize_t n = volumes_->io().Pread(fd, buf, size, offset);
+  ssize_t n;
+  if (fd < 0 && volumes_->IsObjectVolume(volume)) {
+    fh->inode->io_lock.AssertReaderHeld();  // `io` above: fh->inode is `inode`
+    auto got = ReadFromStore(fh, volume, attr, buf, size, offset);
+    if (!got.ok()) return got.status();
+    n = static_cast<ssize_t>(*got);
+  } else {
+    n = volumes_->io().Pread(fd, buf, size, offset);
+  }
   if (n < 0) return Status::FromErrno("read");
   io_.RecordRead(inode.ino, static_cast<uint64_t>(n));
   metrics_.RecordRead(volume, static_cast<uint64_t>(n));
@@ -230,6 +250,7 @@ Result<size_t> FileSystem::Write(FileHandle* fh, const char* buf, size_t size, o
   const size_t max_moves = volumes_->volumes().size();
   size_t done = 0;
   size_t moves = 0;
+  size_t recalls = 0;
   while (true) {
     uint32_t volume;
     ssize_t n;
@@ -241,7 +262,10 @@ Result<size_t> FileSystem::Write(FileHandle* fh, const char* buf, size_t size, o
         MutexLock lock(inode.mu);
         volume = inode.attr.volume_id;
       }
-      if (volumes_->RefusesData(volume)) {
+      if (volumes_->IsObjectVolume(volume)) {
+        n = -1;
+        err = EXDEV;  // on the store: recalled below, outside the lock
+      } else if (volumes_->RefusesData(volume)) {
         n = -1;
         err = ENOSPC;  // the metadata volume keeps its last room for the database
       } else {
@@ -275,6 +299,14 @@ Result<size_t> FileSystem::Write(FileHandle* fh, const char* buf, size_t size, o
     }
     if (done == size || n == 0) break;
     if (n > 0) continue;  // a short write: the rest may fail, or move on
+    if (err == EXDEV && recalls++ < 3) {
+      Status back = RecallForWrite(fh->inode, "write");
+      if (!back.ok()) {
+        if (done > 0) break;
+        return back;
+      }
+      continue;
+    }
     if (err == EINVAL && direct.fd >= 0) {
       // The object's file system refused this O_DIRECT write: through the page
       // cache from now on (the fd stays open: another write may be using it).
@@ -403,7 +435,9 @@ Status FileSystem::Fsync(FileHandle* fh, bool datasync) {
   uint64_t epoch;
   {
     ReaderLock io(inode.io_lock);
-    if (volumes_->io().Fsync(inode.Fd(), datasync) != 0) return Status::FromErrno("fsync");
+    const int fd = inode.Fd();
+    // A file on the store has no local bytes to sync (writes recall it first).
+    if (fd >= 0 && volumes_->io().Fsync(fd, datasync) != 0) return Status::FromErrno("fsync");
     MutexLock lock(inode.mu);
     // Passthrough writes reached the object alone: their size is durable only
     // once the database has it too.
@@ -465,6 +499,7 @@ Status FileSystem::Release(FileHandle* fh) {
 
 Status FileSystem::Fallocate(FileHandle* fh, int mode, off_t offset, off_t length) {
   InodeState& inode = *fh->inode;
+  TIERFS_RETURN_IF_ERROR(RecallForWrite(fh->inode, "fallocate"));
   ReaderLock io(inode.io_lock);
   inode.write_gen.fetch_add(1);
   const int fd = inode.Fd();
@@ -518,6 +553,11 @@ Result<size_t> FileSystem::CopyFileRange(FileHandle* in, off_t in_offset, FileHa
                                          bool noatime) {
   InodeState& src = *in->inode;
   InodeState& dst = *out->inode;
+  TIERFS_RETURN_IF_ERROR(RecallForWrite(out->inode, "write"));
+  if (src.Fd() < 0 && volumes_->IsObjectVolume(src.Attributes().volume_id)) {
+    // The kernel copies by reads and writes instead (served from the store).
+    return Status::Error(EOPNOTSUPP, "copy_file_range from a file on an object volume");
+  }
   // Shared locks only (reader-preferring), so the order of the two cannot deadlock.
   ReaderLock src_io(src.io_lock);
   ReaderLock dst_io(dst.io_lock, std::defer_lock);
@@ -566,6 +606,14 @@ Result<off_t> FileSystem::Lseek(FileHandle* fh, off_t offset, int whence) {
   InodeState& inode = *fh->inode;
   ReaderLock io(inode.io_lock);
   const int fd = inode.Fd();
+  if (fd < 0) {
+    // On the store: all data, no holes (the kernel handles SEEK_SET/CUR/END).
+    const uint64_t size = inode.Attributes().size;
+    if (offset < 0 || static_cast<uint64_t>(offset) >= size) {
+      return Status::Error(ENXIO, "lseek past the end");
+    }
+    return whence == SEEK_HOLE ? static_cast<off_t>(size) : offset;
+  }
   // Only the result matters: tierfs never uses the shared fd's position.
   off_t pos = lseek(fd, offset, whence);
   if (pos < 0) return Status::FromErrno("lseek");

@@ -113,7 +113,11 @@ FileSystem::FileSystem(std::unique_ptr<meta::SpaceReserve> reserve,
   kernel_opens_ = std::make_unique<KernelOpenCache>(
       options.cached_opens,
       [this](uint64_t ino) -> Result<FileHandle*> {
-        auto fh = Open(ino, O_RDWR);
+        // Stands for every open of the file, reads too: not an open for
+        // writing (a file on an object volume is recalled by its first write).
+        auto inode = HoldInode(ino, Hold::kOpen);
+        if (!inode.ok()) return inode.status();
+        auto fh = OpenHeld(*inode, O_RDWR, /*created=*/false);
         if (fh.ok()) (*fh)->kernel_open = true;
         return fh;
       },
@@ -361,7 +365,8 @@ Status FileSystem::SyncMetadata() {
 
 bool FileSystem::RemoveObjectOf(const meta::Inode& attr) {
   if (!S_ISREG(attr.mode) || attr.volume_id == 0) return true;
-  Status st = volumes_->RemoveObject(attr.volume_id, attr.ino, attr.generation);
+  // On an object volume a DELETE of its key (the store may be offline: retried).
+  Status st = volumes_->RemoveAnyObject(attr.volume_id, attr.ino, attr.generation);
   if (!st.ok()) {
     // Keep the nlink-0 row: the next mount retries. Nothing is lost either way.
     LogError("reclaim inode {}: {}", attr.ino, st.ToString());
@@ -396,6 +401,8 @@ Result<meta::Inode> FileSystem::GetAttr(uint64_t ino) {
 uint64_t FileSystem::AllocatedBlocks(const meta::Inode& attr) {
   switch (attr.mode & S_IFMT) {
     case S_IFREG:
+      // On an object volume: no local blocks, and nothing to ask the store.
+      if (volumes_->IsObjectVolume(attr.volume_id)) return 0;
       if (attr.volume_id != 0) {
         struct stat st;
         // An open file: its object as it is now (writes may have grown it).
@@ -546,6 +553,8 @@ Result<struct statvfs> FileSystem::StatFs() {
   out.f_namemax = 255;
   uint64_t total = 0, free = 0, avail = 0;
   for (const meta::Volume& v : volumes_->volumes()) {
+    // df counts local capacity: a store's is unknown.
+    if (meta::IsObjectVolume(v)) continue;
     auto st = volumes_->Statvfs(v.id);
     if (!st.ok()) return st.status();
     total += uint64_t{st->f_blocks} * st->f_frsize;

@@ -383,6 +383,15 @@ class FileSystem {
   // The attributes as they are now (memory if cached, else the database), without
   // adding a lookup.
   Result<meta::Inode> CurrentAttr(uint64_t ino);
+  // Brings a file on an object volume back to the volume of the first class its
+  // CREATE rule allows with room (the default allocator when no rule governs
+  // it), holding its writers, before `why` ("write", "truncate", "fallocate",
+  // "open for writing") proceeds; logged and counted
+  // (DaemonMetrics::RecordRecallForWrite). OK at once for a file not on the
+  // store. Errors: ENOSPC (no allowed volume has room), EIO (the store is
+  // offline or the recall failed; the message says why). The caller holds no
+  // io_lock of the inode.
+  Status RecallForWrite(const InodeRef& inode, const char* why);
   // Removes an inode whose nlink, opens and lookups are all zero: object first, then
   // the row (so a crash in between leaves an nlink-0 row that the next mount finishes).
   // The object goes only once the change that made nlink 0 is committed: at once
@@ -502,6 +511,14 @@ class FileSystem {
   void RefreshFromObjectLocked(InodeState& inode) REQUIRES(inode.mu);
   // Release's part for a passthrough handle (its inode's mu held).
   void EndPassthroughLocked(FileHandle& fh) REQUIRES(fh.inode->mu);
+  // Read() of a file on object volume `volume`: bytes of its object by ranged
+  // GETs (S3 quick() bounds: a few seconds) through the handle's readahead
+  // window (fs/core/store_readahead.h). EIO naming the volume and the object
+  // when the store is offline or does not answer (the volume goes offline at
+  // once: MarkStoreOffline). The io_lock held shared.
+  Result<size_t> ReadFromStore(FileHandle* fh, uint32_t volume, const meta::Inode& attr,
+                               char* buf, size_t size, off_t offset)
+      REQUIRES_SHARED(fh->inode->io_lock);
   // Opens the inode's shared backing fd if it is not open yet (inode->mu held).
   Status EnsureFdLocked(InodeState& inode) REQUIRES(inode.mu);
   // How Write sends `count` bytes from `bytes` at `offset` to `inode`'s object

@@ -4,7 +4,6 @@
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <xxhash.h>
 
 #include <algorithm>
 #include <atomic>
@@ -16,6 +15,8 @@
 #include <vector>
 
 #include "common/log.h"
+#include "fs/core/object_hash.h"
+#include "fs/core/seam_fd.h"
 #include "fs/volume/io_steps.h"
 #include "fs/volume/range_copy.h"
 
@@ -51,23 +52,6 @@ Status CopySparse(VolumeIo& io, int src, int dst, off_t size) {
   return Status::Ok();
 }
 
-// XXH3-64 of the first `size` bytes of fd (fewer if the file is shorter).
-Result<XXH64_hash_t> HashFile(VolumeIo& io, int fd, off_t size) {
-  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(),
-                                                                  &XXH3_freeState);
-  XXH3_64bits_reset(state.get());
-  std::vector<char> buf(1 << 20);
-  off_t off = 0;
-  while (off < size) {
-    ssize_t n = io.Pread(fd, buf.data(), std::min<off_t>(buf.size(), size - off), off);
-    if (n < 0) return Status::FromErrno("read for checksum");
-    if (n == 0) break;
-    XXH3_64bits_update(state.get(), buf.data(), static_cast<size_t>(n));
-    off += n;
-  }
-  return XXH3_64bits_digest(state.get());
-}
-
 std::string DirOf(const std::string& path) { return path.substr(0, path.rfind('/')); }
 
 // Lowers the calling thread's I/O priority for the duration of a copy, so that
@@ -88,23 +72,6 @@ class LowIoPriority {
 
  private:
   int saved_ = -1;
-};
-
-// A descriptor closed through the seam.
-class SeamFd {
- public:
-  SeamFd(VolumeIo& io, int fd) : io_(io), fd_(fd) {}
-  ~SeamFd() {
-    if (fd_ >= 0) io_.Close(fd_);
-  }
-  SeamFd(const SeamFd&) = delete;
-  SeamFd& operator=(const SeamFd&) = delete;
-  int get() const { return fd_; }
-  int release() { return std::exchange(fd_, -1); }
-
- private:
-  VolumeIo& io_;
-  int fd_;
 };
 
 // Whether something outside the daemon still has the object of `attr` open for
@@ -152,8 +119,8 @@ Result<int> Relocator::CopyAndVerify(const meta::Inode& attr, uint32_t to_volume
     st_copy = Status::FromErrno("fsync copy");
   }
   if (st_copy.ok()) {
-    auto a = HashFile(io, src.get(), size);
-    auto b = HashFile(io, dst.get(), size);
+    auto a = HashObject(io, src.get(), size);
+    auto b = HashObject(io, dst.get(), size);
     if (!a.ok()) st_copy = a.status();
     else if (!b.ok()) st_copy = b.status();
     else if (*a != *b) st_copy = Status::Io("copy of inode " + std::to_string(attr.ino) +
@@ -230,6 +197,10 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
     return Status::Invalid("no volume " + std::to_string(to_volume));
   }
   if (attr->volume_id == to_volume) return Status::Invalid("already on that volume");
+  if (fs_.volumes().IsObjectVolume(attr->volume_id) && fs_.volumes().IsObjectVolume(to_volume)) {
+    return Status::Invalid("inode " + std::to_string(ino) +
+                           ": moves between two object volumes are not supported");
+  }
 
   auto held = fs_.HoldInode(ino, Hold::kPin);
   if (!held.ok()) {
@@ -272,10 +243,46 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
     // (and an open during the copy moves write_gen: AdmitPassthrough).
     result.outcome = "busy";
   } else if (fs_.options().passthrough && !daemon_holds_object &&
+             !fs_.volumes().IsObjectVolume(from_volume) &&
              WrittenOutsideTheDaemon(fs_.volumes(), *attr)) {
     // A mapping kept after close still writes the object: busy until unmapped
     // (a new open to map again moves write_gen, so this is asked once).
     result.outcome = "busy";
+  } else if (fs_.volumes().IsObjectVolume(from_volume) ||
+             fs_.volumes().IsObjectVolume(to_volume)) {
+    // To or from a store (store_relocation.cc): the same order of steps.
+    StoreCopy copy = fs_.volumes().IsObjectVolume(to_volume) ? UploadCopy(*attr, to_volume)
+                                                             : RecallCopy(*attr, to_volume);
+    const bool written_meanwhile = inode->write_gen.load() != gen_before;
+    bool durable = true;
+    if (!copy.status.ok()) {
+      result.outcome = written_meanwhile ? "busy" : "error: " + copy.status.message();
+      result.error = written_meanwhile ? 0 : copy.status.code();
+    } else {
+      if (!hold_writers) io.Lock();
+      inode->io_lock.AssertHeld();
+      uint32_t now_on;
+      {
+        MutexLock lock(inode->mu);
+        now_on = inode->attr.volume_id;
+      }
+      if (inode->write_gen.load() != gen_before || now_on != from_volume) {
+        result.outcome = "busy";
+      } else {
+        result = CommitStoreLocked(*inode, from_volume, to_volume, copy, &durable);
+        result.bytes = copy.bytes;
+      }
+      io.Unlock();
+    }
+    if (result.outcome == "moved") {
+      fs_.volumes().io().ReachPoint("relocate-after-commit");
+      if (durable && fs_.volumes().RemoveAnyObject(from_volume, ino, attr->generation).ok()) {
+        fs_.metadata().RemovePendingObject(ino, from_volume);
+      }
+    } else {
+      result.bytes = 0;
+      DiscardStoreCopy(*attr, to_volume, copy);
+    }
   } else {
     LowIoPriority low_priority(!hold_writers);  // a writer waits on this copy
     auto copy = CopyAndVerify(*attr, to_volume, &result.bytes);

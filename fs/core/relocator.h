@@ -30,6 +30,22 @@
 // VolumeIo::ReachPoint calls, so tests can fail, stop or hold any step
 // (fs/volume/fault_injecting_volume_io.h).
 //
+// To and from an object volume (issue 29; fs/core/store_relocation.cc) the
+// same order holds with the store in place of a directory:
+//  - upload: hash the source (XXH3-64), record the store's object as pending
+//    (committed), upload it with the hash as x-amz-meta-xxh3 (UploadObject:
+//    multipart for large files, aborted when a step fails), HEAD it and compare
+//    size and hash, then as 4-5 (the commit closes the inode's local fd: reads
+//    go to the store from then on), then remove the local source;
+//  - recall: HEAD the object for its hash, GET it into the target's tmp/,
+//    fsync, hash the copy and compare, then with the io_lock held record the
+//    copy as pending (committed), rename it into objects/, commit, give open
+//    handles the new fd, and only then DELETE the store's object.
+// A crash leaves the file whole at its committed location; the other copy is
+// in pending_objects (the next mount deletes it, from the store too when it
+// answers), and an upload cut short mid-multipart is found and aborted by
+// `tierfs check --repair`.
+//
 // Two modes: kBackground (a scan's relocation: the copy runs while the file stays
 // readable and writable, and a write makes the move "busy") and kHoldWriters (a
 // write met ENOSPC and the file must move on before that write can complete: the
@@ -79,6 +95,27 @@ class Relocator {
                                      bool move_unlinked = false);
 
  private:
+  // A copy of a file made for a move to or from an object volume, before its
+  // commit (store_relocation.cc).
+  struct StoreCopy {
+    Status status;        // OK: verified
+    uint64_t bytes = 0;   // bytes moved
+    std::string tmp;      // recall: the verified copy in the target's tmp/
+    int fd = -1;          // recall: its fd (owned until the commit takes it)
+    bool renamed = false; // recall: the copy took its object name (pending recorded)
+  };
+  // Upload steps: hash, pending record, upload, verify (to object volume `to`).
+  StoreCopy UploadCopy(const meta::Inode& attr, uint32_t to);
+  // Recall steps: HEAD, GET into `to`'s tmp/, fsync, verify.
+  StoreCopy RecallCopy(const meta::Inode& attr, uint32_t to);
+  // The commit of a store move, the io_lock held: for a recall the copy is
+  // recorded as pending and renamed into place first. *durable as CommitLocked.
+  RelocationOutcome CommitStoreLocked(InodeState& inode, uint32_t from_volume,
+                                      uint32_t to_volume, StoreCopy& copy, bool* durable)
+      REQUIRES(inode.io_lock);
+  // Drops the copy of a store move that was not committed: the store's object
+  // (upload) or the local copy (recall), with its pending record.
+  void DiscardStoreCopy(const meta::Inode& attr, uint32_t to_volume, StoreCopy& copy);
   // Steps 1-3: returns the fd of the verified copy at its final path.
   Result<int> CopyAndVerify(const meta::Inode& attr, uint32_t to_volume, uint64_t* bytes);
   // Steps 5-6 with the io_lock held exclusively: commits the new location and

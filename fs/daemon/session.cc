@@ -85,6 +85,42 @@ class PeriodicFlushThread {
   std::thread thread_;
 };
 
+// The health probe of object volumes (VolumeSet::ProbeStores): every second, so
+// that a store that went away shows offline, and one that came back online,
+// within seconds. Its own thread: a probe of a dead store waits a few seconds
+// (ObjectVolume's quick bounds), which must not delay the periodic flush.
+class StoreProbeThread {
+ public:
+  explicit StoreProbeThread(const VolumeSet& volumes)
+      : volumes_(volumes), thread_([this] { Run(); }) {}
+  ~StoreProbeThread() {
+    {
+      MutexLock lock(mu_);
+      stop_ = true;
+    }
+    cv_.NotifyAll();
+    thread_.join();
+  }
+
+ private:
+  void Run() EXCLUDES(mu_) {
+    MutexLock lock(mu_);
+    while (!stop_) {
+      cv_.WaitFor(mu_, std::chrono::seconds(1));
+      if (stop_) break;
+      lock.Unlock();
+      volumes_.ProbeStores();
+      lock.Lock();
+    }
+  }
+
+  const VolumeSet& volumes_;
+  Mutex mu_;
+  CondVar cv_;
+  bool stop_ GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
 // Tells the waiting parent how the mount went (one status byte, then a message).
 class StartupPipe {
  public:
@@ -334,6 +370,7 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   FuseServeEnd end;
   {
     PeriodicFlushThread periodic_flush(**fs, options);
+    StoreProbeThread store_probe((*fs)->volumes());
     FuseWorkerPoolOptions pool;
     pool.max_threads = options.max_threads;
     pool.runners = options.running_threads > 0 ? options.running_threads

@@ -251,6 +251,17 @@ void MetricsCollector::CollectRelocations(std::vector<MetricFamily>* out) const 
   }
   out->push_back(std::move(count.f));
   out->push_back(std::move(bytes.f));
+  Family recalls("tierfs_store_recalls_for_write_total",
+                 "Files brought back from an object volume before a write, truncate or "
+                 "fallocate.",
+                 MetricType::Counter, mount);
+  recalls.AddValue({}, static_cast<double>(fs_.metrics().RecallsForWrite()));
+  out->push_back(std::move(recalls.f));
+  Family read_errors("tierfs_store_read_errors_total",
+                     "Reads of files on an object volume that failed for want of the store.",
+                     MetricType::Counter, mount);
+  read_errors.AddValue({}, static_cast<double>(fs_.metrics().StoreReadErrors()));
+  out->push_back(std::move(read_errors.f));
 }
 
 void MetricsCollector::CollectScans(std::vector<MetricFamily>* out) const {

@@ -12,6 +12,7 @@
 
 #include "common/log.h"
 #include "common/page.h"
+#include "fs/volume/object_location.h"
 #include "fs/volume/volume_label.h"
 #include "policy/evacuation.h"
 
@@ -52,7 +53,81 @@ Result<meta::Volume> VolumeAdmin::Resolve(const std::string& volume) const {
   return Status::NotFound("no volume \"" + volume + "\" (the volumes are " + names + ")");
 }
 
+Result<meta::Volume> VolumeAdmin::AddObjectLocked(const AddVolumeRequest& request) {
+  Result<ObjectLocation> location = ParseObjectUrl(request.path);
+  if (!location.ok()) return location.status();
+  if (request.credentials_file.empty() || request.credentials_file[0] != '/') {
+    return Status::Invalid("object volume " + request.path +
+                           ": the credentials file must be an absolute path, got \"" +
+                           request.credentials_file + "\"");
+  }
+  meta::Volume row;
+  row.path = ObjectUrl(*location);
+  row.placement_class = request.placement_class;
+  row.media_type = "object";
+  row.media_type_source = "configured";
+  row.role = "dataonly";
+  row.state = "online";
+  row.endpoint = request.endpoint;
+  row.credentials_file = request.credentials_file;
+  for (const meta::Volume& v : fs_.volumes().volumes()) {
+    if (!meta::IsObjectVolume(v)) continue;
+    Result<ObjectLocation> other = ParseObjectUrl(v.path);
+    if (!other.ok() || other->bucket != location->bucket) continue;
+    const std::string a = other->prefix + "/", b = location->prefix + "/";
+    if (a.rfind(b, 0) == 0 || b.rfind(a, 0) == 0 || other->prefix.empty() ||
+        location->prefix.empty()) {
+      return Status::Exists(row.path + " overlaps volume " + v.name + " (" + v.path +
+                            ") of this file system");
+    }
+  }
+  auto store = ObjectVolume::Open(row);
+  if (!store.ok()) return store.status();
+  row.endpoint = (*store)->endpoint();
+  if (Status probe = (*store)->Probe(); !probe.ok()) {
+    if (probe.code() == ENOENT) {
+      return Status::NotFound("bucket " + location->bucket + " does not exist at " +
+                              row.endpoint + " (create it first)");
+    }
+    return Status::Error(probe.code(), "object volume " + row.path + " at " + row.endpoint +
+                                           ": " + probe.message());
+  }
+  // A prefix that holds objects already belongs to someone: never mixed in.
+  auto page = (*store)->transfer().ListObjects(location->bucket, ObjectKeyPrefix(*location), "",
+                                               1);
+  if (!page.ok()) return page.status();
+  if (!page->objects.empty()) {
+    return Status::Exists(row.path + " already holds objects (" + page->objects.front().key +
+                          "); give an unused prefix");
+  }
+  auto id = fs_.metadata().NextVolumeId();
+  if (!id.ok()) return id.status();
+  row.id = *id;
+  row.name = "vol" + std::to_string(*id);
+  TIERFS_RETURN_IF_ERROR(fs_.metadata().AddVolumeWithId(row));
+  if (Status st = fs_.SyncMetadata(); !st.ok()) {
+    fs_.metadata().RemoveVolume(row.id);
+    return st;
+  }
+  if (Status st = fs_.mutable_volumes().Add(row); !st.ok()) {
+    fs_.metadata().RemoveVolume(row.id);
+    return st;
+  }
+  LogInfo("object volume {} ({} at {}, class {}) added", row.name, row.path, row.endpoint,
+          row.placement_class);
+  return row;
+}
+
 Result<meta::Volume> VolumeAdmin::Add(const AddVolumeRequest& request) {
+  if (request.path.rfind("s3://", 0) == 0) {
+    TIERFS_RETURN_IF_ERROR(CheckSimpleName(request.placement_class, "class name"));
+    MutexLock admin(admin_mu_);
+    return AddObjectLocked(request);
+  }
+  if (!request.endpoint.empty() || !request.credentials_file.empty()) {
+    return Status::Invalid("--endpoint and --credentials are for s3:// volumes, not " +
+                           request.path);
+  }
   if (request.path.empty() || request.path[0] != '/') {
     return Status::Invalid("the volume directory must be an absolute path, got \"" +
                            request.path + "\"");
@@ -233,7 +308,9 @@ Result<RemoveVolumeReport> VolumeAdmin::Remove(const std::string& volume,
     LogError("dropping volume {} from the live set: {}", v.name, st.ToString());
   }
   VolumeLabel retired{fs_.info().uuid, fs_.info().name, v.id, v.name, true};
-  if (Status st = WriteVolumeLabel(v.path, retired, fs_.volumes().io()); !st.ok()) {
+  if (meta::IsObjectVolume(v)) {
+    // A bucket has no label to retire.
+  } else if (Status st = WriteVolumeLabel(v.path, retired, fs_.volumes().io()); !st.ok()) {
     report.label_warning = "could not mark the label of " + v.path + " retired: " + st.message();
   }
   LogInfo("volume {} ({}) removed after moving {} files ({} bytes)", v.name, v.path,
@@ -298,7 +375,7 @@ Status VolumeAdmin::Evacuate(const meta::Volume& v, const EvacuationProgress& pr
   if (auto pending = fs_.metadata().ListPendingObjects(); pending.ok()) {
     for (const meta::PendingObject& p : *pending) {
       if (p.volume_id != v.id) continue;
-      if (fs_.volumes().RemoveObject(p.volume_id, p.ino, p.generation).ok()) {
+      if (fs_.volumes().RemoveAnyObject(p.volume_id, p.ino, p.generation).ok()) {
         fs_.metadata().RemovePendingObject(p.ino, p.volume_id);
       }
     }

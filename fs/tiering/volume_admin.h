@@ -45,10 +45,15 @@ inline constexpr int kEvacuationBackgroundTries = 3;
 inline constexpr int kEvacuationRounds = 6;
 
 struct AddVolumeRequest {
-  std::string path;               // absolute, existing directory
+  // Absolute, existing directory; or an object volume's "s3://BUCKET/PREFIX".
+  std::string path;
   std::string placement_class;    // CheckSimpleName rule
   std::string media_type;         // "ssd" | "hdd" | "mixed" | "unknown"
   std::string media_type_source;  // "detected" | "configured"
+  // Object volumes only: "http[s]://HOST[:PORT]" and the absolute path of the
+  // credentials file (read by the daemon, never stored but as a path).
+  std::string endpoint;
+  std::string credentials_file;
 };
 
 struct RemoveVolumeReport {
@@ -75,6 +80,7 @@ class VolumeAdmin {
   // ENOTDIR (no such directory), EEXIST (already a volume of this file system,
   // the same directory under another path, a live label of another file system,
   // a metadata database there).
+  // An object volume ("s3://BUCKET/PREFIX" path; AddObject) instead.
   Result<meta::Volume> Add(const AddVolumeRequest& request) EXCLUDES(admin_mu_);
 
   // Evacuates and forgets the volume named `volume` (name "vol3", its directory,
@@ -91,6 +97,13 @@ class VolumeAdmin {
       EXCLUDES(admin_mu_);
 
  private:
+  // Add for an object volume: checks the URL, the endpoint and the credentials
+  // file (ObjectVolume::Open), asks the store for the bucket (ENOENT naming the
+  // bucket and the endpoint when it is missing, EACCES when the credentials are
+  // refused, EIO/ETIMEDOUT when the store does not answer), refuses a prefix
+  // another volume of this file system uses or that already holds objects
+  // (EEXIST), then commits the row and adds it to the set. admin_mu_ held.
+  Result<meta::Volume> AddObjectLocked(const AddVolumeRequest& request) REQUIRES(admin_mu_);
   // The volume `volume` names, from the live set. ENOENT listing the volumes.
   Result<meta::Volume> Resolve(const std::string& volume) const;
   // The files (unlinked-but-open ones included) with their object on `id`.

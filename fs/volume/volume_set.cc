@@ -50,9 +50,20 @@ Result<std::unique_ptr<VolumeSet>> VolumeSet::Open(const std::vector<meta::Volum
   if (volumes.empty()) return Status::Invalid("a file system needs at least one volume");
   std::unique_ptr<VolumeSet> set(new VolumeSet(volumes, fs_uuid, clock, io));
   for (const meta::Volume& v : volumes) {
+    if (meta::IsObjectVolume(v)) {
+      if (v.id == volumes.front().id) {
+        return Status::Invalid("volume " + v.name + " (" + v.path +
+                               ") is an object volume and cannot hold the metadata");
+      }
+      auto store = ObjectVolume::Open(v);
+      if (!store.ok()) return store.status();
+      set->SlotOf(v.id)->store = std::move(*store);
+      continue;
+    }
     TIERFS_RETURN_IF_ERROR(set->VerifyLabel(v));
     EmptyDirectory(io, TmpDir(v.path));
   }
+  set->ProbeStores();
   return set;
 }
 
@@ -103,13 +114,22 @@ Status VolumeSet::Add(const meta::Volume& volume) {
                             ") is already in the set as " + v.name);
     }
   }
-  TIERFS_RETURN_IF_ERROR(VerifyLabel(volume));
-  EmptyDirectory(io_, TmpDir(volume.path));
+  std::shared_ptr<ObjectVolume> store;
+  if (meta::IsObjectVolume(volume)) {
+    auto opened = ObjectVolume::Open(volume);
+    if (!opened.ok()) return opened.status();
+    store = std::move(*opened);
+  } else {
+    TIERFS_RETURN_IF_ERROR(VerifyLabel(volume));
+    EmptyDirectory(io_, TmpDir(volume.path));
+  }
   auto next = std::make_unique<Snapshot>(now);
   size_t at = 0;
   while (at < next->volumes.size() && next->volumes[at].id < volume.id) ++at;
   next->volumes.insert(next->volumes.begin() + static_cast<long>(at), volume);
-  next->slots.insert(next->slots.begin() + static_cast<long>(at), NewSlotLocked());
+  Slot* slot = NewSlotLocked();
+  slot->store = std::move(store);  // before the snapshot is published
+  next->slots.insert(next->slots.begin() + static_cast<long>(at), slot);
   PublishLocked(std::move(next));
   return Status::Ok();
 }
@@ -193,13 +213,14 @@ std::string VolumeSet::NameOf(uint32_t id) const {
 std::string VolumeSet::ObjectPath(uint32_t volume_id, uint64_t ino, uint64_t generation) const {
   const meta::Volume* v = Find(volume_id);
   if (v == nullptr) return {};
+  if (const ObjectVolume* store = Store(volume_id)) return store->Url(store->Key(ino, generation));
   return ObjectPathIn(v->path, ino, generation);
 }
 
 std::string VolumeSet::TmpPath(uint32_t volume_id, uint64_t ino, uint64_t generation) const {
   static std::atomic<uint64_t> counter{0};
   const meta::Volume* v = Find(volume_id);
-  if (v == nullptr) return {};
+  if (v == nullptr || meta::IsObjectVolume(*v)) return {};
   return TmpDir(v->path) + "/" + std::to_string(ino) + "." + std::to_string(generation) + "." +
          std::to_string(getpid()) + "." + std::to_string(counter.fetch_add(1));
 }
@@ -238,6 +259,8 @@ VolumeHealth VolumeSet::CheckLabel(uint32_t volume_id) const {
   const meta::Volume* vp = Find(volume_id);
   Slot* slot = SlotOf(volume_id);
   if (vp == nullptr || slot == nullptr) return VolumeHealth::kOffline;
+  // A store has no label: ProbeStores keeps its health.
+  if (slot->store) return static_cast<VolumeHealth>(slot->health.load());
   const meta::Volume& v = *vp;
   Result<VolumeLabel> label = ReadVolumeLabel(v.path, io_);
   std::string why;
@@ -269,6 +292,42 @@ void VolumeSet::RecheckFull(uint32_t volume_id) const {
   if (free > 2 * (total / 100)) SetHealth(*v, *slot, VolumeHealth::kOnline, "it has room again");
 }
 
+bool VolumeSet::IsObjectVolume(uint32_t id) const { return Store(id) != nullptr; }
+
+ObjectVolume* VolumeSet::Store(uint32_t id) const {
+  const Slot* slot = SlotOf(id);
+  return slot == nullptr ? nullptr : slot->store.get();
+}
+
+Status VolumeSet::RemoveAnyObject(uint32_t id, uint64_t ino, uint64_t generation) const {
+  ObjectVolume* store = Store(id);
+  if (store == nullptr) return RemoveObject(id, ino, generation);
+  const meta::Volume* v = Find(id);
+  if (Health(id) == VolumeHealth::kOffline && v != nullptr) return OfflineError(*v);
+  return store->transfer().DeleteObject(store->location().bucket, store->Key(ino, generation));
+}
+
+void VolumeSet::ProbeStores() const {
+  const Snapshot& snap = *Current();
+  for (size_t i = 0; i < snap.volumes.size(); ++i) {
+    Slot& slot = *snap.slots[i];
+    if (!slot.store) continue;
+    Status st = slot.store->Probe();
+    if (st.ok()) {
+      SetHealth(snap.volumes[i], slot, VolumeHealth::kOnline, "its store answers");
+    } else {
+      SetHealth(snap.volumes[i], slot, VolumeHealth::kOffline, st.message());
+    }
+  }
+}
+
+void VolumeSet::MarkStoreOffline(uint32_t id, const std::string& why) const {
+  const meta::Volume* v = Find(id);
+  Slot* slot = SlotOf(id);
+  if (v == nullptr || slot == nullptr || !slot->store) return;
+  SetHealth(*v, *slot, VolumeHealth::kOffline, why);
+}
+
 void VolumeSet::CheckHealth() const {
   for (const meta::Volume& v : volumes()) {
     if (CheckLabel(v.id) == VolumeHealth::kFull) RecheckFull(v.id);
@@ -276,6 +335,10 @@ void VolumeSet::CheckHealth() const {
 }
 
 Status VolumeSet::OfflineError(const meta::Volume& v) const {
+  if (meta::IsObjectVolume(v)) {
+    return Status::Io("object volume " + v.name + " (" + v.path + " at " + v.endpoint +
+                      ") is offline: its store does not answer");
+  }
   return Status::Io("volume " + v.name + " (" + v.path +
                     ") is offline: its label is missing or foreign (is its device mounted?)");
 }
@@ -286,6 +349,11 @@ Result<int> VolumeSet::OpenObject(uint32_t volume_id, uint64_t ino, uint64_t gen
   if (v == nullptr) return Status::Io("inode " + std::to_string(ino) + " is on unknown volume " +
                                       std::to_string(volume_id));
   if (Health(volume_id) == VolumeHealth::kOffline) return OfflineError(*v);
+  if (meta::IsObjectVolume(*v)) {
+    // Its bytes are read from the store (FileSystem::Read), never through an fd.
+    return Status::Error(EXDEV, "inode " + std::to_string(ino) + " is on object volume " +
+                                    v->name + ": it has no local object");
+  }
   const std::string path = ObjectPath(volume_id, ino, generation);
   int flags = O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0);
   // A new object is a recycled one when the pool has one: a rename costs the
@@ -394,6 +462,9 @@ bool VolumeSet::ReuseObject(uint32_t volume_id, const std::string& path) const {
 Result<struct statvfs> VolumeSet::Statvfs(uint32_t volume_id) const {
   const meta::Volume* v = Find(volume_id);
   if (v == nullptr) return Status::NotFound("no volume " + std::to_string(volume_id));
+  if (meta::IsObjectVolume(*v)) {
+    return Status::Error(ENOTSUP, "object volume " + v->name + " has no file system to ask");
+  }
   struct statvfs st;
   if (io_.StatVfs(v->path, &st) != 0) return Status::FromErrno("statvfs " + v->path);
   return st;
@@ -414,6 +485,14 @@ std::vector<policy::VolumeState> VolumeSet::Space(bool fresh) const {
     s.name = v.name;
     s.classes = {v.placement_class};
     const auto health = static_cast<VolumeHealth>(snap.slots[i]->health.load());
+    if (snap.slots[i]->store) {
+      // Relocations only; the store's capacity is unknown (kObjectVolumeBytes).
+      s.takes_creates = false;
+      s.total_bytes = s.free_bytes = kObjectVolumeBytes;
+      s.accepts_data = health == VolumeHealth::kOnline && !snap.slots[i]->draining.load();
+      out.push_back(std::move(s));
+      continue;
+    }
     struct statvfs st;
     // An offline volume's directory is not the volume: its numbers mean nothing.
     // One that cannot say (EIO) counts as having no room: nothing is placed there.

@@ -27,6 +27,13 @@
 // was a moment ago (a removed volume, an old class). The data path pays one
 // acquire load per lookup.
 //
+// Object volumes (issue 29; path "s3://BUCKET/PREFIX", fs/volume/object_volume.h)
+// are in the set too, with no directory: no label, no tmp/, no recycled objects.
+// Their health comes from a probe of the bucket (ProbeStores, run every second
+// by the daemon, and a failed read: MarkStoreOffline), not from a label. They
+// take relocations only, never creates (Space: takes_creates false), and report
+// kObjectVolumeBytes of room to placement (a store's capacity is not known).
+//
 // Thread-safe: health and draining are atomics per volume (kept by id across
 // snapshots); Space() caches statvfs results under its own mutex; changes are
 // serialized by change_mu_.
@@ -44,6 +51,7 @@
 #include "common/mutex.h"
 #include "common/status.h"
 #include "common/thread_annotations.h"
+#include "fs/volume/object_volume.h"
 #include "fs/volume/volume_io.h"
 #include "meta/records.h"
 #include "policy/volume_state.h"
@@ -53,6 +61,10 @@ namespace tierfs {
 namespace meta {
 class SpaceReserve;
 }
+
+// The room an object volume shows to placement (1 PiB): a store's capacity is
+// unknown, and a full one answers ENOSPC to the upload, which fails that move only.
+inline constexpr uint64_t kObjectVolumeBytes = uint64_t{1} << 50;
 
 // A volume's health; see the file comment.
 enum class VolumeHealth : int { kOnline = 0, kFull = 1, kOffline = 2 };
@@ -65,6 +77,9 @@ class VolumeSet {
   // half done). ENOENT naming the volume and its directory when a label is missing,
   // EINVAL when the label belongs to another file system or volume. `io` must
   // outlive the set.
+  // Object volumes open their store (ObjectVolume::Open's errors refuse the
+  // mount, naming the volume) and are probed once (offline when the store does
+  // not answer: the mount goes on).
   static Result<std::unique_ptr<VolumeSet>> Open(const std::vector<meta::Volume>& volumes,
                                                  const std::string& fs_uuid, const Clock& clock,
                                                  VolumeIo& io = VolumeIo::Posix());
@@ -81,6 +96,24 @@ class VolumeSet {
   uint32_t metadata_volume_id() const { return Current()->volumes.front().id; }
   // The seam every object system call goes through.
   VolumeIo& io() const { return io_; }
+  // Whether volume `id` is an object volume (false for an unknown id).
+  bool IsObjectVolume(uint32_t id) const;
+  // The store of object volume `id`, or nullptr (a directory, or an unknown id).
+  // Valid for the life of the set.
+  ObjectVolume* Store(uint32_t id) const;
+  // Removes inode `ino`'s object from volume `id`, whatever its kind: a file on
+  // a directory as RemoveObject does; on an object volume a DELETE of its key
+  // (transfer() bounds; a missing key is no error). EIO naming the volume when
+  // an object volume is offline; the store's errors otherwise.
+  Status RemoveAnyObject(uint32_t id, uint64_t ino, uint64_t generation) const;
+  // Probes every object volume's bucket (ObjectVolume::Probe, a few seconds at
+  // most each): online when it answers, offline (logged once, with the store's
+  // words) when it does not. The daemon calls it every second.
+  void ProbeStores() const;
+  // A read from object volume `id` failed for want of the store (EIO,
+  // ETIMEDOUT): offline at once, so that the next reads fail fast, until
+  // ProbeStores finds it back. `why` goes to the log.
+  void MarkStoreOffline(uint32_t id, const std::string& why) const;
 
   std::string ObjectPath(uint32_t volume_id, uint64_t ino, uint64_t generation) const;
   // A fresh temporary path on the volume for a relocation copy.
@@ -136,7 +169,8 @@ class VolumeSet {
   //
   // Adds `volume` (its row is already in the database) after proving its
   // directory carries this file system's label for volume.id (not retired), and
-  // empties its tmp/. EEXIST when the id or the name is already in the set;
+  // empties its tmp/; an object volume instead opens its store
+  // (ObjectVolume::Open: EINVAL, EACCES, ENOENT for its credentials file). EEXIST when the id or the name is already in the set;
   // ENOENT / EINVAL as Open() for a missing or foreign label. It starts online,
   // not draining.
   Status Add(const meta::Volume& volume);
@@ -174,6 +208,9 @@ class VolumeSet {
     Mutex pool_mu;
     std::vector<std::string> pool GUARDED_BY(pool_mu);  // paths
     uint64_t pool_names GUARDED_BY(pool_mu) = 0;  // the next "free.<n>"
+    // An object volume's store (set before the slot is published); null for a
+    // directory.
+    std::shared_ptr<ObjectVolume> store;
   };
   // Keeps up to kRecycledObjects emptied objects per volume for the next creates.
   static constexpr size_t kRecycledObjects = 4096;

@@ -215,6 +215,25 @@ TEST_F(MetaTest, AddVolumeAssignsTheNextId) {
   EXPECT_EQ((*volumes)[2].name, "vol3");
 }
 
+// An object volume keeps its endpoint and the path of its credentials file (not
+// their contents); a directory's row has neither.
+TEST_F(MetaTest, ObjectVolumeKeepsEndpointAndCredentialsPath) {
+  Volume v = TwoVolumes(dir_.path())[1];
+  v.name = "vol3";
+  v.path = "s3://bucket/tierfs";
+  v.endpoint = "http://127.0.0.1:7480";
+  v.credentials_file = "/etc/tierfs/s3.cred";
+  ASSERT_TRUE(meta_->AddVolume(&v).ok());
+  auto volumes = meta_->ListVolumes();
+  ASSERT_EQ(volumes->size(), 3u);
+  EXPECT_TRUE(IsObjectVolume((*volumes)[2]));
+  EXPECT_EQ((*volumes)[2].endpoint, "http://127.0.0.1:7480");
+  EXPECT_EQ((*volumes)[2].credentials_file, "/etc/tierfs/s3.cred");
+  EXPECT_FALSE(IsObjectVolume((*volumes)[1]));
+  EXPECT_EQ((*volumes)[1].endpoint, "");
+  EXPECT_EQ((*volumes)[1].credentials_file, "");
+}
+
 TEST_F(MetaTest, AddVolumeWithATakenNameIsEexist) {
   Volume v = TwoVolumes(dir_.path())[1];
   EXPECT_EQ(meta_->AddVolume(&v).code(), EEXIST);
@@ -360,7 +379,7 @@ TEST_F(MetaTest, VersionOneWithAPendingObjectMountsAndMigrates) {
 class MigrationTest : public MetaTest, public ::testing::WithParamInterface<int> {};
 
 TEST_P(MigrationTest, FromAnOlderSchemaVersionNothingIsLost) {
-  static_assert(kSchemaVersion == 4, "a new schema version needs its step undone here too");
+  static_assert(kSchemaVersion == 5, "a new schema version needs its step undone here too");
   const int from = GetParam();
   Inode dir = MakeDir(kRootIno, "dir");
   Inode file = MakeFile(dir.ino, "file", 2);
@@ -375,6 +394,10 @@ TEST_P(MigrationTest, FromAnOlderSchemaVersionNothingIsLost) {
   meta_.reset();
 
   std::string undo;
+  if (from < 5) {
+    undo += "ALTER TABLE volumes DROP COLUMN endpoint;"
+            "ALTER TABLE volumes DROP COLUMN credentials_file;";
+  }
   if (from < 4) undo += "ALTER TABLE scans DROP COLUMN failure;";
   if (from < 3) undo += "ALTER TABLE inodes DROP COLUMN blocks;";
   if (from < 2) {
@@ -407,7 +430,7 @@ TEST_P(MigrationTest, FromAnOlderSchemaVersionNothingIsLost) {
   EXPECT_EQ(QueryInt(db_path_, kSchemaVersionQuery), kSchemaVersion);
 }
 
-INSTANTIATE_TEST_SUITE_P(EachOlderVersion, MigrationTest, ::testing::Values(1, 2, 3));
+INSTANTIATE_TEST_SUITE_P(EachOlderVersion, MigrationTest, ::testing::Values(1, 2, 3, 4));
 
 }  // namespace
 }  // namespace tierfs::meta

@@ -1,0 +1,96 @@
+// FileSystem: files whose object is on an object volume (issue 29). Their
+// metadata is in the database like every file's, so stat, ls, xattrs and
+// renames never reach the store; reads are served by ranged GETs through the
+// handle's readahead window and counted as heat like any read; a write,
+// truncate or fallocate first recalls the file to a local volume
+// (RecallForWrite). docs/design.md "Object volumes".
+#include <string>
+
+#include "common/log.h"
+#include "fs/core/file_system.h"
+#include "fs/core/relocator.h"
+
+namespace tierfs {
+
+Result<size_t> FileSystem::ReadFromStore(FileHandle* fh, uint32_t volume,
+                                         const meta::Inode& attr, char* buf, size_t size,
+                                         off_t offset) {
+  ObjectVolume* store = volumes_->Store(volume);
+  const std::string name = volumes_->NameOf(volume);
+  if (store == nullptr) return Status::Io("inode " + std::to_string(attr.ino) + ": no volume");
+  if (volumes_->Health(volume) == VolumeHealth::kOffline) {
+    metrics_.RecordStoreReadError();
+    return Status::Io("inode " + std::to_string(attr.ino) + ": object volume " + name +
+                      " is offline");
+  }
+  StoreReadahead* window;
+  {
+    MutexLock lock(fh->inode->mu);
+    if (!fh->store_readahead) fh->store_readahead = std::make_unique<StoreReadahead>();
+    window = fh->store_readahead.get();
+  }
+  const std::string key = store->Key(attr.ino, attr.generation);
+  auto fetch = [&](uint64_t at, size_t length, char* into) -> Result<size_t> {
+    return store->quick().GetObject(store->location().bucket, key, at, length, into);
+  };
+  auto n = window->Read(static_cast<uint64_t>(offset), size, attr.size, buf, fetch);
+  if (!n.ok()) {
+    metrics_.RecordStoreReadError();
+    const int code = n.status().code();
+    LogError("read of inode {} from object volume {} ({}): {}", attr.ino, name,
+             store->Url(key), n.status().message());
+    if (code == EIO || code == ETIMEDOUT || code == EAGAIN || code == ECONNREFUSED) {
+      volumes_->MarkStoreOffline(volume, "a read failed: " + n.status().message());
+    }
+    return Status::Io("inode " + std::to_string(attr.ino) + ": object volume " + name + ": " +
+                      n.status().message());
+  }
+  return *n;
+}
+
+Status FileSystem::RecallForWrite(const InodeRef& inode, const char* why) {
+  meta::Inode attr;
+  {
+    MutexLock lock(inode->mu);
+    attr = inode->attr;
+  }
+  if (!S_ISREG(attr.mode) || !volumes_->IsObjectVolume(attr.volume_id)) return Status::Ok();
+  policy::CreatePlacement placement;
+  std::string path = "(unlinked)";
+  if (policy()) {
+    auto p = meta_->PathOf(attr.ino);
+    if (p.ok()) {
+      path = *p;
+      placement = CreatePlacementFor(attr.uid, attr.gid, path);
+    }
+  } else if (auto p = meta_->PathOf(attr.ino); p.ok()) {
+    path = *p;
+  }
+  const uint64_t needed = attr.size + kCreateHeadroomBytes;
+  std::optional<uint32_t> target =
+      policy::ChooseCreateVolume(placement, volumes_->Space(/*fresh=*/true), needed);
+  if (!target) {
+    return Status::NoSpace("inode " + std::to_string(attr.ino) + " (" + path +
+                           ") is on object volume " + volumes_->NameOf(attr.volume_id) +
+                           " and no volume its CREATE rule allows has room for " +
+                           std::to_string(needed) + " bytes to bring it back for a " + why);
+  }
+  Relocator relocator(*this);
+  auto result = relocator.Relocate(attr.ino, *target, Relocator::Mode::kHoldWriters,
+                                   attr.volume_id, /*move_unlinked=*/true);
+  if (!result.ok()) return Status::Error(result.status().code(), result.status().message());
+  if (result->outcome != "moved") {
+    return Status::Error(result->error != 0 && result->error != ENOENT ? result->error : EIO,
+                         "inode " + std::to_string(attr.ino) + " (" + path +
+                             "): recall from object volume " +
+                             volumes_->NameOf(attr.volume_id) + " for a " + why + ": " +
+                             result->outcome);
+  }
+  metrics_.RecordRecallForWrite();
+  LogInfo("{} (inode {}) recalled from object volume {} to {} for a {} ({} bytes, {:.3f} s)",
+          path, attr.ino, volumes_->NameOf(attr.volume_id), volumes_->NameOf(*target), why,
+          result->bytes, result->seconds);
+  return Status::Ok();
+}
+
+}  // namespace tierfs

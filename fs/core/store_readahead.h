@@ -1,0 +1,57 @@
+// StoreReadahead: one open file's window of bytes read ahead from an object
+// volume (issue 29), so that the kernel's 128 KiB READs of a file on the store
+// cost one ranged GET per window instead of one each.
+//
+// A window is kStoreReadaheadBytes (4 MiB) from the offset that missed. All
+// windows of the daemon together stay under kStoreReadaheadBudget (256 MiB):
+// a handle that cannot have one reads exactly what was asked, with no window.
+// The memory goes back when the handle is released.
+//
+// Thread-safe: reads of one handle serialize on the window's mutex.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "common/mutex.h"
+#include "common/status.h"
+#include "common/thread_annotations.h"
+
+namespace tierfs {
+
+inline constexpr size_t kStoreReadaheadBytes = size_t{4} << 20;
+inline constexpr size_t kStoreReadaheadBudget = size_t{256} << 20;
+
+class StoreReadahead {
+ public:
+  // Fetches up to `length` bytes from `offset` of the object into `buf`:
+  // returns the count (short only at the object's end) or the store's error.
+  using Fetch = std::function<Result<size_t>(uint64_t offset, size_t length, char* buf)>;
+
+  StoreReadahead() = default;
+  ~StoreReadahead();
+  StoreReadahead(const StoreReadahead&) = delete;
+  StoreReadahead& operator=(const StoreReadahead&) = delete;
+
+  // Copies bytes [offset, offset + size) of an object of `object_size` bytes
+  // into `out`, from the window when it holds them, else through `fetch` (a
+  // new window from `offset`, or just the request without budget). Returns the
+  // bytes copied (0 at or past the end), or fetch's error.
+  Result<size_t> Read(uint64_t offset, size_t size, uint64_t object_size, char* out,
+                      const Fetch& fetch) EXCLUDES(mu_);
+
+  // Bytes held by all windows now (for tests and metrics).
+  static size_t HeldBytes() { return held_.load(); }
+
+ private:
+  Mutex mu_;
+  std::vector<char> window_ GUARDED_BY(mu_);
+  uint64_t start_ GUARDED_BY(mu_) = 0;  // object offset of window_[0]
+  size_t filled_ GUARDED_BY(mu_) = 0;   // valid bytes in window_
+  static std::atomic<size_t> held_;
+};
+
+}  // namespace tierfs

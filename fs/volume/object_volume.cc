@@ -1,0 +1,43 @@
+#include "fs/volume/object_volume.h"
+
+#include "fs/objstore/s3_credentials.h"
+
+namespace tierfs {
+
+Result<std::unique_ptr<ObjectVolume>> ObjectVolume::Open(const meta::Volume& row) {
+  const std::string who = "object volume " + (row.name.empty() ? row.path : row.name + " (" +
+                                                                             row.path + ")");
+  Result<ObjectLocation> location = ParseObjectUrl(row.path);
+  if (!location.ok()) return Status::Invalid(who + ": " + location.status().message());
+  if (row.endpoint.empty()) return Status::Invalid(who + ": no endpoint (--endpoint URL)");
+  if (row.credentials_file.empty()) {
+    return Status::Invalid(who + ": no credentials file (--credentials FILE)");
+  }
+  Result<S3Credentials> creds = LoadS3Credentials(row.credentials_file);
+  if (!creds.ok()) {
+    return Status::Error(creds.status().code(), who + ": " + creds.status().message());
+  }
+  S3ClientOptions transfer;
+  transfer.endpoint = row.endpoint;
+  transfer.credentials = *creds;
+  S3ClientOptions quick = transfer;
+  quick.connect_timeout_seconds = kQuickConnectSeconds;
+  quick.stall_timeout_seconds = kQuickStallSeconds;
+  quick.request_timeout_seconds = kQuickRequestSeconds;
+  quick.max_attempts = 2;
+  quick.backoff_max_seconds = 0.5;
+  std::unique_ptr<ObjectVolume> v(new ObjectVolume);
+  v->location_ = *location;
+  auto t = S3Client::Create(std::move(transfer));
+  if (!t.ok()) return Status::Invalid(who + ": " + t.status().message());
+  auto q = S3Client::Create(std::move(quick));
+  if (!q.ok()) return Status::Invalid(who + ": " + q.status().message());
+  v->endpoint_ = (*t)->options().endpoint;
+  v->transfer_ = std::move(*t);
+  v->quick_ = std::move(*q);
+  return v;
+}
+
+Status ObjectVolume::Probe() { return quick_->HeadBucket(location_.bucket); }
+
+}  // namespace tierfs

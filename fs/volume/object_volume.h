@@ -1,0 +1,68 @@
+// ObjectVolume: an object volume's store (issue 29): where its objects are
+// (fs/volume/object_location.h), and the S3 clients that reach them.
+//
+// Two clients, because a FUSE read and a relocation want different bounds:
+//  - transfer(): relocations (uploads, recalls, deletes) and `tierfs check`,
+//    with S3ClientOptions' defaults (5 s connect, 30 s stall, 300 s per call);
+//  - quick(): reads served to applications and the health probe, bounded so
+//    that a dead or frozen store turns into EIO within a few seconds
+//    (kQuick* below; an application's read(2) waits at most about
+//    kQuickRequestSeconds).
+// The credentials are read from the volume's credentials file once, when the
+// volume is opened (at mount, or when `fsvoladm add` adds it); the secret stays
+// in memory, handed to libcurl to sign, and in no message.
+//
+// Thread-safe (S3Client is).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+#include "fs/objstore/s3_client.h"
+#include "fs/volume/object_location.h"
+#include "meta/records.h"
+
+namespace tierfs {
+
+// Bounds of quick() calls, seconds; two attempts at most.
+inline constexpr double kQuickConnectSeconds = 2;
+inline constexpr double kQuickStallSeconds = 2;
+inline constexpr double kQuickRequestSeconds = 4;
+
+class ObjectVolume {
+ public:
+  // Opens the store of object volume `row` (IsObjectVolume): parses its path,
+  // loads its credentials file (LoadS3Credentials: refused when group or others
+  // may read it) and makes the clients. Sends nothing. Errors name the volume:
+  // EINVAL (a bad URL or endpoint, a malformed credentials file), EACCES (a
+  // credentials file others may read, or that cannot be read), ENOENT (no such
+  // credentials file).
+  static Result<std::unique_ptr<ObjectVolume>> Open(const meta::Volume& row);
+
+  const ObjectLocation& location() const { return location_; }
+  const std::string& endpoint() const { return endpoint_; }
+  // The key of inode `ino`'s object (ObjectKey).
+  std::string Key(uint64_t ino, uint64_t generation) const {
+    return ObjectKey(location_, ino, generation);
+  }
+  // "s3://BUCKET/KEY": how logs and errors name an object.
+  std::string Url(const std::string& key) const { return "s3://" + location_.bucket + "/" + key; }
+
+  // HEAD of the bucket with quick()'s bounds: OK; ENOENT (no such bucket),
+  // EACCES (credentials refused), EIO/ETIMEDOUT (store unreachable).
+  Status Probe();
+
+  S3Client& transfer() { return *transfer_; }
+  S3Client& quick() { return *quick_; }
+
+ private:
+  ObjectVolume() = default;
+  ObjectLocation location_;
+  std::string endpoint_;
+  std::unique_ptr<S3Client> transfer_;
+  std::unique_ptr<S3Client> quick_;
+};
+
+}  // namespace tierfs

@@ -1,0 +1,409 @@
+// Object volumes through a mounted tierfs (issue 29), against the real RADOS
+// Gateway of this binary's Ceph cluster (tests/support/ceph_cluster.h): a
+// bucket added with `fsvoladm add`, cold files moved there by `fsppadm enforce`
+// and read back through the mount, stat/ls/xattr/rename with the gateway
+// stopped, a write that recalls its file first, hot files brought back by
+// IOTEMP, reads that fail with EIO within a bounded time while the gateway is
+// down and work again once it is back, the refusals (a credentials file others
+// may read, a missing bucket), and kill -9 of the daemon mid-upload followed
+// by `tierfs check --repair`. Every wait is bounded; the fixture always
+// unmounts, and each test empties and removes its bucket.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cctype>
+#include <cstring>
+#include <iostream>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fs/objstore/s3_client.h"
+#include "tests/integration/test_policies.h"
+#include "tests/integration/tierfs_fixture.h"
+#include "tests/support/ceph_cluster.h"
+
+namespace tierfs::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr size_t kMiB = 1 << 20;
+constexpr char kPrefix[] = "tfs";
+
+// Moves every file to `to` at each enforce; creates on the store's class first,
+// which must fall to hdd (a store takes no creates).
+std::string ToClassPolicy(const std::string& to) {
+  return R"(<?xml version="1.0"?>
+<PLACEMENT_POLICY Version="5.1" Name="to_)" + to + R"(">
+  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
+    <CREATE><ON><DESTINATION><CLASS>cloud</CLASS></DESTINATION>
+                <DESTINATION><CLASS>hdd</CLASS></DESTINATION></ON></CREATE>
+    <RELOCATE><TO><DESTINATION><CLASS>)" + to + R"(</CLASS></DESTINATION></TO></RELOCATE></RULE>
+</PLACEMENT_POLICY>
+)";
+}
+
+// Files read in the last hour come back to hdd.
+constexpr char kHotBackPolicy[] = R"(<?xml version="1.0"?>
+<PLACEMENT_POLICY Version="5.1" Name="hot_back">
+  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
+    <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION></ON></CREATE>
+    <RELOCATE><TO><DESTINATION><CLASS>hdd</CLASS></DESTINATION></TO>
+      <WHEN><IOTEMP Type="nrbytes"><MIN Flags="gt">0</MIN>
+        <PERIOD Units="hours">1</PERIOD></IOTEMP></WHEN></RELOCATE></RULE>
+</PLACEMENT_POLICY>
+)";
+
+class ObjectVolumeTest : public TierfsFixture {
+ protected:
+  void SetUp() override {
+    std::string why;
+    cluster_ = CephEnvironment::Cluster(&why);
+    ASSERT_NE(cluster_, nullptr) << "the Ceph cluster did not start: " << why;
+    TierfsFixture::SetUp();
+    if (HasFatalFailure() || IsSkipped()) return;
+    S3ClientOptions o;
+    o.endpoint = cluster_->endpoint();
+    o.credentials = {cluster_->access_key(), cluster_->secret_key()};
+    o.connect_timeout_seconds = 2;
+    o.stall_timeout_seconds = 5;
+    o.request_timeout_seconds = 20;
+    auto client = S3Client::Create(o);
+    ASSERT_TRUE(client.ok()) << client.status().message();
+    s3_ = std::move(*client);
+    static int counter = 0;
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::string cleaned;
+    for (char c : name) {
+      cleaned += std::isalnum(static_cast<unsigned char>(c)) ? std::tolower(c) : '-';
+    }
+    bucket_ = ("ov" + std::to_string(++counter) + "-" + cleaned).substr(0, 40);
+    while (!std::isalnum(static_cast<unsigned char>(bucket_.back()))) bucket_.pop_back();
+    ASSERT_TRUE(s3_->CreateBucket(bucket_).ok());
+    credentials_ = root_ + "/s3.cred";
+    WriteFile(credentials_, "access_key = " + cluster_->access_key() +
+                                "\nsecret_key = " + cluster_->secret_key() + "\n");
+    ASSERT_EQ(chmod(credentials_.c_str(), 0600), 0);
+  }
+
+  void TearDown() override {
+    // The gateway back for the next test, whatever this one did to it.
+    if (cluster_ != nullptr && gateway_down_) {
+      EXPECT_TRUE(cluster_->ThawGateway().ok());
+      EXPECT_TRUE(cluster_->StartGateway().ok());
+    }
+    TierfsFixture::TearDown();
+    if (s3_ == nullptr || bucket_.empty()) return;
+    if (auto uploads = s3_->ListMultipartUploads(bucket_, ""); uploads.ok()) {
+      for (const S3MultipartUpload& u : *uploads) s3_->AbortMultipartUpload(bucket_, u.key, u.upload_id);
+    }
+    for (const std::string& key : Keys()) s3_->DeleteObject(bucket_, key);
+    EXPECT_TRUE(s3_->DeleteBucket(bucket_).ok());
+  }
+
+  // fsvoladm add MOUNT s3://bucket/tfs:cloud; asserts success.
+  void AddStore() {
+    CommandResult r = Tool("fsvoladm", {"add", "--endpoint", cluster_->endpoint(), "--credentials",
+                                        credentials_, mnt_, Url() + ":cloud"});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  std::string Url() const { return "s3://" + bucket_ + "/" + kPrefix; }
+
+  // Every key in the bucket.
+  std::vector<std::string> Keys() {
+    std::vector<std::string> keys;
+    std::string token;
+    do {
+      auto page = s3_->ListObjects(bucket_, "", token);
+      if (!page.ok()) {
+        ADD_FAILURE() << page.status().message();
+        break;
+      }
+      for (const S3ListedObject& o : page->objects) keys.push_back(o.key);
+      token = page->next_continuation_token;
+    } while (!token.empty());
+    return keys;
+  }
+
+  // Objects (regular files) under a local volume's .tierfs/objects.
+  static size_t LocalObjects(const std::string& volume) {
+    size_t n = 0;
+    std::error_code ec;
+    for (auto& e : std::filesystem::recursive_directory_iterator(volume + "/.tierfs/objects", ec)) {
+      if (e.is_regular_file()) ++n;
+    }
+    return n;
+  }
+
+  // The state fsvoladm list shows for the volume whose path is Url().
+  std::string StoreState() {
+    CommandResult r = Tool("fsvoladm", {"list", "--json", mnt_}, 30);
+    nlohmann::json doc = nlohmann::json::parse(r.output, nullptr, false);
+    if (!doc.is_object()) return "";
+    for (const auto& v : doc["volumes"]) {
+      if (v.value("path", "") == Url()) return v.value("state", "");
+    }
+    return "";
+  }
+
+  // Polls StoreState() until it is `want` (bounded by `seconds`); the seconds it took.
+  double WaitForState(const std::string& want, double seconds) {
+    const auto start = Clock::now();
+    while (std::chrono::duration<double>(Clock::now() - start).count() < seconds) {
+      if (StoreState() == want) return std::chrono::duration<double>(Clock::now() - start).count();
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    ADD_FAILURE() << "the store did not turn " << want << " within " << seconds << " s";
+    return seconds;
+  }
+
+  void Enforce() {
+    CommandResult r = Tool("fsppadm", {"enforce", mnt_}, 180);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+
+  CephCluster* cluster_ = nullptr;
+  std::unique_ptr<S3Client> s3_;
+  std::string bucket_, credentials_;
+  bool gateway_down_ = false;
+};
+
+// The file's bytes, or "" when it does not exist.
+std::string ReadFileIfAny(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 ? ReadFile(path) : "";
+}
+
+// read(2) of the whole file through a fresh descriptor: its errno, or 0.
+int ReadErrno(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_DIRECT);
+  if (fd < 0) return errno;
+  void* aligned = nullptr;
+  if (posix_memalign(&aligned, 4096, 1 << 20) != 0) return ENOMEM;
+  int err = 0;
+  for (;;) {
+    ssize_t n = read(fd, aligned, 1 << 20);
+    if (n < 0) {
+      err = errno;
+      break;
+    }
+    if (n == 0) break;
+  }
+  free(aligned);
+  close(fd);
+  return err;
+}
+
+TEST_F(ObjectVolumeTest, EnforceMovesColdFilesToTheStoreAndReadsThemBack) {
+  ASSERT_NO_FATAL_FAILURE(AddStore());
+  // Sizes: empty, small, one PUT, and over the 64 MiB multipart threshold.
+  const std::vector<std::pair<std::string, size_t>> files = {
+      {"empty", 0}, {"small", 1000}, {"five", 5 * kMiB + 7}, {"big", 70 * kMiB + 3}};
+  ASSERT_EQ(mkdir(Path("d").c_str(), 0755), 0);
+  uint32_t seed = 1;
+  for (const auto& [name, size] : files) WriteFile(Path("d/" + name), RandomBytes(size, seed++));
+  ASSERT_NO_FATAL_FAILURE(AssignPolicy(ToClassPolicy("cloud")));
+  // A create naming the store's class first lands on hdd (stores take no creates).
+  WriteFile(Path("d/created"), "x");
+  EXPECT_EQ(ClassOf("d/created"), "hdd");
+  ASSERT_EQ(unlink(Path("d/created").c_str()), 0);
+  const auto start = Clock::now();
+  ASSERT_NO_FATAL_FAILURE(Enforce());
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  std::cout << "[ measured ] enforce of " << files.size() << " files (75 MiB) to the store: "
+            << seconds << " s\n";
+  for (const auto& [name, size] : files) EXPECT_EQ(ClassOf("d/" + name), "cloud") << name;
+  // The bytes left the local volumes; the bucket holds one object per file,
+  // named PREFIX/objects/xx/ino.gen.
+  EXPECT_EQ(LocalObjects(hdd_), 0u);
+  EXPECT_EQ(LocalObjects(ssd_), 0u);
+  std::vector<std::string> keys = Keys();
+  EXPECT_EQ(keys.size(), files.size());
+  for (const std::string& k : keys) EXPECT_EQ(k.rfind(std::string(kPrefix) + "/objects/", 0), 0u) << k;
+  // fsmap shows the class and the object's URL; status shows the volume's URL.
+  CommandResult map = Tool("fsmap", {Path("d/small")});
+  EXPECT_NE(map.output.find("cloud"), std::string::npos) << map.output;
+  EXPECT_NE(map.output.find("s3://" + bucket_ + "/" + kPrefix + "/objects/"), std::string::npos)
+      << map.output;
+  CommandResult query = Tool("fsppadm", {"query", Path("d/small")});
+  EXPECT_NE(query.output.find("cloud"), std::string::npos) << query.output;
+  EXPECT_NE(query.output.find(Url()), std::string::npos) << query.output;
+  CommandResult status = Tool("fsppadm", {"status", mnt_});
+  EXPECT_NE(status.output.find(Url()), std::string::npos) << status.output;
+  EXPECT_NE(status.output.find("cloud"), std::string::npos) << status.output;
+  // Read back through the mount, from the store (a remount drops every cache).
+  Remount();
+  seed = 1;
+  for (const auto& [name, size] : files) {
+    EXPECT_EQ(Difference(ReadFileDirect(Path("d/" + name)), RandomBytes(size, seed++)), "")
+        << name;
+  }
+  // Served from the store: reading moved nothing.
+  for (const auto& [name, size] : files) EXPECT_EQ(ClassOf("d/" + name), "cloud") << name;
+  EXPECT_EQ(LocalObjects(hdd_), 0u);
+  // No secret anywhere it could leak: database, log, status, fsmap.
+  const std::string secret = cluster_->secret_key();
+  for (const std::string& text :
+       {ReadFile(ssd_ + "/.tierfs/meta.db"), DaemonLog(), ReadFileIfAny(ssd_ + "/.tierfs/meta.db-wal"), status.output, map.output,
+        Tool("fsvoladm", {"list", "--json", mnt_}).output}) {
+    EXPECT_EQ(text.find(secret), std::string::npos);
+  }
+}
+
+TEST_F(ObjectVolumeTest, MetadataNeedsNoStoreAndReadsFailBoundedWhileItIsDown) {
+  ASSERT_NO_FATAL_FAILURE(AddStore());
+  const std::string data = RandomBytes(3 * kMiB, 7);
+  WriteFile(Path("cold"), data);
+  ASSERT_NO_FATAL_FAILURE(AssignPolicy(ToClassPolicy("cloud")));
+  ASSERT_NO_FATAL_FAILURE(Enforce());
+  ASSERT_EQ(ClassOf("cold"), "cloud");
+  // "local" moved too; bring it back by a policy for it alone next.
+  ASSERT_NO_FATAL_FAILURE(AssignPolicy(kAllOnSsdPolicy));
+  Remount();
+  WriteFile(Path("fresh"), "created while the store is down");
+
+  ASSERT_TRUE(cluster_->StopGateway().ok());
+  gateway_down_ = true;
+  // Metadata is SQLite: stat, ls, xattrs and rename answer at once.
+  const auto meta_start = Clock::now();
+  struct stat st;
+  ASSERT_EQ(stat(Path("cold").c_str(), &st), 0);
+  EXPECT_EQ(static_cast<size_t>(st.st_size), data.size());
+  EXPECT_EQ(st.st_blocks, 0);  // no local blocks
+  std::error_code ec;
+  size_t listed = 0;
+  for (auto& e : std::filesystem::directory_iterator(mnt_, ec)) listed += e.exists() ? 1 : 0;
+  EXPECT_GE(listed, 2u);
+  ASSERT_EQ(setxattr(Path("cold").c_str(), "user.k", "v", 1, 0), 0);
+  char value[8] = {};
+  EXPECT_EQ(getxattr(Path("cold").c_str(), "user.k", value, sizeof value), 1);
+  ASSERT_EQ(rename(Path("cold").c_str(), Path("cold2").c_str()), 0);
+  const double meta_seconds = std::chrono::duration<double>(Clock::now() - meta_start).count();
+  EXPECT_LT(meta_seconds, 1.0) << "metadata waited for the store";
+  // Reads of the store's file: EIO, bounded; local files read.
+  const auto read_start = Clock::now();
+  EXPECT_EQ(ReadErrno(Path("cold2")), EIO);
+  const double read_seconds = std::chrono::duration<double>(Clock::now() - read_start).count();
+  std::cout << "[ measured ] read of a store file with the gateway stopped: EIO after "
+            << read_seconds << " s\n";
+  EXPECT_LT(read_seconds, 10.0);
+  EXPECT_EQ(ReadFile(Path("fresh")), "created while the store is down");
+  EXPECT_NE(DaemonLog().find("object volume"), std::string::npos);
+  const double offline_after = WaitForState("offline", 10);
+  std::cout << "[ measured ] shown offline " << offline_after << " s after the read\n";
+
+  // Frozen (SIGSTOP: connections accepted, nothing answers): still bounded.
+  ASSERT_TRUE(cluster_->StartGateway().ok());
+  const double online_after = WaitForState("online", 10);
+  std::cout << "[ measured ] online again " << online_after << " s after the gateway's start\n";
+  ASSERT_TRUE(cluster_->FreezeGateway().ok());
+  const auto frozen_start = Clock::now();
+  EXPECT_EQ(ReadErrno(Path("cold2")), EIO);
+  const double frozen_seconds = std::chrono::duration<double>(Clock::now() - frozen_start).count();
+  std::cout << "[ measured ] read with the gateway frozen: EIO after " << frozen_seconds << " s\n";
+  EXPECT_LT(frozen_seconds, 15.0) << DaemonLog().substr(DaemonLog().size() > 3000 ? DaemonLog().size() - 3000 : 0);
+  ASSERT_TRUE(cluster_->ThawGateway().ok());
+  gateway_down_ = false;
+  WaitForState("online", 15);
+  EXPECT_EQ(Difference(ReadFileDirect(Path("cold2")), data), "");
+}
+
+TEST_F(ObjectVolumeTest, AWriteRecallsTheFileFirstAndHeatBringsFilesBack) {
+  ASSERT_NO_FATAL_FAILURE(AddStore());
+  const std::string a = RandomBytes(2 * kMiB, 11), b = RandomBytes(kMiB, 12);
+  WriteFile(Path("a"), a);
+  WriteFile(Path("b"), b);
+  ASSERT_NO_FATAL_FAILURE(AssignPolicy(ToClassPolicy("cloud")));
+  ASSERT_NO_FATAL_FAILURE(Enforce());
+  ASSERT_EQ(ClassOf("a"), "cloud");
+  ASSERT_EQ(Keys().size(), 2u);
+  ASSERT_NO_FATAL_FAILURE(AssignPolicy(kHotBackPolicy));
+  Remount();
+  // An append recalls "a" to the class its CREATE rule names, then lands.
+  {
+    int fd = open(Path("a").c_str(), O_WRONLY | O_APPEND);
+    ASSERT_GE(fd, 0) << strerror(errno);
+    ASSERT_EQ(write(fd, "tail", 4), 4);
+    ASSERT_EQ(close(fd), 0);
+  }
+  EXPECT_EQ(ClassOf("a"), "hdd");
+  EXPECT_EQ(Difference(ReadFileDirect(Path("a")), a + "tail"), "");
+  EXPECT_NE(DaemonLog().find("recalled from object volume"), std::string::npos);
+  // Reading "b" from the store heats it; enforce by IOTEMP brings it back.
+  EXPECT_EQ(Difference(ReadFileDirect(Path("b")), b), "");
+  EXPECT_EQ(ClassOf("b"), "cloud");
+  ASSERT_NO_FATAL_FAILURE(Enforce());
+  EXPECT_EQ(ClassOf("b"), "hdd");
+  EXPECT_EQ(Difference(ReadFileDirect(Path("b")), b), "");
+  EXPECT_EQ(Keys().size(), 0u) << "recalled objects are deleted from the store";
+  EXPECT_EQ(LocalObjects(hdd_), 2u);
+}
+
+TEST_F(ObjectVolumeTest, RefusesCredentialsOthersMayReadAndNamesAMissingBucket) {
+  ASSERT_EQ(chmod(credentials_.c_str(), 0644), 0);
+  CommandResult open_mode = Tool("fsvoladm", {"add", "--endpoint", cluster_->endpoint(),
+                                              "--credentials", credentials_, mnt_, Url() + ":cloud"});
+  EXPECT_NE(open_mode.exit_code, 0);
+  EXPECT_NE(open_mode.output.find("chmod 600"), std::string::npos) << open_mode.output;
+  EXPECT_EQ(open_mode.output.find(cluster_->secret_key()), std::string::npos);
+  ASSERT_EQ(chmod(credentials_.c_str(), 0600), 0);
+  CommandResult missing =
+      Tool("fsvoladm", {"add", "--endpoint", cluster_->endpoint(), "--credentials", credentials_,
+                        mnt_, "s3://no-such-bucket-here/p:cloud"});
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.output.find("bucket no-such-bucket-here does not exist"), std::string::npos)
+      << missing.output;
+  CommandResult no_class = Tool("fsvoladm", {"add", "--endpoint", cluster_->endpoint(),
+                                             "--credentials", credentials_, mnt_, Url()});
+  EXPECT_EQ(no_class.exit_code, 2) << no_class.output;
+  // Nothing was added.
+  CommandResult list = Tool("fsvoladm", {"list", "--json", mnt_});
+  EXPECT_EQ(list.output.find("s3://"), std::string::npos) << list.output;
+}
+
+TEST_F(ObjectVolumeTest, KillMidUploadThenCheckRepairLeavesNoOrphanAndTheFileWhole) {
+  ASSERT_NO_FATAL_FAILURE(AddStore());
+  const std::string data = RandomBytes(400 * kMiB, 21);
+  WriteFileSynced(Path("huge"), data);
+  ASSERT_NO_FATAL_FAILURE(AssignPolicy(ToClassPolicy("cloud")));
+  std::thread enforce([&] { Tool("fsppadm", {"enforce", mnt_}, 120); });
+  // Wait for the multipart upload to be under way, then kill the daemon.
+  bool uploading = false;
+  for (int i = 0; i < 600 && !uploading; ++i) {
+    auto uploads = s3_->ListMultipartUploads(bucket_, "");
+    uploading = uploads.ok() && !uploads->empty();
+    if (!uploading) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CrashDaemon();
+  enforce.join();
+  ASSERT_TRUE(uploading) << "no multipart upload was seen";
+  // An orphan as well: an object named like one that no inode owns.
+  int fd = open("/dev/null", O_RDONLY);
+  ASSERT_TRUE(s3_->PutObject(bucket_, std::string(kPrefix) + "/objects/9f/99999.1", fd, 0, 0, {})
+                  .ok());
+  close(fd);
+  CommandResult check = Tool("tierfs", {"check", ssd_}, 120);
+  EXPECT_EQ(check.exit_code, 4) << check.output;
+  EXPECT_NE(check.output.find("99999"), std::string::npos) << check.output;
+  EXPECT_NE(check.output.find("upload"), std::string::npos) << check.output;
+  CommandResult repair = Tool("tierfs", {"check", "--repair", ssd_}, 120);
+  EXPECT_EQ(repair.exit_code, 1) << repair.output;
+  auto uploads = s3_->ListMultipartUploads(bucket_, "");
+  ASSERT_TRUE(uploads.ok());
+  EXPECT_EQ(uploads->size(), 0u);
+  EXPECT_EQ(Keys().size(), 0u);
+  CommandResult again = Tool("tierfs", {"check", ssd_}, 120);
+  EXPECT_EQ(again.exit_code, 0) << again.output;
+  Mount();
+  EXPECT_EQ(ClassOf("huge"), "hdd");
+  EXPECT_EQ(Difference(ReadFileDirect(Path("huge")), data), "");
+}
+
+}  // namespace
+}  // namespace tierfs::testing
