@@ -12,6 +12,14 @@ StoreReadahead::~StoreReadahead() {
   held_.fetch_sub(window_.size());
 }
 
+bool StoreReadahead::Reserve(size_t bytes) {
+  size_t held = held_.load();
+  do {
+    if (held + bytes > kStoreReadaheadBudget) return false;
+  } while (!held_.compare_exchange_weak(held, held + bytes));
+  return true;
+}
+
 Result<size_t> StoreReadahead::Read(uint64_t offset, size_t size, uint64_t object_size,
                                     char* out, const Fetch& fetch) {
   if (offset >= object_size || size == 0) return size_t{0};
@@ -21,20 +29,23 @@ Result<size_t> StoreReadahead::Read(uint64_t offset, size_t size, uint64_t objec
     std::memcpy(out, window_.data() + (offset - start_), size);
     return size;
   }
-  if (window_.empty()) {
-    // Take a window from the budget, or read without one.
-    size_t held = held_.load();
-    while (held + kStoreReadaheadBytes <= kStoreReadaheadBudget &&
-           !held_.compare_exchange_weak(held, held + kStoreReadaheadBytes)) {
-    }
-    if (held + kStoreReadaheadBytes <= kStoreReadaheadBudget) {
-      window_.resize(kStoreReadaheadBytes);
-    }
+  // The next window's size: twice the last after a miss at its end, else the
+  // first size again. Memory beyond what the handle holds comes from the budget.
+  const bool sequential = filled_ > 0 && offset == start_ + filled_;
+  const size_t wanted = sequential && !window_.empty()
+                            ? std::min(window_.size() * 2, kStoreReadaheadMaxBytes)
+                            : kStoreReadaheadBytes;
+  if (wanted > window_.size()) {
+    if (Reserve(wanted - window_.size())) window_.resize(wanted);
+  } else if (wanted < window_.size()) {
+    held_.fetch_sub(window_.size() - wanted);
+    window_.resize(wanted);
+    window_.shrink_to_fit();
   }
+  filled_ = 0;
   if (window_.empty() || size > window_.size()) return fetch(offset, size, out);
   const size_t want =
       static_cast<size_t>(std::min<uint64_t>(window_.size(), object_size - offset));
-  filled_ = 0;
   auto got = fetch(offset, want, window_.data());
   if (!got.ok()) return got.status();
   start_ = offset;
