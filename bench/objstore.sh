@@ -195,10 +195,22 @@ meta_round() {  # WHERE ROUND
   t0=$(now); bounded find "$mnt/many" -type f -exec stat --format=%s {} + > /dev/null; t1=$(now)
   record "stat_files_s_$1" tierfs "$2" "$(awk -v n="$META_FILES" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", n / (b - a) }')"
 }
+# Requests the gateway has served so far (its admin socket's perf counters).
+rgw_requests() {
+  ceph --admin-daemon "$work"/ceph/run/client.rgw*.asok perf dump 2>/dev/null |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["rgw"]["req"])'
+}
 for round in $(seq 1 "$ROUNDS"); do meta_round local "$round"; done
 policy cloud 'm*'
 bounded fsppadm enforce "$mnt" > "$OUT/enforce-many.txt"
+before=$(rgw_requests)
+m0=$SECONDS
 for round in $(seq 1 "$ROUNDS"); do meta_round store "$round"; done
+after=$(rgw_requests)
+# The probe that tells the volume online asks once a second: anything beyond
+# that reached the store for ls -l or stat.
+record gateway_requests_during_meta tierfs all "$((after - before))"
+record store_meta_seconds tierfs all "$((SECONDS - m0))"
 
 # ---- summary -------------------------------------------------------------------
 log "summary (medians of $ROUNDS rounds; $OUT/results.tsv)"
@@ -217,6 +229,10 @@ for what in ("ls_l", "stat"):
     l, s = med.get((f"{what}_files_s_local", "tierfs")), med.get((f"{what}_files_s_store", "tierfs"))
     if l and s:
         print(f"{what:12} local {l:8.0f}/s  store {s:8.0f}/s  store/local {s / l:.2f}")
+if ("gateway_requests_during_meta", "tierfs") in med:
+    print(f"gateway requests during the ls -l/stat rounds on the store: "
+          f"{med[('gateway_requests_during_meta', 'tierfs')]:.0f} in "
+          f"{med.get(('store_meta_seconds', 'tierfs'), 0):.0f} s (the health probe asks once a second)")
 for k in ("daemon_hwm_kib_before_up", "daemon_hwm_kib_after_up"):
     if (k, "tierfs") in med:
         print(f"{k:26} {max(rows[(k, 'tierfs')]):.0f} KiB (highest)")
