@@ -64,6 +64,7 @@ cleanup() {
     timeout 120 fusermount3 -u "$mnt" || timeout 30 fusermount3 -uz "$mnt"
   fi
   [ -z "$daemon_pid" ] || timeout 60 tail --pid="$daemon_pid" -f /dev/null
+  cp "$work/ssd/.tierfs/tierfs.log" "$OUT/tierfs.log" 2>/dev/null
   [ "$cluster_up" = 0 ] || timeout 120 "$ROOT/tests/ceph/ceph_cluster.sh" stop "$work/ceph"
   rm -rf "$work"
 }
