@@ -79,8 +79,9 @@ vm() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$daemon_pid/status"; }  # Vm
 # ---- the cluster and the credentials -----------------------------------------
 log "ceph: one monitor, one memstore OSD, one gateway on 127.0.0.1:$PORT"
 # The OSD keeps the bucket in memory: room for two copies of the tree (rclone's
-# and tierfs's) and the metadata files, plus slack.
-export CEPH_MEMSTORE_BYTES=$(( (2 * TOTAL_MIB + READ_MIB + 512) * 1048576 ))
+# and tierfs's), two of the read file, and slack, over Ceph's full ratio (a
+# full OSD does not refuse writes, it holds them: uploads then stall).
+export CEPH_MEMSTORE_BYTES=$(( (2 * TOTAL_MIB + 2 * READ_MIB + 1024) * 1048576 / 4 * 5 ))
 bounded "$ROOT/tests/ceph/ceph_cluster.sh" start "$work/ceph" "$PORT" --owner $$ > "$work/ceph.env"
 cluster_up=1
 endpoint=$(sed -n 's/^endpoint=//p' "$work/ceph.env")
