@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "fs/core/file_handle.h"
 #include "fs/core/object_hash.h"
 #include "fs/core/seam_fd.h"
 #include "fs/volume/io_steps.h"
@@ -71,6 +72,19 @@ class LowIoPriority {
  private:
   int saved_ = -1;
 };
+
+// Whether `inode` has a handle open for writing (an open(2) the kernel
+// reported; no-open mode's stand-in handle does not count: writes there are
+// seen by write_gen).
+bool OpenForWriting(InodeState& inode) {
+  MutexLock lock(inode.mu);
+  for (OpenHandle* h = inode.handles; h != nullptr; h = h->next) {
+    if (h->directory) continue;
+    const auto* fh = static_cast<const FileHandle*>(h);
+    if (!fh->kernel_open && (fh->flags & O_ACCMODE) != O_RDONLY) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -213,6 +227,10 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
     // The kernel serves the file's open passthrough handles from this object
     // and would keep doing so after a commit: busy until the last one closes
     // (and an open during the copy moves write_gen: AdmitPassthrough).
+    result.outcome = "busy";
+  } else if (fs_.volumes().IsObjectVolume(to_volume) && OpenForWriting(*inode)) {
+    // Files on a store are never written: one open for writing stays local
+    // until it is closed (the next enforce moves it).
     result.outcome = "busy";
   } else if (fs_.volumes().IsObjectVolume(from_volume) ||
              fs_.volumes().IsObjectVolume(to_volume)) {
