@@ -35,7 +35,7 @@ export RCLONE_CONFIG_B_TYPE=s3 RCLONE_CONFIG_B_PROVIDER=Ceph RCLONE_CONFIG_B_END
   RCLONE_CONFIG_B_ACCESS_KEY_ID="$access" RCLONE_CONFIG_B_SECRET_ACCESS_KEY="$secret" \
   RCLONE_CONFIG_B_FORCE_PATH_STYLE=true
 unset AWS_CA_BUNDLE
-rclone mkdir B:tierfs-bench B:rclone-bench
+rclone mkdir B:tierfs-bench && rclone mkdir B:rclone-bench
 mkdir -p "$work/ssd" "$work/hdd" "$work/mnt" "$work/src/tree"
 "$bin/mkdstfs" "$work/mnt" bench "$work/ssd:ssd" "$work/hdd:hdd" >/dev/null
 "$bin/fsvoladm" add --endpoint "$endpoint" --credentials "$work/cred" "$work/mnt" \
