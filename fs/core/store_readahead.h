@@ -2,12 +2,12 @@
 // volume (issue 29), so that the kernel's 128 KiB READs of a file on the store
 // cost one ranged GET per window instead of one each.
 //
-// A window is kStoreReadaheadBytes (4 MiB) from the offset that missed. Once a
+// A window is kStoreReadaheadBytes (8 MiB) from the offset that missed. Once a
 // read reaches the second half of the window, the next window is fetched in
 // the background (double buffering), so a sequential reader rarely waits for
 // the store: one GET is in flight while the reader copies from the other.
 // All windows of the daemon together stay under kStoreReadaheadBudget
-// (256 MiB, two windows per reading handle): a handle that cannot have its
+// (256 MiB: 16 reading handles, two windows each): a handle that cannot have its
 // windows reads exactly what was asked. The memory goes back when the handle
 // is released (after any fetch in flight ends: bounded by the fetch's own
 // timeouts).
@@ -28,7 +28,7 @@
 
 namespace tierfs {
 
-inline constexpr size_t kStoreReadaheadBytes = size_t{4} << 20;
+inline constexpr size_t kStoreReadaheadBytes = size_t{8} << 20;
 inline constexpr size_t kStoreReadaheadBudget = size_t{256} << 20;
 
 class StoreReadahead {

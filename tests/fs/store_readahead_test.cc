@@ -52,7 +52,7 @@ TEST(StoreReadaheadTest, SequentialReadsFetchOncePerWindow) {
     offset += *n;
   }
   EXPECT_EQ(offset, size);
-  // 128 KiB reads never straddle 4 MiB windows here: one fetch per window, the
+  // 128 KiB reads never straddle windows here: one fetch per window, the
   // later ones made in the background while the reader was in the window before.
   EXPECT_EQ(object.fetches.load(), 4);
   auto end = window.Read(size, buf.size(), size, buf.data(), object.fetch());
