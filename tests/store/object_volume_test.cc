@@ -9,6 +9,7 @@
 // by `tierfs check --repair`. Every wait is bounded; the fixture always
 // unmounts, and each test empties and removes its bucket.
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -496,6 +497,84 @@ TEST_F(ObjectVolumeTest, KillMidUploadThenCheckRepairLeavesNoOrphanAndTheFileWho
   EXPECT_EQ(ClassOf("huge"), "hdd");
   EXPECT_EQ(Difference(ReadFileDirect(Path("huge")), data), "");
 }
+
+// kill -9 (a fault point's stop) at each step of an upload and of a recall: the
+// file is whole at exactly one place after the next mount, the other copy is
+// gone (from the store too), and the next enforce finishes the move.
+struct StoreCrash {
+  const char* direction;  // "upload" | "recall"
+  const char* point;      // a VolumeIo::ReachPoint name
+  bool committed;         // the crash came after the move's commit
+};
+
+class StoreCrashTest : public ObjectVolumeTest, public ::testing::WithParamInterface<StoreCrash> {
+ protected:
+  // Waits (bounded) until the daemon that served the mount has exited.
+  bool DaemonGone() {
+    const std::string lock = ssd_ + "/.tierfs/daemon.lock";
+    for (int i = 0; i < 200; ++i) {
+      int fd = open(lock.c_str(), O_RDWR | O_CLOEXEC);
+      if (fd < 0) return true;
+      const bool free = flock(fd, LOCK_EX | LOCK_NB) == 0;
+      close(fd);
+      if (free) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+};
+
+TEST_P(StoreCrashTest, TheFileIsWholeAtOnePlaceAndNothingIsLeft) {
+  const StoreCrash c = GetParam();
+  const bool upload = std::string(c.direction) == "upload";
+  ASSERT_NO_FATAL_FAILURE(AddStore());
+  const std::string data = RandomBytes(kMiB + 17, 41);
+  WriteFile(Path("f"), data);
+  ASSERT_NO_FATAL_FAILURE(AssignPolicy(ToClassPolicy("cloud")));
+  if (!upload) {
+    ASSERT_NO_FATAL_FAILURE(Enforce());
+    ASSERT_EQ(ClassOf("f"), "cloud");
+    ASSERT_NO_FATAL_FAILURE(AssignPolicy(ToClassPolicy("hdd")));
+  }
+  Unmount();
+  setenv("TIERFS_FAULTS", ("point:" + std::string(c.point) + "@1=stop").c_str(), 1);
+  Mount();
+  unsetenv("TIERFS_FAULTS");
+  CommandResult r = Tool("fsppadm", {"enforce", mnt_}, 120);
+  EXPECT_NE(r.exit_code, 0) << "the daemon should have died at " << c.point << ": " << r.output;
+  ASSERT_TRUE(DaemonGone());
+  Unmount();  // detaches the dead mount
+  Mount();
+  const bool on_store = upload == c.committed;
+  EXPECT_EQ(ClassOf("f"), on_store ? "cloud" : "hdd");
+  EXPECT_EQ(Difference(ReadFileDirect(Path("f")), data), "");
+  // The mount removed the other copy: from the store, or from hdd.
+  EXPECT_EQ(Keys().size(), on_store ? 1u : 0u);
+  EXPECT_EQ(LocalObjects(hdd_), on_store ? 0u : 1u);
+  // The next enforce finishes the move; check finds nothing.
+  ASSERT_NO_FATAL_FAILURE(Enforce());
+  EXPECT_EQ(ClassOf("f"), upload ? "cloud" : "hdd");
+  EXPECT_EQ(Keys().size(), upload ? 1u : 0u);
+  EXPECT_EQ(LocalObjects(hdd_), upload ? 0u : 1u);
+  CommandResult check = Tool("tierfs", {"check", mnt_}, 120);
+  EXPECT_EQ(check.exit_code, 0) << check.output;
+  Remount();
+  EXPECT_EQ(Difference(ReadFileDirect(Path("f")), data), "");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Points, StoreCrashTest,
+    ::testing::Values(StoreCrash{"upload", "upload-after-put", false},
+                      StoreCrash{"upload", "relocate-after-commit", true},
+                      StoreCrash{"recall", "recall-after-copy", false},
+                      StoreCrash{"recall", "relocate-after-commit", true}),
+    [](const ::testing::TestParamInfo<StoreCrash>& info) {
+      std::string name = std::string(info.param.direction) + "_" + info.param.point;
+      for (char& ch : name) {
+        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      }
+      return name;
+    });
 
 }  // namespace
 }  // namespace tierfs::testing
