@@ -49,9 +49,6 @@ Result<std::vector<meta::Volume>> SplitObjectVolumes(const MkdstfsArgs& a,
   if (stores.empty() && (!a.endpoint.empty() || !a.credentials.empty())) {
     return Status::Invalid("--endpoint and --credentials are for s3://BUCKET/PREFIX:CLASS volumes");
   }
-  if (!stores.empty() && dirs->empty()) {
-    return Status::Invalid("an object volume cannot hold the metadata: give a directory too");
-  }
   return stores;
 }
 
@@ -413,6 +410,11 @@ int MkdstfsBody(const std::vector<std::string>& args, const CliEnv& env) {
   Result<std::vector<meta::Volume>> stores = SplitObjectVolumes(a, &dirs);
   if (!stores.ok()) {
     PrintError(env, kTool, stores.status().message());
+    return kExitUsage;
+  }
+  if (dirs.empty()) {
+    // A new file system's first volume holds the metadata: a directory.
+    PrintError(env, kTool, "an object volume cannot hold the metadata: give a directory too");
     return kExitUsage;
   }
   Result<std::vector<VolumeProbe>> probes = ProbeVolumes(dirs);

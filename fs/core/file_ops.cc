@@ -501,6 +501,12 @@ Status FileSystem::Fallocate(FileHandle* fh, int mode, off_t offset, off_t lengt
   InodeState& inode = *fh->inode;
   TIERFS_RETURN_IF_ERROR(RecallForWrite(fh->inode, "fallocate"));
   ReaderLock io(inode.io_lock);
+  for (int again = 0; inode.Fd() < 0 && again < 3; ++again) {
+    // Uploaded again between the recall and the lock (an enforce): once more.
+    io.Unlock();
+    TIERFS_RETURN_IF_ERROR(RecallForWrite(fh->inode, "fallocate"));
+    io.Lock();
+  }
   inode.write_gen.fetch_add(1);
   const int fd = inode.Fd();
   const int rc = volumes_->io().Fallocate(fd, mode, offset, length);
@@ -562,9 +568,13 @@ Result<size_t> FileSystem::CopyFileRange(FileHandle* in, off_t in_offset, FileHa
   ReaderLock src_io(src.io_lock);
   ReaderLock dst_io(dst.io_lock, std::defer_lock);
   if (&src != &dst) dst_io.Lock();
-  dst.write_gen.fetch_add(1);
   const int src_fd = src.Fd();
   const int dst_fd = dst.Fd();
+  if (src_fd < 0 || dst_fd < 0) {
+    // Moved to a store since the checks above (an enforce): reads and writes instead.
+    return Status::Error(EOPNOTSUPP, "copy_file_range of a file on an object volume");
+  }
+  dst.write_gen.fetch_add(1);
   off_t in_pos = in_offset, out_pos = out_offset;
   ssize_t copied = volumes_->io().CopyFileRange(src_fd, &in_pos, dst_fd, &out_pos, length, flags);
   const int copy_errno = errno;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/log.h"
+#include "fs/core/file_handle.h"
 #include "fs/core/object_hash.h"
 #include "fs/core/seam_fd.h"
 #include "fs/volume/io_steps.h"
@@ -97,6 +98,19 @@ bool WrittenOutsideTheDaemon(const VolumeSet& volumes, const meta::Inode& attr) 
     return true;
   }
   return writers == 1;
+}
+
+// Whether `inode` has a handle open for writing (an open(2) the kernel
+// reported; no-open mode's stand-in handle does not count: writes there are
+// seen by write_gen).
+bool OpenForWriting(InodeState& inode) {
+  MutexLock lock(inode.mu);
+  for (OpenHandle* h = inode.handles; h != nullptr; h = h->next) {
+    if (h->directory) continue;
+    const auto* fh = static_cast<const FileHandle*>(h);
+    if (!fh->kernel_open && (fh->flags & O_ACCMODE) != O_RDONLY) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -247,6 +261,10 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
              WrittenOutsideTheDaemon(fs_.volumes(), *attr)) {
     // A mapping kept after close still writes the object: busy until unmapped
     // (a new open to map again moves write_gen, so this is asked once).
+    result.outcome = "busy";
+  } else if (fs_.volumes().IsObjectVolume(to_volume) && OpenForWriting(*inode)) {
+    // Files on a store are never written: one open for writing stays local
+    // until it is closed (the next enforce moves it).
     result.outcome = "busy";
   } else if (fs_.volumes().IsObjectVolume(from_volume) ||
              fs_.volumes().IsObjectVolume(to_volume)) {

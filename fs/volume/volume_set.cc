@@ -304,7 +304,9 @@ Status VolumeSet::RemoveAnyObject(uint32_t id, uint64_t ino, uint64_t generation
   if (store == nullptr) return RemoveObject(id, ino, generation);
   const meta::Volume* v = Find(id);
   if (Health(id) == VolumeHealth::kOffline && v != nullptr) return OfflineError(*v);
-  return store->transfer().DeleteObject(store->location().bucket, store->Key(ino, generation));
+  // Quick bounds: a reclaim (an unlink's last step) must not wait minutes for a
+  // store that stopped answering; what fails stays for the next mount.
+  return store->quick().DeleteObject(store->location().bucket, store->Key(ino, generation));
 }
 
 void VolumeSet::ProbeStores() const {

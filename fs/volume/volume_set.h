@@ -103,7 +103,7 @@ class VolumeSet {
   ObjectVolume* Store(uint32_t id) const;
   // Removes inode `ino`'s object from volume `id`, whatever its kind: a file on
   // a directory as RemoveObject does; on an object volume a DELETE of its key
-  // (transfer() bounds; a missing key is no error). EIO naming the volume when
+  // (ObjectVolume::quick() bounds, a few seconds; a missing key is no error). EIO naming the volume when
   // an object volume is offline; the store's errors otherwise.
   Status RemoveAnyObject(uint32_t id, uint64_t ino, uint64_t generation) const;
   // Probes every object volume's bucket (ObjectVolume::Probe, a few seconds at

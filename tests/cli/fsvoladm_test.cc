@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/mkdstfs_plan.h"
+#include "cli/object_volume_add.h"
 #include "cli/volume_table.h"
 
 namespace tierfs::cli {
@@ -32,6 +33,44 @@ TEST(FsvoladmArgsTest, ActionsAndOperands) {
   ASSERT_TRUE(a.ok());
   EXPECT_TRUE(ParseFsvoladmArgs({"fsvoladm", "--help"})->help);
   EXPECT_TRUE(ParseFsvoladmArgs({"fsvoladm", "remove", "--version"})->version);
+}
+
+TEST(FsvoladmArgsTest, ObjectVolumeOptionsAndOperands) {
+  auto a = ParseFsvoladmArgs({"fsvoladm", "add", "--endpoint", "http://127.0.0.1:7480",
+                              "--credentials", "/etc/c", "/mnt", "s3://cold/p:cloud"});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(a->endpoint, "http://127.0.0.1:7480");
+  EXPECT_EQ(a->credentials, "/etc/c");
+  EXPECT_EQ(a->operands, std::vector<std::string>{"s3://cold/p:cloud"});
+  EXPECT_FALSE(ParseFsvoladmArgs({"fsvoladm", "list", "--endpoint", "x", "/mnt"}).ok());
+  EXPECT_FALSE(ParseFsvoladmArgs({"fsvoladm", "add", "--endpoint", "", "/mnt", "s3://a/b:c"}).ok());
+}
+
+// The checks made before the daemon is asked: each names the operand or option.
+TEST(FsvoladmArgsTest, ObjectVolumeOperandsAreCheckedFirst) {
+  const std::string creds = "/proc/self/status";  // exists; its mode is the daemon's to judge
+  auto row = ParseObjectVolumeOperand("s3://cold/p:cloud", "http://h:1/", creds);
+  ASSERT_TRUE(row.ok()) << row.status().message();
+  EXPECT_EQ(row->path, "s3://cold/p");
+  EXPECT_EQ(row->placement_class, "cloud");
+  EXPECT_EQ(row->endpoint, "http://h:1");
+  EXPECT_EQ(row->media_type, "object");
+  EXPECT_TRUE(IsObjectVolumeOperand("s3://cold/p:cloud"));
+  EXPECT_FALSE(IsObjectVolumeOperand("/srv/s3:hdd"));
+  struct Case {
+    std::string operand, endpoint, credentials, names;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"s3://cold/p", "http://h:1", creds, "needs its class"},
+           {"s3://cold/p:cloud", "", creds, "--endpoint"},
+           {"s3://cold/p:cloud", "ftp://h", creds, "--endpoint"},
+           {"s3://cold/p:cloud", "http://h:1", "", "--credentials"},
+           {"s3://cold/p:cloud", "http://h:1", "/no/such/file", "--credentials"},
+           {"s3://X/p:cloud", "http://h:1", creds, "s3://X/p"}}) {
+    auto r = ParseObjectVolumeOperand(c.operand, c.endpoint, c.credentials);
+    ASSERT_FALSE(r.ok()) << c.operand << " " << c.endpoint << " " << c.credentials;
+    EXPECT_NE(r.status().message().find(c.names), std::string::npos) << r.status().message();
+  }
 }
 
 TEST(FsvoladmArgsTest, BadInputIsRefused) {

@@ -28,6 +28,14 @@ constexpr char kByDirectory[] = R"(<?xml version="1.0"?>
 </PLACEMENT_POLICY>
 )";
 
+constexpr char kHddThenSsd[] = R"(<?xml version="1.0"?>
+<PLACEMENT_POLICY Version="5.1" Name="hdd_then_ssd">
+  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
+    <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION>
+                <DESTINATION><CLASS>ssd</CLASS></DESTINATION></ON></CREATE></RULE>
+</PLACEMENT_POLICY>
+)";
+
 class LostVolumeTest : public TierfsFixture {
  protected:
   void PrepareVolumes() override {
@@ -102,6 +110,27 @@ TEST_F(LostVolumeTest, FilesOnALostVolumeAnswerEioAndItComesBack) {
   EXPECT_EQ(ReadFile(Path("cold/a")), "on the hdd");
   WriteFile(Path("cold/b"), "created again");
   EXPECT_EQ(ClassOf("cold/b"), "hdd");
+}
+
+// A create whose first class is offline goes to the next class its rule
+// allows, as when that class is full (issue 29, "New files never land on an
+// offline volume").
+TEST_F(LostVolumeTest, ACreateWhoseClassIsOfflineFallsToTheNextClass) {
+  AssignPolicy(kHddThenSsd);
+  WriteFile(Path("before"), "on the hdd");
+  ASSERT_EQ(ClassOf("before"), "hdd");
+  LoseHdd();
+  // The periodic check (every flush period, 5 s) finds the label gone.
+  std::string state;
+  for (int i = 0; i < 100 && (state = HddState()) != "offline"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  ASSERT_EQ(state, "offline");
+  WriteFile(Path("after"), "created while the hdd is away");
+  EXPECT_EQ(ClassOf("after"), "ssd");
+  EXPECT_EQ(ReadFile(Path("after")), "created while the hdd is away");
+  EXPECT_TRUE(std::filesystem::is_empty(hdd_)) << "something was written into " << hdd_;
+  RegainHdd();
 }
 
 }  // namespace

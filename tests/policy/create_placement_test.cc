@@ -149,6 +149,24 @@ TEST(CreatePlacement, BalanceSizeSpreadsByFillRatio) {
   EXPECT_EQ(ChooseCreateVolume(c, vols, 10), 2u);  // without it: most free bytes
 }
 
+// An object volume (issue 29) takes relocations only: a CREATE naming its class
+// falls to the next class, and the default allocator passes it by too.
+TEST(CreatePlacement, VolumesThatTakeNoCreatesArePassedBy) {
+  PlacementPolicy p = MustLoad(PolicyXml(R"(<RULE Flags="data" Name="r"><SELECT/>
+  <CREATE><ON><DESTINATION><CLASS>cloud</CLASS></DESTINATION>
+    <DESTINATION><CLASS>hdd</CLASS></DESTINATION></ON></CREATE></RULE>)"));
+  CreatePlacement c = ChooseCreateClasses(p, Request("/x"));
+  std::vector<VolumeState> vols{Volume(1, "ssd", 100, 90), Volume(2, "hdd", 100, 10),
+                                Volume(3, "cloud", 1000, 1000)};
+  vols[2].takes_creates = false;
+  EXPECT_EQ(ChooseCreateVolume(c, vols, 5), 2u);
+  EXPECT_EQ(ChooseCreateVolume(c, vols, 50), std::nullopt);  // hdd full; cloud takes none
+  CreatePlacement none;  // not governed: the default allocator
+  EXPECT_EQ(ChooseCreateVolume(none, vols, 5), 1u);  // not the store, whatever its room
+  vols[2].takes_creates = true;
+  EXPECT_EQ(ChooseCreateVolume(c, vols, 5), 3u);
+}
+
 TEST(CreatePlacement, ClasslessDestinationUnderAnyIsOnlyAFallback) {
   PlacementPolicy p = MustLoad(PolicyXml(R"(<RULE Flags="data" Name="r"><SELECT/>
   <CREATE><ON Flags="any"><DESTINATION/></ON></CREATE></RULE>)"));
