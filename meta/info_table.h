@@ -24,6 +24,10 @@ inline constexpr char kInfoFclState[] = "fcl_state";                // text: "on
 // 1 after a clean unmount (and at format), 0 while mounted: see
 // Metadata::SwapCleanUnmount.
 inline constexpr char kInfoCleanUnmount[] = "clean_unmount";        // integer
+// 1 while (or after) a mount whose objects the kernel may write itself
+// (passthrough opens), so crash recovery keeps bytes written past a file's
+// recorded size: see Metadata::SwapPassthroughWrites. Absent: 0.
+inline constexpr char kInfoPassthroughWrites[] = "passthrough_writes";  // integer
 // The highest volume id ever given (fsvoladm remove keeps it, so ids are not reused).
 inline constexpr char kInfoLastVolumeId[] = "last_volume_id";       // integer
 

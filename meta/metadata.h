@@ -126,6 +126,18 @@ class Metadata {
   // false after a crash, and for a file system that never recorded it.
   // (meta/mount_state.cc)
   Result<bool> SwapCleanUnmount(bool clean);
+  // Records whether the mount now starting lets the kernel write objects itself
+  // (FUSE passthrough opens, whose writes and msync never reach the daemon), and
+  // returns what the previous mount recorded (false when none did). Crash
+  // recovery asks before it trims: after such a mount an object longer than its
+  // file holds bytes the kernel wrote (and perhaps synced) past the recorded
+  // size, not only writes the daemon never acknowledged. Errors from SQLite.
+  Result<bool> SwapPassthroughWrites(bool now);
+  // Whether the file system is not cleanly unmounted and its last mount let the
+  // kernel write objects (as above): `tierfs check --repair` then takes a long
+  // object's length as its file's size, as the next mount would, instead of
+  // trimming it. Reads only. Errors from SQLite.
+  Result<bool> CrashedWithPassthroughWrites();
   Result<std::vector<Volume>> ListVolumes();  // ordered by id
   // Appends a volume; sets volume->id to the next id (max + 1; the input id is
   // ignored). EEXIST if the name is taken.

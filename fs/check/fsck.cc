@@ -132,6 +132,10 @@ class Checker {
     CheckDatabase();
     Progress("database", 1, 1);
     can_repair_ = o_.repair && db_ok_;
+    if (!o_.live) {
+      Result<bool> kernel = meta_.CrashedWithPassthroughWrites();
+      kernel_wrote_ = kernel.ok() && *kernel;
+    }
     CheckLabels();
     if (Status st = LoadFiles(); !st.ok()) return Stopped(st);
     if (Status st = LoadPending(); !st.ok()) return Stopped(st);
@@ -663,10 +667,12 @@ class Checker {
             Add("long", FindingSeverity::kDamage,
                 Describe(ino) + ": object " + path + " has " + Bytes(*object_size) +
                     ", the file " + Bytes(size) + " (" + Bytes(*object_size - size) +
-                    " never acknowledged)");
+                    (kernel_wrote_ ? " written by the kernel through passthrough opens)"
+                                   : " never acknowledged)"));
         if (!can_repair_) continue;
-        if (o_.trust_objects) {
-          Repaired(f, SetSize(ino, *object_size, "long object, trusted"),
+        if (o_.trust_objects || kernel_wrote_) {
+          Repaired(f, SetSize(ino, *object_size, kernel_wrote_ ? "long object, passthrough"
+                                                               : "long object, trusted"),
                    "size set to " + Bytes(*object_size) + " (the object's length)");
         } else {
           Repaired(f, TrimFile(*o_.io, path, size, /*durable=*/true),
@@ -1021,6 +1027,10 @@ class Checker {
   std::set<std::string> unreadable_seen_;  // messages of "unreadable" findings made
   bool db_ok_ = true;
   bool can_repair_ = false;
+  // Offline, after a crash of a mount with passthrough opens: long objects hold
+  // bytes the kernel wrote (msync may have made them durable), kept as the next
+  // mount would keep them (Metadata::CrashedWithPassthroughWrites).
+  bool kernel_wrote_ = false;
   std::unordered_map<uint64_t, FileEntry> files_;
   std::map<std::pair<uint64_t, uint32_t>, uint64_t> pending_;  // (ino, volume) -> generation
   std::vector<ObjectEntry> set_aside_;

@@ -39,7 +39,8 @@
 // clear their pending_objects rows; move orphan objects into /lost+found as new
 // regular files `#<old ino>.<generation>` (mode 0600, root) whose object is the
 // orphan renamed on its own volume; trim long objects to the recorded size (or,
-// with trust_objects, take the object's length as the size); set the size of a
+// with trust_objects, or after a crash of a mount with passthrough opens, take the
+// object's length as the size); set the size of a
 // file whose object is short to the object's length, and of a file whose object is
 // missing to 0 (data loss, reported as such: nothing is invented); clear the
 // remaining pending_objects rows; remove entries that cannot stand; link unnamed

@@ -1,7 +1,8 @@
 // FileSystem: what a mount does before serving, so that a crash leaves nothing
 // behind (docs/reliability.md "What survives a crash"): relocation leftovers go
-// (pending_objects), objects a crash left longer than their files are trimmed and
-// shorter ones reported, and objects of creates the crash undid are removed.
+// (pending_objects), objects a crash left longer than their files are trimmed (or,
+// after a mount with passthrough opens, taken at their length) and shorter ones
+// reported, and objects of creates the crash undid are removed.
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -62,13 +63,13 @@ Status FileSystem::RemoveOrphanObjects() {
   return Status::Ok();
 }
 
-Status FileSystem::TrimObjectsAfterCrash() {
+Status FileSystem::TrimObjectsAfterCrash(bool keep_longer) {
   std::vector<uint32_t> ids;
   for (const meta::Volume& v : volumes_->volumes()) ids.push_back(v.id);
   auto files = meta_->FilesOnVolumes(ids);
   if (!files.ok()) return files.status();
   VolumeIo& io = volumes_->io();
-  uint64_t trimmed = 0, bytes = 0, short_objects = 0;
+  uint64_t trimmed = 0, bytes = 0, short_objects = 0, kept = 0;
   for (const meta::Inode& f : *files) {
     // An object on a store was verified whole before its commit and is never
     // written in place: nothing to trim.
@@ -97,6 +98,20 @@ Status FileSystem::TrimObjectsAfterCrash() {
       short_objects++;
       continue;
     }
+    if (keep_longer) {
+      // One transaction per file, before the next is looked at: a crash here
+      // leaves the rest for the next recovery, which keeps them the same way.
+      meta::Inode grown = f;
+      grown.size = static_cast<uint64_t>(st.st_size);
+      grown.mtime_ns = grown.ctime_ns = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec;
+      auto row = meta_->UpdateAttributes(grown, meta::kAttrSize | meta::kAttrMtime |
+                                                    meta::kAttrCtime, "write");
+      if (!row.ok()) return Status::Error(row.status().code(), "crash recovery: " +
+                                                                   row.status().message());
+      kept++;
+      bytes += static_cast<uint64_t>(st.st_size) - f.size;
+      continue;
+    }
     // The trim `tierfs check --repair` makes too, without its fsync: a crash before
     // the next clean stop brings this recovery back, which trims again.
     Status trim = TrimFile(io, path, f.size, /*durable=*/false);
@@ -104,9 +119,16 @@ Status FileSystem::TrimObjectsAfterCrash() {
     trimmed++;
     bytes += static_cast<uint64_t>(st.st_size) - f.size;
   }
-  LogWarning("the last mount did not end cleanly: checked {} objects, trimmed {} to their "
-             "recorded sizes ({} bytes never acknowledged), {} shorter than their files",
-             files->size(), trimmed, bytes, short_objects);
+  if (keep_longer) {
+    LogWarning("the last mount did not end cleanly (passthrough opens): checked {} objects, "
+               "took {} longer than their files at their length ({} bytes the kernel wrote "
+               "past the recorded sizes), {} shorter than their files",
+               files->size(), kept, bytes, short_objects);
+  } else {
+    LogWarning("the last mount did not end cleanly: checked {} objects, trimmed {} to their "
+               "recorded sizes ({} bytes never acknowledged), {} shorter than their files",
+               files->size(), trimmed, bytes, short_objects);
+  }
   return Status::Ok();
 }
 

@@ -76,12 +76,23 @@ Result<std::unique_ptr<FileSystem>> FileSystem::Mount(const std::string& metadat
   for (const meta::Inode& orphan : *orphans) fs->Reclaim(orphan);
   TIERFS_RETURN_IF_ERROR(fs->RemovePendingObjects());
   TIERFS_RETURN_IF_ERROR(fs->ReloadPolicy());
+  // "The kernel may have written" is recorded while recovering, whatever this
+  // mount's mode: a crash in the recovery must not make the next mount forget
+  // what the last served one was.
+  auto kernel_wrote = fs->meta_->SwapPassthroughWrites(true);
+  if (!kernel_wrote.ok()) return kernel_wrote.status();
   auto was_clean = fs->meta_->SwapCleanUnmount(false);
   if (!was_clean.ok()) return was_clean.status();
   if (!*was_clean) {
-    TIERFS_RETURN_IF_ERROR(fs->TrimObjectsAfterCrash());
+    TIERFS_RETURN_IF_ERROR(fs->TrimObjectsAfterCrash(/*keep_longer=*/*kernel_wrote));
     TIERFS_RETURN_IF_ERROR(fs->RemoveOrphanObjects());
   }
+  if (auto now = fs->meta_->SwapPassthroughWrites(options.passthrough); !now.ok()) {
+    return now.status();
+  }
+  // A mapping may outlive its file's close and keep writing the object it
+  // mapped: an object given to a new file would take those writes.
+  if (options.passthrough) fs->volumes_->KeepNoRecycledObjects();
   // Started last: the recovery above commits change by change.
   FileSystem* raw = fs.get();
   fs->meta_->StartGroupCommit(std::chrono::microseconds(options.commit_window_us),
@@ -246,6 +257,7 @@ meta::Inode FileSystem::Remember(const meta::Inode& attr) { return inodes_.Remem
 Result<meta::Inode> FileSystem::CurrentAttr(uint64_t ino) {
   if (InodeRef inode = inodes_.Find(ino)) {
     MutexLock lock(inode->mu);
+    RefreshFromObjectLocked(*inode);  // writes the kernel made by passthrough opens
     return inode->attr;
   }
   return meta_->GetInode(ino);

@@ -124,6 +124,14 @@ struct FileSystemOptions {
   // No-open mode: at most this many files keep their object open between
   // requests (KernelOpen; up to two fds each, the second for O_DIRECT writes).
   size_t cached_opens = 4096;
+  // --passthrough is not off: the kernel may read, write and map objects itself
+  // (fs/fuse/passthrough.h), past the daemon's view. Then no object is recycled
+  // (a mapping may outlive its file's last close and would write into the file
+  // that took its object over), a relocation first asks the object whether
+  // anyone still writes it (VolumeIo::HasWriters), and the next mount after a
+  // crash takes an object longer than its file at its length (msync'ed bytes
+  // past the recorded size never reached the daemon) instead of trimming it.
+  bool passthrough = false;
 };
 
 // The smallest write sent to a volume with O_DIRECT, bytes. Such a write skips
@@ -438,7 +446,12 @@ class FileSystem {
   // than its file's recorded size, so bytes never acknowledged (written, but the
   // size never committed) cannot reappear. One stat per regular file; first opens
   // trim too (OpenObjectTrimmedLocked), this makes `tierfs check` clean at once.
-  Status TrimObjectsAfterCrash();
+  // With `keep_longer` (the crashed mount let the kernel write objects itself,
+  // Metadata::SwapPassthroughWrites) such an object is taken at its length
+  // instead: the file's size and mtime become the object's, since msync of a
+  // passthrough mapping makes bytes past the recorded size durable without the
+  // daemon hearing of it (ext4 keeps them through a crash too).
+  Status TrimObjectsAfterCrash(bool keep_longer);
   // At the daemon's stop, after the last request: releases every file and directory
   // handle the kernel never released (its RELEASE was still queued when the
   // connection ended), as their RELEASE would have: attribute flush, then the hold.

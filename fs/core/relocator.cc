@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/log.h"
 #include "fs/core/file_handle.h"
 #include "fs/core/object_hash.h"
 #include "fs/core/seam_fd.h"
@@ -84,6 +86,31 @@ bool OpenForWriting(InodeState& inode) {
     if (!fh->kernel_open && (fh->flags & O_ACCMODE) != O_RDONLY) return true;
   }
   return false;
+}
+
+// Whether something outside the daemon still has the object of `attr` open for
+// writing: with passthrough opens, a shared mapping made through one outlives
+// the file's last close (the kernel's backing file stays with the mapping),
+// and writes through it would land in the source object after a commit, never
+// in the file. Asked only when the daemon holds no descriptor of the object
+// (its own would count). A volume that takes no lease cannot say: the file is
+// taken as written, and the log says why once.
+bool WrittenOutsideTheDaemon(const VolumeSet& volumes, const meta::Inode& attr) {
+  VolumeIo& io = volumes.io();
+  const std::string path = volumes.ObjectPath(attr.volume_id, attr.ino, attr.generation);
+  SeamFd fd(io, io.Open(path, O_RDONLY | O_CLOEXEC, 0));
+  if (fd.get() < 0) return false;  // no object (an empty file): nothing maps it
+  const int writers = io.HasWriters(fd.get());
+  if (writers < 0) {
+    static std::atomic<bool> logged{false};
+    if (!logged.exchange(true)) {
+      LogWarning("relocation: {}: {}; files of passthrough mounts stay where they are there",
+                 path, Status::FromErrno("cannot tell whether a mapping still writes it "
+                                         "(no read lease)").message());
+    }
+    return true;
+  }
+  return writers == 1;
 }
 
 }  // namespace
@@ -206,12 +233,13 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
   // (issue 31, docs/reliability.md "Writes that race a relocation").
   WriterLock io(inode->io_lock);
   uint64_t gen_before;
-  bool passthrough;
+  bool passthrough, daemon_holds_object;
   {
     MutexLock lock(inode->mu);
     *attr = inode->attr;
     gen_before = inode->write_gen.load();
     passthrough = inode->passthrough_opens > 0;
+    daemon_holds_object = inode->fd >= 0;
   }
   // kHoldWriters keeps the lock through the commit: no write can start before.
   if (!hold_writers) io.Unlock();
@@ -231,6 +259,12 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
   } else if (fs_.volumes().IsObjectVolume(to_volume) && OpenForWriting(*inode)) {
     // Files on a store are never written: one open for writing stays local
     // until it is closed (the next enforce moves it).
+    result.outcome = "busy";
+  } else if (fs_.options().passthrough && !daemon_holds_object &&
+             !fs_.volumes().IsObjectVolume(from_volume) &&
+             WrittenOutsideTheDaemon(fs_.volumes(), *attr)) {
+    // A mapping kept after close still writes the object: busy until unmapped
+    // (a new open to map again moves write_gen, so this is asked once).
     result.outcome = "busy";
   } else if (fs_.volumes().IsObjectVolume(from_volume) ||
              fs_.volumes().IsObjectVolume(to_volume)) {

@@ -42,7 +42,8 @@ Result<size_t> FileSystem::ReadFromStore(FileHandle* fh, uint32_t volume,
     LogError("read of inode {} from object volume {} ({}): {}", attr.ino, name,
              store->Url(key), n.status().message());
     if (code == EIO || code == ETIMEDOUT || code == EAGAIN || code == ECONNREFUSED) {
-      volumes_->MarkStoreOffline(volume, "a read failed: " + n.status().message());
+      volumes_->MarkStoreOffline(
+          volume, Status::Error(code, "a read failed: " + n.status().message()));
     }
     return Status::Io("inode " + std::to_string(attr.ino) + ": object volume " + name + ": " +
                       n.status().message());

@@ -244,6 +244,9 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   fs_options.exact_atime = options.exact_atime;
   fs_options.direct_writes = options.direct_writes;
   fs_options.cached_opens = CachedOpensWithinFdLimit(options.cached_opens);
+  // As asked, before INIT tells whether the kernel grants it: the mount must be
+  // recorded as one the kernel may write to before it can.
+  fs_options.passthrough = options.passthrough != PassthroughMode::kOff;
   // Test seam: TIERFS_FAULTS fails chosen volume I/O calls (fs/volume/fault_injecting_volume_io.h),
   // in builds with test hooks only (CMake option TIERFS_TEST_HOOKS; packages have none).
   std::unique_ptr<FaultInjectingVolumeIo> faults;

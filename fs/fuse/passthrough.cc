@@ -169,10 +169,6 @@ bool PassthroughOpens::DecideAtInit() {
   active_.store(true, std::memory_order_release);
   LogInfo("passthrough={}: asked for in INIT (the writeback cache and no-open are off "
           "with it)", PassthroughModeName(mode_));
-  // Until the daemon can see them (issue 28), said at every such mount.
-  LogWarning("passthrough={}: known bugs with writable shared mappings kept after their "
-             "file's close (a relocation, msync without fsync): see tierfs(8)",
-             PassthroughModeName(mode_));
   return true;
 }
 

@@ -165,6 +165,7 @@ Result<S3HttpResult> S3Client::Perform(const std::string& what, const S3HttpRequ
     double remaining = std::chrono::duration<double>(deadline - Clock::now()).count();
     if (sink != nullptr) sink->Rewind();
     S3HttpResult r = http_.Exchange(request, sink, remaining);
+    if (r.local_errno == 0 && r.curl_code == 0) replies_.fetch_add(1, std::memory_order_relaxed);
     bool retryable;
     if (r.local_errno != 0) {
       // The local fd or buffer failed: the store is not at fault, and sending

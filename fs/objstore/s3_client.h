@@ -28,6 +28,7 @@
 // own (reused by later calls). A call blocks its thread until it ends.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -134,6 +135,11 @@ class S3Client {
 
   const S3ClientOptions& options() const { return options_; }
 
+  // Replies received from the store so far, whatever their HTTP status: a
+  // store that answers anything is reachable, however slow its other replies
+  // (the object volume's health tells a busy store from a dead one by it).
+  uint64_t replies() const { return replies_.load(std::memory_order_relaxed); }
+
  private:
   explicit S3Client(S3ClientOptions options);
 
@@ -152,6 +158,7 @@ class S3Client {
 
   const S3ClientOptions options_;
   S3Http http_;
+  std::atomic<uint64_t> replies_{0};
 };
 
 }  // namespace tierfs

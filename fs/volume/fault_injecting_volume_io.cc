@@ -18,9 +18,9 @@
 namespace tierfs {
 namespace {
 
-constexpr std::array<const char*, 17> kOps = {
-    "open",  "read",  "write", "fsync", "truncate", "fallocate", "copy",  "rename", "unlink",
-    "mkdir", "dup2",  "close", "stat",  "statfs",   "readdir",   "point", "any"};
+constexpr std::array<const char*, 18> kOps = {
+    "open", "read",  "write", "fsync",  "truncate", "fallocate", "copy",  "rename", "unlink",
+    "mkdir", "dup2", "close", "stat",   "statfs",   "readdir",   "lease", "point",  "any"};
 
 // How long a `hold` waits for its release before it lets the call go on.
 constexpr auto kHoldLimit = std::chrono::seconds(120);
@@ -323,6 +323,11 @@ int FaultInjectingVolumeIo::ListDir(const std::string& path, std::vector<std::st
   names->clear();
   TIERFS_FAULT_OR_PASS("readdir", path);
   return base_.ListDir(path, names);
+}
+
+int FaultInjectingVolumeIo::HasWriters(int fd) {
+  TIERFS_FAULT_OR_PASS("lease", PathOf(fd));
+  return base_.HasWriters(fd);
 }
 
 int FaultInjectingVolumeIo::Dup2(int old_fd, int new_fd) {

@@ -87,6 +87,7 @@ class FaultInjectingVolumeIo : public VolumeIo {
   int Fstat(int fd, struct stat* st) override;                   // op "stat"
   int StatVfs(const std::string& path, struct statvfs* st) override;  // op "statfs"
   int ListDir(const std::string& path, std::vector<std::string>* names) override;  // "readdir"
+  int HasWriters(int fd) override;  // op "lease"
   int Dup2(int old_fd, int new_fd) override;
   int Close(int fd) override;
   void ReachPoint(const char* name) override;  // op "point"; `stop`, `delay` and `hold` only

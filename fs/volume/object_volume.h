@@ -54,6 +54,9 @@ class ObjectVolume {
   // EACCES (credentials refused), EIO/ETIMEDOUT (store unreachable).
   Status Probe();
 
+  // Replies of both clients so far (S3Client::replies).
+  uint64_t Replies() const { return transfer_->replies() + quick_->replies(); }
+
   S3Client& transfer() { return *transfer_; }
   S3Client& quick() { return *quick_; }
 

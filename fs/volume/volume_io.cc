@@ -101,6 +101,12 @@ int VolumeIo::Lstat(const std::string& path, struct stat* st) {
 // getattr path of every open file.
 int VolumeIo::Fstat(int fd, struct stat* st) { return fstat(fd, st); }
 
+int VolumeIo::HasWriters(int fd) {
+  if (fcntl(fd, F_SETLEASE, F_RDLCK) != 0) return errno == EAGAIN ? 1 : -1;
+  fcntl(fd, F_SETLEASE, F_UNLCK);
+  return 0;
+}
+
 int VolumeIo::StatVfs(const std::string& path, struct statvfs* st) {
   BlockingSection blocking(BlockingKind::kNamespace);
   return statvfs(path.c_str(), st);

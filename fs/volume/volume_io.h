@@ -70,6 +70,15 @@ class VolumeIo {
   // (EIO: the directory could not be read; *names is then empty, never a part
   // taken for the whole). Fault rules name it "readdir".
   virtual int ListDir(const std::string& path, std::vector<std::string>* names);
+  // Whether some open file description of the file `fd` refers to has it open
+  // for writing, in any process: the kernel's own backing files of passthrough
+  // opens and the shared mappings made through them included, which no daemon
+  // bookkeeping sees once their file was closed. A read lease
+  // (fcntl F_SETLEASE F_RDLCK, given back at once) is refused exactly then.
+  // `fd` must be open read-only, or it counts itself. Returns 1 (a writer
+  // exists), 0 (none), or -1 with errno (EINVAL: leases are off, sysctl
+  // fs.leases-enable, or the file system takes none). Fault rules name it "lease".
+  virtual int HasWriters(int fd);
   // dup2(2): the relocator points an open object fd at its new object.
   virtual int Dup2(int old_fd, int new_fd);
   virtual int Close(int fd);

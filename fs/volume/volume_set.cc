@@ -316,18 +316,40 @@ void VolumeSet::ProbeStores() const {
     if (!slot.store) continue;
     Status st = slot.store->Probe();
     if (st.ok()) {
+      slot.timing_out_since_ns.store(0);
       SetHealth(snap.volumes[i], slot, VolumeHealth::kOnline, "its store answers");
     } else {
-      SetHealth(snap.volumes[i], slot, VolumeHealth::kOffline, st.message());
+      StoreFailed(snap.volumes[i], slot, st);
     }
   }
 }
 
-void VolumeSet::MarkStoreOffline(uint32_t id, const std::string& why) const {
+void VolumeSet::MarkStoreOffline(uint32_t id, const Status& why) const {
   const meta::Volume* v = Find(id);
   Slot* slot = SlotOf(id);
   if (v == nullptr || slot == nullptr || !slot->store) return;
-  SetHealth(*v, *slot, VolumeHealth::kOffline, why);
+  StoreFailed(*v, *slot, why);
+}
+
+void VolumeSet::StoreFailed(const meta::Volume& v, Slot& slot, const Status& why) const {
+  if (why.code() != ETIMEDOUT) {
+    SetHealth(v, slot, VolumeHealth::kOffline, why.message());
+    return;
+  }
+  const int64_t now = clock_.NowNanos();
+  const uint64_t replies = slot.store->Replies();
+  int64_t since = slot.timing_out_since_ns.load();
+  if (since == 0 || replies != slot.replies_then.load()) {
+    // The first timeout, or the store answered something since the last one.
+    slot.replies_then.store(replies);
+    slot.timing_out_since_ns.compare_exchange_strong(since, now);
+    return;
+  }
+  if (now - since >= kStoreTimeoutsBeforeOfflineSeconds * 1'000'000'000LL) {
+    SetHealth(v, slot, VolumeHealth::kOffline,
+              why.message() + fmt::format(" (no reply to anything for {} s)",
+                                          (now - since) / 1'000'000'000LL));
+  }
 }
 
 void VolumeSet::CheckHealth() const {
@@ -407,7 +429,9 @@ bool VolumeSet::RecycleObject(uint32_t volume_id, const std::string& path) const
   const meta::Volume* v = Find(volume_id);
   Slot* slot = SlotOf(volume_id);
   // A draining volume is about to leave: nothing is kept for creates there.
-  if (v == nullptr || slot == nullptr || slot->draining.load()) return false;
+  if (!recycle_objects_ || v == nullptr || slot == nullptr || slot->draining.load()) {
+    return false;
+  }
   std::string to;
   {
     MutexLock lock(slot->pool_mu);

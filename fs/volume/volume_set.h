@@ -108,12 +108,18 @@ class VolumeSet {
   Status RemoveAnyObject(uint32_t id, uint64_t ino, uint64_t generation) const;
   // Probes every object volume's bucket (ObjectVolume::Probe, a few seconds at
   // most each): online when it answers, offline (logged once, with the store's
-  // words) when it does not. The daemon calls it every second.
+  // words) when it does not, by the rule of StoreFailed. The daemon calls it
+  // every second.
   void ProbeStores() const;
-  // A read from object volume `id` failed for want of the store (EIO,
-  // ETIMEDOUT): offline at once, so that the next reads fail fast, until
-  // ProbeStores finds it back. `why` goes to the log.
-  void MarkStoreOffline(uint32_t id, const std::string& why) const;
+  // A read from object volume `id` failed for want of the store (`why`: EIO,
+  // ETIMEDOUT...): offline by the rule of StoreFailed, so that the next reads
+  // fail fast, until ProbeStores finds it back. `why` goes to the log.
+  void MarkStoreOffline(uint32_t id, const Status& why) const;
+  // How long a store may only time out, answering nothing at all, before it
+  // is offline, seconds. A store busy with uploads can take longer than the
+  // probe's bounds to answer a HEAD (seen: 2 s under four 16 MiB parts at
+  // once), and marking it offline then failed every relocation in flight.
+  static constexpr int64_t kStoreTimeoutsBeforeOfflineSeconds = 10;
 
   std::string ObjectPath(uint32_t volume_id, uint64_t ino, uint64_t generation) const;
   // A fresh temporary path on the volume for a relocation copy.
@@ -192,6 +198,10 @@ class VolumeSet {
   void SetMetadataReserve(meta::SpaceReserve* reserve) { reserve_ = reserve; }
   // Unlinks every recycled object (unmount): a clean volume keeps none in tmp/.
   void DropRecycledObjects() const;
+  // From now on removed objects are unlinked, never recycled for new files (a
+  // mount with passthrough opens: FileSystemOptions::passthrough). Set once at
+  // mount, before serving.
+  void KeepNoRecycledObjects() { recycle_objects_ = false; }
 
  private:
   // Per-volume state that outlives snapshots (kept by id).
@@ -207,7 +217,17 @@ class VolumeSet {
     // An object volume's store (set before the slot is published); null for a
     // directory.
     std::shared_ptr<ObjectVolume> store;
+    // The store's failures (StoreFailed): since when it has only timed out
+    // (ns of clock_, 0: it answers), and its reply count then.
+    std::atomic<int64_t> timing_out_since_ns{0};
+    std::atomic<uint64_t> replies_then{0};
   };
+  // A request to `slot`'s store failed with `why`. A refusal (the gateway is
+  // not listening: EIO; a bad bucket or credential) makes the volume offline at
+  // once. A timeout does only once the store has answered nothing at all for
+  // kStoreTimeoutsBeforeOfflineSeconds: a reply to any request in between (an
+  // upload's part, a read) shows it busy, not gone, and starts the wait anew.
+  void StoreFailed(const meta::Volume& v, Slot& slot, const Status& why) const;
   // Keeps up to kRecycledObjects emptied objects per volume for the next creates.
   static constexpr size_t kRecycledObjects = 4096;
   // Moves the object at `path` into the volume's pool, emptied; false when the
@@ -245,6 +265,7 @@ class VolumeSet {
   const Clock& clock_;
   VolumeIo& io_;
   meta::SpaceReserve* reserve_ = nullptr;
+  bool recycle_objects_ = true;  // see KeepNoRecycledObjects
   Mutex change_mu_ ACQUIRED_BEFORE(space_mu_);  // serializes Add/Remove/SetClass
   // Every snapshot ever published (readers hold plain pointers; see the file comment).
   std::vector<std::unique_ptr<const Snapshot>> snapshots_ GUARDED_BY(change_mu_);

@@ -189,6 +189,41 @@ TEST_F(PassthroughTest, AFileOpenByPassthroughIsBusyAndMovesAfterItsLastClose) {
   EXPECT_EQ(ReadFile(Path("f")), data);
 }
 
+// The relocator asks the object whether a mapping kept after close still
+// writes it (a read lease). A volume that cannot answer keeps its files where
+// they are on a passthrough mount, and says why once; the default mount never
+// asks.
+TEST_F(PassthroughTest, AVolumeThatTakesNoLeaseKeepsItsFilesInPlace) {
+  setenv("TIERFS_FAULTS", "lease@1+=EINVAL", 1);
+  MountIn("rw");
+  unsetenv("TIERFS_FAULTS");
+  if (HasFatalFailure() || IsSkipped()) return;
+  AssignPolicy(MoveEverythingPolicy("hdd", "ssd"));
+  const std::string data = RandomBytes(256 << 10, 16);
+  WriteFileSynced(Path("f"), data);
+  ASSERT_EQ(ClassOf("f"), "hdd");
+  std::string output;
+  for (int i = 0; i < 10; ++i) {  // the RELEASE of the write's open may trail
+    CommandResult enforce = Tool("fsppadm", {"enforce", mnt_});
+    ASSERT_EQ(enforce.exit_code, 0) << enforce.output;
+    output = enforce.output;
+    usleep(50000);
+  }
+  EXPECT_NE(output.find("busy"), std::string::npos) << output;
+  EXPECT_EQ(ClassOf("f"), "hdd") << "moved though no one could tell whether a mapping writes it";
+  EXPECT_NE(Log().find("no read lease"), std::string::npos) << Log();
+  EXPECT_EQ(ReadFile(Path("f")), data);
+
+  setenv("TIERFS_FAULTS", "lease@1+=EINVAL", 1);
+  Unmount();
+  Mount({});
+  unsetenv("TIERFS_FAULTS");
+  CommandResult enforce = Tool("fsppadm", {"enforce", mnt_});
+  ASSERT_EQ(enforce.exit_code, 0) << enforce.output;
+  EXPECT_EQ(ClassOf("f"), "ssd") << "the default mount asked for a lease: " << enforce.output;
+  EXPECT_EQ(ReadFile(Path("f")), data);
+}
+
 TEST_F(PassthroughTest, ReadOnlyModeKeepsWritersOnTheDaemon) {
   ASSERT_NO_FATAL_FAILURE(MountIn("ro"));
   if (IsSkipped()) return;
