@@ -9,34 +9,15 @@ std::atomic<size_t> StoreReadahead::held_{0};
 
 StoreReadahead::~StoreReadahead() {
   MutexLock lock(mu_);
-  if (pending_.valid()) pending_.wait();  // it writes into next_
-  if (reserved_) held_.fetch_sub(2 * kStoreReadaheadBytes);
+  held_.fetch_sub(window_.size());
 }
 
-bool StoreReadahead::Reserve() {
+bool StoreReadahead::Reserve(size_t bytes) {
   size_t held = held_.load();
-  while (held + 2 * kStoreReadaheadBytes <= kStoreReadaheadBudget) {
-    if (held_.compare_exchange_weak(held, held + 2 * kStoreReadaheadBytes)) return true;
-  }
-  return false;
-}
-
-void StoreReadahead::SettleNextLocked() {
-  if (!pending_.valid()) return;
-  Result<size_t> got = pending_.get();
-  next_.start = pending_start_;
-  next_.filled = got.ok() ? *got : 0;  // a failed prefetch: the read fetches again
-}
-
-void StoreReadahead::PrefetchLocked(uint64_t object_size, const Fetch& fetch) {
-  const uint64_t at = current_.start + current_.filled;
-  if (pending_.valid() || at >= object_size || current_.filled < current_.bytes.size()) return;
-  if (next_.filled > 0 && next_.start == at) return;  // already there
-  next_.filled = 0;
-  pending_start_ = at;
-  const size_t want = static_cast<size_t>(std::min<uint64_t>(next_.bytes.size(), object_size - at));
-  char* into = next_.bytes.data();
-  pending_ = std::async(std::launch::async, [fetch, at, want, into] { return fetch(at, want, into); });
+  do {
+    if (held + bytes > kStoreReadaheadBudget) return false;
+  } while (!held_.compare_exchange_weak(held, held + bytes));
+  return true;
 }
 
 Result<size_t> StoreReadahead::Read(uint64_t offset, size_t size, uint64_t object_size,
@@ -44,41 +25,34 @@ Result<size_t> StoreReadahead::Read(uint64_t offset, size_t size, uint64_t objec
   if (offset >= object_size || size == 0) return size_t{0};
   size = static_cast<size_t>(std::min<uint64_t>(size, object_size - offset));
   MutexLock lock(mu_);
-  auto holds = [&](const Window& w) {
-    return offset >= w.start && offset + size <= w.start + w.filled;
-  };
-  if (!reserved_ && Reserve()) {
-    reserved_ = true;
-    current_.bytes.resize(kStoreReadaheadBytes);
-    next_.bytes.resize(kStoreReadaheadBytes);
+  if (offset >= start_ && offset + size <= start_ + filled_) {
+    std::memcpy(out, window_.data() + (offset - start_), size);
+    return size;
   }
-  if (!reserved_ || size > kStoreReadaheadBytes) return fetch(offset, size, out);
-  if (!holds(current_)) {
-    if (pending_.valid() && offset >= pending_start_) SettleNextLocked();
-    if (holds(next_)) {
-      std::swap(current_, next_);
-      next_.filled = 0;
-    } else {
-      SettleNextLocked();  // next_ is free again before it is overwritten
-      const size_t want =
-          static_cast<size_t>(std::min<uint64_t>(current_.bytes.size(), object_size - offset));
-      current_.filled = 0;
-      auto got = fetch(offset, want, current_.bytes.data());
-      if (!got.ok()) return got.status();
-      current_.start = offset;
-      current_.filled = *got;
-      if (!holds(current_)) {
-        // The object ended early: what there is.
-        const size_t n = current_.filled > 0 ? std::min(size, current_.filled) : 0;
-        std::memcpy(out, current_.bytes.data(), n);
-        return n;
-      }
-    }
+  // The next window's size: twice the last after a miss at its end, else the
+  // first size again. Memory beyond what the handle holds comes from the budget.
+  const bool sequential = filled_ > 0 && offset == start_ + filled_;
+  const size_t wanted = sequential && !window_.empty()
+                            ? std::min(window_.size() * 2, kStoreReadaheadMaxBytes)
+                            : kStoreReadaheadBytes;
+  if (wanted > window_.size()) {
+    if (Reserve(wanted - window_.size())) window_.resize(wanted);
+  } else if (wanted < window_.size()) {
+    held_.fetch_sub(window_.size() - wanted);
+    window_.resize(wanted);
+    window_.shrink_to_fit();
   }
-  std::memcpy(out, current_.bytes.data() + (offset - current_.start), size);
-  // Past the middle of the window: the next one comes in the background.
-  if (offset + size >= current_.start + current_.filled / 2) PrefetchLocked(object_size, fetch);
-  return size;
+  filled_ = 0;
+  if (window_.empty() || size > window_.size()) return fetch(offset, size, out);
+  const size_t want =
+      static_cast<size_t>(std::min<uint64_t>(window_.size(), object_size - offset));
+  auto got = fetch(offset, want, window_.data());
+  if (!got.ok()) return got.status();
+  start_ = offset;
+  filled_ = *got;
+  const size_t n = std::min(size, filled_);
+  std::memcpy(out, window_.data(), n);
+  return n;
 }
 
 }  // namespace tierfs

@@ -1,109 +1,85 @@
-// The read-ahead window of files on an object volume (fs/core/store_readahead.h):
-// sequential reads cost one fetch per window, bytes come out right at every
-// offset, the end of the object bounds every fetch, and errors pass through.
+// StoreReadahead: the window of a handle reading a file on an object volume.
+// The store is a function that records the ranges asked for and fills them
+// with bytes derived from their offsets.
 #include "fs/core/store_readahead.h"
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <atomic>
 #include <memory>
-#include <cstring>
-#include <string>
+#include <utility>
 #include <vector>
 
 namespace tierfs {
 namespace {
 
-// An object of `size` bytes where byte i is (i * 7) mod 251, and a fetch that counts.
-struct FakeObject {
-  explicit FakeObject(uint64_t size) : size(size) {}
-  StoreReadahead::Fetch fetch() {
-    return [this](uint64_t offset, size_t length, char* buf) -> Result<size_t> {
-      ++fetches;
-      if (fail) return Status::Io("store down");
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(length, size - offset));
-      for (size_t i = 0; i < n; ++i) buf[i] = static_cast<char>(((offset + i) * 7) % 251);
-      return n;
-    };
-  }
-  bool Matches(uint64_t offset, const char* got, size_t n) const {
-    for (size_t i = 0; i < n; ++i) {
-      if (got[i] != static_cast<char>(((offset + i) * 7) % 251)) return false;
-    }
-    return true;
-  }
-  uint64_t size;
-  std::atomic<int> fetches{0};
-  std::atomic<bool> fail{false};
+constexpr size_t kMiB = size_t{1} << 20;
+
+char ByteAt(uint64_t offset) { return static_cast<char>(offset * 7 + 3); }
+
+struct FakeStore {
+  std::vector<std::pair<uint64_t, size_t>> fetches;  // (offset, length)
+  StoreReadahead::Fetch fetch = [this](uint64_t offset, size_t length, char* buf) {
+    fetches.emplace_back(offset, length);
+    for (size_t i = 0; i < length; ++i) buf[i] = ByteAt(offset + i);
+    return Result<size_t>(length);
+  };
 };
 
-TEST(StoreReadaheadTest, SequentialReadsFetchOncePerWindow) {
-  const uint64_t size = 3 * kStoreReadaheadBytes + 12345;
-  FakeObject object(size);
-  StoreReadahead window;
-  std::vector<char> buf(128 << 10);
-  uint64_t offset = 0;
-  while (offset < size) {
-    auto n = window.Read(offset, buf.size(), size, buf.data(), object.fetch());
-    ASSERT_TRUE(n.ok());
-    ASSERT_GT(*n, 0u);
-    ASSERT_TRUE(object.Matches(offset, buf.data(), *n)) << "at " << offset;
-    offset += *n;
-  }
-  EXPECT_EQ(offset, size);
-  // 128 KiB reads never straddle windows here: one fetch per window, the
-  // later ones made in the background while the reader was in the window before.
-  EXPECT_EQ(object.fetches.load(), 4);
-  auto end = window.Read(size, buf.size(), size, buf.data(), object.fetch());
-  ASSERT_TRUE(end.ok());
-  EXPECT_EQ(*end, 0u);
-  EXPECT_EQ(object.fetches.load(), 4) << "a read at the end fetches nothing";
+// Reads [offset, offset + size) through `window` and checks every byte.
+void ReadAndCheck(StoreReadahead& window, FakeStore& store, uint64_t offset, size_t size,
+                  uint64_t object_size) {
+  std::vector<char> out(size);
+  auto n = window.Read(offset, size, object_size, out.data(), store.fetch);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  ASSERT_EQ(*n, std::min<uint64_t>(size, object_size - offset));
+  for (size_t i = 0; i < *n; ++i) ASSERT_EQ(out[i], ByteAt(offset + i)) << offset + i;
 }
 
-TEST(StoreReadaheadTest, ARandomReadOutsideTheWindowFetchesFromItsOffset) {
-  const uint64_t size = 10 * kStoreReadaheadBytes;
-  FakeObject object(size);
+TEST(StoreReadaheadTest, ASequentialReaderGetsDoublingWindowsUpToTheMaximum) {
+  FakeStore store;
   StoreReadahead window;
-  std::vector<char> buf(4096);
-  for (uint64_t offset : {uint64_t{0}, 9 * kStoreReadaheadBytes + 3, uint64_t{4096}, size - 100}) {
-    auto n = window.Read(offset, buf.size(), size, buf.data(), object.fetch());
-    ASSERT_TRUE(n.ok());
-    EXPECT_EQ(*n, std::min<uint64_t>(buf.size(), size - offset));
-    EXPECT_TRUE(object.Matches(offset, buf.data(), *n)) << offset;
+  const uint64_t object = 200 * kMiB;
+  for (uint64_t off = 0; off < object; off += 128 << 10) {
+    ASSERT_NO_FATAL_FAILURE(ReadAndCheck(window, store, off, 128 << 10, object));
   }
-  EXPECT_EQ(object.fetches.load(), 4);
+  std::vector<size_t> lengths;
+  for (const auto& [offset, length] : store.fetches) lengths.push_back(length);
+  const std::vector<size_t> want = {4 * kMiB,  8 * kMiB,  16 * kMiB, 32 * kMiB, 32 * kMiB,
+                                    32 * kMiB, 32 * kMiB, 32 * kMiB, 12 * kMiB};
+  EXPECT_EQ(lengths, want);
+  EXPECT_EQ(StoreReadahead::HeldBytes(), kStoreReadaheadMaxBytes);
 }
 
-TEST(StoreReadaheadTest, ErrorsPassThroughAndTheWindowIsNotTrusted) {
-  FakeObject object(1 << 20);
+TEST(StoreReadaheadTest, AMissElsewhereStartsAgainAtTheFirstSize) {
+  FakeStore store;
   StoreReadahead window;
-  std::vector<char> buf(4096);
-  object.fail = true;
-  auto n = window.Read(0, buf.size(), object.size, buf.data(), object.fetch());
-  ASSERT_FALSE(n.ok());
-  EXPECT_EQ(n.status().code(), EIO);
-  object.fail = false;
-  n = window.Read(0, buf.size(), object.size, buf.data(), object.fetch());
-  ASSERT_TRUE(n.ok());
-  EXPECT_TRUE(object.Matches(0, buf.data(), *n));
+  const uint64_t object = 100 * kMiB;
+  ASSERT_NO_FATAL_FAILURE(ReadAndCheck(window, store, 0, 4 * kMiB, object));
+  ASSERT_NO_FATAL_FAILURE(ReadAndCheck(window, store, 4 * kMiB, 4096, object));  // grows to 8
+  ASSERT_NO_FATAL_FAILURE(ReadAndCheck(window, store, 60 * kMiB, 4096, object));  // a jump
+  ASSERT_EQ(store.fetches.size(), 3u);
+  EXPECT_EQ(store.fetches[1].second, 8 * kMiB);
+  EXPECT_EQ(store.fetches[2], std::make_pair(uint64_t{60 * kMiB}, kStoreReadaheadBytes));
+  EXPECT_EQ(StoreReadahead::HeldBytes(), kStoreReadaheadBytes);  // the 8 MiB went back
 }
 
-TEST(StoreReadaheadTest, WindowsStayWithinTheBudget) {
-  const size_t before = StoreReadahead::HeldBytes();
-  {
-    std::vector<std::unique_ptr<StoreReadahead>> windows;
-    const size_t most = kStoreReadaheadBudget / kStoreReadaheadBytes;
-    FakeObject object(1 << 20);
-    char c;
-    for (size_t i = 0; i < most + 3; ++i) {
-      windows.push_back(std::make_unique<StoreReadahead>());
-      ASSERT_TRUE(windows.back()->Read(5, 1, object.size, &c, object.fetch()).ok());
-      EXPECT_TRUE(object.Matches(5, &c, 1));
-    }
-    EXPECT_LE(StoreReadahead::HeldBytes(), kStoreReadaheadBudget);
+TEST(StoreReadaheadTest, WindowsStayWithinTheBudgetAndGiveItBack) {
+  FakeStore store;
+  const uint64_t object = 64 * kMiB;
+  std::vector<std::unique_ptr<StoreReadahead>> handles;
+  const size_t fit = kStoreReadaheadBudget / kStoreReadaheadBytes;
+  for (size_t i = 0; i < fit + 1; ++i) {
+    handles.push_back(std::make_unique<StoreReadahead>());
+    ASSERT_NO_FATAL_FAILURE(ReadAndCheck(*handles.back(), store, 0, 4096, object));
   }
-  EXPECT_EQ(StoreReadahead::HeldBytes(), before) << "windows give their memory back";
+  EXPECT_EQ(StoreReadahead::HeldBytes(), kStoreReadaheadBudget);
+  // The last handle had no room: it read exactly what it asked for.
+  EXPECT_EQ(store.fetches.back().second, 4096u);
+  // A full budget: a sequential reader keeps its window's size.
+  ASSERT_NO_FATAL_FAILURE(ReadAndCheck(*handles.front(), store, 4 * kMiB, 4096, object));
+  EXPECT_EQ(store.fetches.back().second, kStoreReadaheadBytes);
+  handles.clear();
+  EXPECT_EQ(StoreReadahead::HeldBytes(), 0u);
 }
 
 }  // namespace

@@ -300,7 +300,11 @@ TEST_F(ObjectVolumeTest, MetadataNeedsNoStoreAndReadsFailBoundedWhileItIsDown) {
   std::cout << "[ measured ] read with the gateway frozen: EIO after " << frozen_seconds << " s\n";
   EXPECT_LT(frozen_seconds, 10.0);
   EXPECT_NE(DaemonLog().find("read of inode"), std::string::npos);
-  WaitForState("offline", 10);
+  // A store that only times out is offline once it has answered nothing for
+  // VolumeSet::kStoreTimeoutsBeforeOfflineSeconds (10 s), from its first timeout.
+  const double frozen_offline = WaitForState("offline", 20);
+  std::cout << "[ measured ] frozen store shown offline " << frozen_offline + frozen_seconds
+            << " s after the freeze\n";
   ASSERT_TRUE(cluster_->ThawGateway().ok());
   const double thawed_after = WaitForState("online", 10);
   std::cout << "[ measured ] online again " << thawed_after << " s after the thaw\n";
