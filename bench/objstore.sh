@@ -4,8 +4,10 @@
 #
 #   sudo bench/objstore.sh                 # 1 GiB in files of 1-100 MiB, 3 rounds
 #   sudo QUICK=1 bench/objstore.sh         # 64 MiB, 1 round, 500 small files: plumbing
-#   sudo TOTAL_MIB=10240 bench/objstore.sh # the 10 GiB relocation (needs ~14 GiB of RAM:
-#                                          # the OSD keeps its data in memory)
+#   sudo MEMORY_ONLY=1 TOTAL_MIB=10240 bench/objstore.sh
+#                                          # the 10 GiB relocation up, tierfs alone:
+#                                          # the daemon's memory (needs ~14 GiB of
+#                                          # RAM: the OSD keeps its data in memory)
 #
 # What it measures, each tierfs line beside rclone (Debian's, default options)
 # against the same bucket of a single-node Ceph cluster started here
@@ -29,6 +31,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 QUICK=${QUICK:-0}
+MEMORY_ONLY=${MEMORY_ONLY:-0}
 if [ "$QUICK" = 1 ]; then
   TOTAL_MIB=${TOTAL_MIB:-64}; ROUNDS=${ROUNDS:-1}; META_FILES=${META_FILES:-500}
   READ_MIB=${READ_MIB:-32}
@@ -81,7 +84,12 @@ log "ceph: one monitor, one memstore OSD, one gateway on 127.0.0.1:$PORT"
 # The OSD keeps the bucket in memory: room for two copies of the tree (rclone's
 # and tierfs's), two of the read file, and slack, over Ceph's full ratio (a
 # full OSD does not refuse writes, it holds them: uploads then stall).
-export CEPH_MEMSTORE_BYTES=$(( (2 * TOTAL_MIB + 2 * READ_MIB + 1024) * 1048576 / 4 * 5 ))
+if [ "$MEMORY_ONLY" = 1 ]; then  # tierfs's copy of the tree alone
+  ROUNDS=1; READ_MIB=1
+  export CEPH_MEMSTORE_BYTES=$(( (TOTAL_MIB + 1024) * 1048576 / 4 * 5 ))
+else
+  export CEPH_MEMSTORE_BYTES=$(( (2 * TOTAL_MIB + 2 * READ_MIB + 1024) * 1048576 / 4 * 5 ))
+fi
 bounded "$ROOT/tests/ceph/ceph_cluster.sh" start "$work/ceph" "$PORT" --owner $$ > "$work/ceph.env"
 cluster_up=1
 endpoint=$(sed -n 's/^endpoint=//p' "$work/ceph.env")
@@ -147,9 +155,11 @@ mib_s() { awk -v mib="$1" -v a="$2" -v b="$3" 'BEGIN { printf "%.1f", mib / (b -
 
 for round in $(seq 1 "$ROUNDS"); do
   log "round $round: up"
-  drop_caches
-  t0=$(now); bounded rclone copy "$work/data" "ceph:bench/r$round" ; t1=$(now)
-  record up_mib_s rclone "$round" "$(mib_s "$TOTAL_MIB" "$t0" "$t1")"
+  if [ "$MEMORY_ONLY" = 0 ]; then
+    drop_caches
+    t0=$(now); bounded rclone copy "$work/data" "ceph:bench/r$round" ; t1=$(now)
+    record up_mib_s rclone "$round" "$(mib_s "$TOTAL_MIB" "$t0" "$t1")"
+  fi
   hwm_before=$(vm VmHWM)
   policy cloud 'f*'
   drop_caches
@@ -160,6 +170,10 @@ for round in $(seq 1 "$ROUNDS"); do
   on_store=$(fsmap "$mnt/tree/f0.dat" 2>/dev/null | grep -c 's3://' || true)
   [ "$on_store" -ge 1 ] || { echo "objstore.sh: f0.dat is not on the store after enforce:" >&2;
                              fsmap "$mnt/tree/f0.dat" >&2; exit 1; }
+  if [ "$MEMORY_ONLY" = 1 ]; then
+    record files_moved tierfs "$round" "$(grep -c ' moved' "$OUT/enforce-up-$round.txt" || true)"
+    break
+  fi
 
   log "round $round: read $READ_MIB MiB"
   drop_caches
@@ -184,35 +198,38 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 
 # ---- ls -l and stat: local class, then the store ------------------------------
-log "meta: $META_FILES files"
-mkdir -p "$mnt/many"
-for d in $(seq 0 99); do mkdir -p "$mnt/many/d$d"; done
-for ((i = 0; i < META_FILES; i++)); do echo 0123456789abcde > "$mnt/many/d$((i % 100))/m$i"; done
-sync
-meta_round() {  # WHERE ROUND
-  drop_caches
-  t0=$(now); bounded ls -lR "$mnt/many" > /dev/null; t1=$(now)
-  record "ls_l_files_s_$1" tierfs "$2" "$(awk -v n="$META_FILES" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", n / (b - a) }')"
-  drop_caches
-  t0=$(now); bounded find "$mnt/many" -type f -exec stat --format=%s {} + > /dev/null; t1=$(now)
-  record "stat_files_s_$1" tierfs "$2" "$(awk -v n="$META_FILES" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", n / (b - a) }')"
-}
-# Requests the gateway has served so far (its admin socket's perf counters).
-rgw_requests() {
-  ceph --admin-daemon "$work"/ceph/run/client.rgw*.asok perf dump 2>/dev/null |
-    python3 -c 'import json, sys; print(json.load(sys.stdin)["rgw"]["req"])'
-}
-for round in $(seq 1 "$ROUNDS"); do meta_round local "$round"; done
-policy cloud 'm*'
-bounded fsppadm enforce "$mnt" > "$OUT/enforce-many.txt"
-before=$(rgw_requests)
-m0=$SECONDS
-for round in $(seq 1 "$ROUNDS"); do meta_round store "$round"; done
-after=$(rgw_requests)
-# The probe that tells the volume online asks once a second: anything beyond
-# that reached the store for ls -l or stat.
-record gateway_requests_during_meta tierfs all "$((after - before))"
-record store_meta_seconds tierfs all "$((SECONDS - m0))"
+[ "$MEMORY_ONLY" = 1 ] && META_FILES=0
+if [ "$META_FILES" -gt 0 ]; then
+  log "meta: $META_FILES files"
+  mkdir -p "$mnt/many"
+  for d in $(seq 0 99); do mkdir -p "$mnt/many/d$d"; done
+  for ((i = 0; i < META_FILES; i++)); do echo 0123456789abcde > "$mnt/many/d$((i % 100))/m$i"; done
+  sync
+  meta_round() {  # WHERE ROUND
+    drop_caches
+    t0=$(now); bounded ls -lR "$mnt/many" > /dev/null; t1=$(now)
+    record "ls_l_files_s_$1" tierfs "$2" "$(awk -v n="$META_FILES" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", n / (b - a) }')"
+    drop_caches
+    t0=$(now); bounded find "$mnt/many" -type f -exec stat --format=%s {} + > /dev/null; t1=$(now)
+    record "stat_files_s_$1" tierfs "$2" "$(awk -v n="$META_FILES" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", n / (b - a) }')"
+  }
+  # Requests the gateway has served so far (its admin socket's perf counters).
+  rgw_requests() {
+    ceph --admin-daemon "$work"/ceph/run/client.rgw*.asok perf dump 2>/dev/null |
+      python3 -c 'import json, sys; print(json.load(sys.stdin)["rgw"]["req"])'
+  }
+  for round in $(seq 1 "$ROUNDS"); do meta_round local "$round"; done
+  policy cloud 'm*'
+  bounded fsppadm enforce "$mnt" > "$OUT/enforce-many.txt"
+  before=$(rgw_requests)
+  m0=$SECONDS
+  for round in $(seq 1 "$ROUNDS"); do meta_round store "$round"; done
+  after=$(rgw_requests)
+  # The probe that tells the volume online asks once a second: anything beyond
+  # that reached the store for ls -l or stat.
+  record gateway_requests_during_meta tierfs all "$((after - before))"
+  record store_meta_seconds tierfs all "$((SECONDS - m0))"
+fi
 
 # ---- summary -------------------------------------------------------------------
 log "summary (medians of $ROUNDS rounds; $OUT/results.tsv)"

@@ -152,7 +152,10 @@ std::optional<uint64_t> DeletedTotal(const json& result) {
   return planned;
 }
 
-std::string KiB(uint64_t bytes) { return std::to_string(bytes / 1024); }
+// obj[key] in KiB, or "-" when absent (a class on an object store has no size).
+std::string KiB(const json& obj, const char* key) {
+  return JsonHasNumber(obj, key) ? std::to_string(JsonUint(obj, key) / 1024) : "-";
+}
 
 std::string Seconds(double s) {
   char buf[32];
@@ -338,8 +341,8 @@ std::string FormatScanSummary(const json& result, const ScanReportOptions& optio
     table.AlignRight(2);
     table.AlignRight(3);
     for (const json& c : classes) {
-      table.AddRow({OrDash(JsonString(c, "class")), KiB(JsonUint(c, "size_bytes")),
-                    KiB(JsonUint(c, "free_before")), KiB(JsonUint(c, "free_after"))});
+      table.AddRow({OrDash(JsonString(c, "class")), KiB(c, "size_bytes"), KiB(c, "free_before"),
+                    KiB(c, "free_after")});
     }
     out += "\n" + table.Render();
   }

@@ -26,6 +26,7 @@ TierSpace SpaceFrom(const json& j, const char* name_key) {
     s.state = JsonString(j, "state");
   }
   s.tally = TallyFrom(j);
+  s.space_known = JsonHasNumber(j, "total_bytes");
   s.total_bytes = JsonUint(j, "total_bytes");
   s.used_bytes = JsonUint(j, "used_bytes");
   s.free_bytes = JsonUint(j, "free_bytes");
@@ -36,6 +37,11 @@ std::string Hours(double h) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", h);
   return buf;
+}
+
+// A capacity, used or free figure of `s`: "-" when not known.
+std::string SpaceCell(const TierSpace& s, uint64_t bytes) {
+  return s.space_known ? HumanBytes(bytes) : "-";
 }
 
 std::string SpaceTable(const std::vector<TierSpace>& rows, bool volumes) {
@@ -49,8 +55,8 @@ std::string SpaceTable(const std::vector<TierSpace>& rows, bool volumes) {
     std::vector<std::string> row = {PrintableField(s.name)};
     if (volumes) row.insert(row.end(), {PrintableField(s.cls), PrintableField(s.state)});
     row.insert(row.end(), {std::to_string(s.tally.files), HumanBytes(s.tally.bytes),
-                           HumanBytes(s.total_bytes), HumanBytes(s.used_bytes),
-                           HumanBytes(s.free_bytes), HumanBytes(s.tally.rbytes),
+                           SpaceCell(s, s.total_bytes), SpaceCell(s, s.used_bytes),
+                           SpaceCell(s, s.free_bytes), HumanBytes(s.tally.rbytes),
                            HumanBytes(s.tally.wbytes), FormatTemperature(s.tally.iotemp)});
     t.AddRow(std::move(row));
   }

@@ -39,7 +39,10 @@ struct TierSpace {
   std::string cls;    // the volume's class ("" for a class row)
   std::string state;  // the volume's health ("" for a class row)
   TierTally tally;
-  uint64_t total_bytes = 0;  // capacity
+  // Capacity, used and free bytes; not known (shown as "-") for an object
+  // volume, or a class with one: a store's capacity is not known.
+  bool space_known = true;
+  uint64_t total_bytes = 0;
   uint64_t used_bytes = 0;
   uint64_t free_bytes = 0;
 };

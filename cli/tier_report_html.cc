@@ -168,8 +168,13 @@ std::string SpaceTable(const char* id, const std::vector<TierSpace>& rows, bool 
   for (const TierSpace& s : rows) {
     out += "<tr><td>" + HtmlEscape(s.name) + "</td>";
     if (volumes) out += "<td>" + HtmlEscape(s.cls) + "</td><td>" + HtmlEscape(s.state) + "</td>";
-    out += CountCell(s.tally.files) + BytesCell(s.tally.bytes) + BytesCell(s.total_bytes) +
-           BytesCell(s.used_bytes) + BytesCell(s.free_bytes) + TallyCells(s.tally) + "</tr>\n";
+    out += CountCell(s.tally.files) + BytesCell(s.tally.bytes);
+    if (s.space_known) {
+      out += BytesCell(s.total_bytes) + BytesCell(s.used_bytes) + BytesCell(s.free_bytes);
+    } else {
+      out += "<td>-</td><td>-</td><td>-</td>";  // an object store: capacity unknown
+    }
+    out += TallyCells(s.tally) + "</tr>\n";
   }
   return out + "</tbody>\n</table>\n";
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "fs/control/request_fields.h"
 #include "fs/tiering/scan_records.h"
@@ -150,6 +151,7 @@ Result<json> TierSummaryJson(FileSystem& fs, const json& request) {
 
   std::vector<policy::VolumeState> space = fs.volumes().Space(/*fresh=*/true);
   std::map<std::string, std::pair<uint64_t, uint64_t>> class_space;  // total, free
+  std::set<std::string> store_classes;  // classes with an object volume
   json volumes = json::array();
   for (const meta::Volume& v : volume_list) {
     json entry = by_volume[v.id].Json(hours);
@@ -158,10 +160,15 @@ Result<json> TierSummaryJson(FileSystem& fs, const json& request) {
                   {"class", v.placement_class},
                   {"state", v.state != "online" ? v.state
                                                 : std::string(VolumeHealthName(
-                                                      fs.volumes().Health(v.id)))},
-                  {"total_bytes", 0},
-                  {"free_bytes", 0},
-                  {"used_bytes", 0}});
+                                                      fs.volumes().Health(v.id)))}});
+    if (meta::IsObjectVolume(v)) {
+      // A store's capacity is unknown: no size, used or free is shown for it,
+      // nor for its class.
+      store_classes.insert(v.placement_class);
+      volumes.push_back(std::move(entry));
+      continue;
+    }
+    entry.update({{"total_bytes", 0}, {"free_bytes", 0}, {"used_bytes", 0}});
     for (const policy::VolumeState& s : space) {
       if (s.id != v.id) continue;
       entry["total_bytes"] = s.total_bytes;
@@ -176,11 +183,13 @@ Result<json> TierSummaryJson(FileSystem& fs, const json& request) {
   json classes = json::array();
   for (const std::string& cls : class_order) {
     json entry = by_class[cls].Json(hours);
-    const auto [capacity, free] = class_space[cls];
-    entry.update({{"class", cls},
-                  {"total_bytes", capacity},
-                  {"free_bytes", free},
-                  {"used_bytes", capacity - std::min(capacity, free)}});
+    entry["class"] = cls;
+    if (store_classes.count(cls) == 0) {
+      const auto [capacity, free] = class_space[cls];
+      entry.update({{"total_bytes", capacity},
+                    {"free_bytes", free},
+                    {"used_bytes", capacity - std::min(capacity, free)}});
+    }
     classes.push_back(std::move(entry));
   }
 

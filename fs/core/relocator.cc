@@ -167,33 +167,32 @@ Result<int> Relocator::CopyAndVerify(const meta::Inode& attr, uint32_t to_volume
 
 RelocationOutcome Relocator::CommitLocked(InodeState& inode, uint32_t from_volume,
                                           uint32_t to_volume, int new_fd, bool* durable) {
-  RelocationOutcome result;
   // sync_mu orders this commit with the attribute flushes and setattrs of the entry.
   MutexLock sync(inode.sync_mu);
   *durable = false;
   auto row = fs_.metadata().SetInodeVolume(inode.ino, from_volume, to_volume);
-  if (!row.ok()) {
-    result.outcome = "error: " + row.status().message();
-    result.error = row.status().code();
-    return result;
-  }
+  if (!row.ok()) return RelocationOutcome::Failed(row.status());
   MutexLock lock(inode.mu);
   if (inode.fd >= 0 && fs_.volumes().io().Dup2(new_fd, inode.fd) < 0) {
     // Cannot happen with valid fds; the database already points at the copy.
     std::abort();
   }
   ForgetDirectFdLocked(inode, fs_.volumes().io());  // it still points at the old object
+  return FinishCommitLocked(inode, *row, durable);
+}
+
+RelocationOutcome Relocator::FinishCommitLocked(InodeState& inode, const meta::Inode& row,
+                                                bool* durable) {
   // The row the commit returned, with its epoch: a refresh that read the row
   // before the commit and applies it after leaves the entry on the new volume.
-  ApplyRow(inode, *row);
+  ApplyRow(inode, row);
   inode.ForgetDurableLayout();  // the next fdatasync commits the move too
-  result.outcome = "moved";
   // Committed at once, since the source object goes next. Should the commit
   // fail, the change stays in the open group, which commits later or is undone
   // whole by a crash; either way pending_objects says which object to remove at
   // the next mount, so the source stays until then.
   *durable = fs_.SyncMetadata().ok();
-  return result;
+  return RelocationOutcome{"moved", 0, 0, 0};
 }
 
 Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, Mode mode,

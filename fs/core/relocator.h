@@ -73,6 +73,14 @@ struct RelocationOutcome {
   int error = 0;         // the errno behind an "error: ..." outcome (ENOSPC, EIO...)
   uint64_t bytes = 0;    // bytes copied
   double seconds = 0;    // wall time of the whole move
+
+  // "error: <st's message>" with st's errno.
+  static RelocationOutcome Failed(const Status& st) {
+    RelocationOutcome r;
+    r.outcome = "error: " + st.message();
+    r.error = st.code();
+    return r;
+  }
 };
 
 class Relocator {
@@ -123,6 +131,12 @@ class Relocator {
   // whether the new location is committed (only then may the source go).
   RelocationOutcome CommitLocked(InodeState& inode, uint32_t from_volume, uint32_t to_volume,
                                  int new_fd, bool* durable) REQUIRES(inode.io_lock);
+  // The end both commits share, once `row` (SetInodeVolume's) is in the
+  // database and the entry's fds point at the new place: the entry takes the
+  // row, and the change is synced at once, since the source object goes next.
+  // Returns "moved"; *durable as CommitLocked.
+  RelocationOutcome FinishCommitLocked(InodeState& inode, const meta::Inode& row, bool* durable)
+      REQUIRES(inode.mu, inode.sync_mu);
   FileSystem& fs_;
 };
 

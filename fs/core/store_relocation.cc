@@ -148,7 +148,6 @@ Relocator::StoreCopy Relocator::RecallCopy(const meta::Inode& attr, uint32_t to)
 RelocationOutcome Relocator::CommitStoreLocked(InodeState& inode, uint32_t from_volume,
                                                uint32_t to_volume, StoreCopy& copy,
                                                bool* durable) {
-  RelocationOutcome result;
   *durable = false;
   const VolumeSet& volumes = fs_.volumes();
   VolumeIo& io = volumes.io();
@@ -170,19 +169,11 @@ RelocationOutcome Relocator::CommitStoreLocked(InodeState& inode, uint32_t from_
         (void)SyncDirectory(io, DirOf(final_path));
       }
     }
-    if (!st.ok()) {
-      result.outcome = "error: " + st.message();
-      result.error = st.code();
-      return result;
-    }
+    if (!st.ok()) return RelocationOutcome::Failed(st);
   }
   MutexLock sync(inode.sync_mu);
   auto row = fs_.metadata().SetInodeVolume(inode.ino, from_volume, to_volume);
-  if (!row.ok()) {
-    result.outcome = "error: " + row.status().message();
-    result.error = row.status().code();
-    return result;
-  }
+  if (!row.ok()) return RelocationOutcome::Failed(row.status());
   MutexLock lock(inode.mu);
   if (recall) {
     // Handles opened while the file was on the store have no fd: they get the
@@ -196,11 +187,7 @@ RelocationOutcome Relocator::CommitStoreLocked(InodeState& inode, uint32_t from_
     // The local object is about to go; reads go to the store from now on.
     CloseObjectLocked(inode, io);
   }
-  ApplyRow(inode, *row);
-  inode.ForgetDurableLayout();
-  result.outcome = "moved";
-  *durable = fs_.SyncMetadata().ok();
-  return result;
+  return FinishCommitLocked(inode, *row, durable);
 }
 
 void Relocator::DiscardStoreCopy(const meta::Inode& attr, uint32_t to_volume, StoreCopy& copy) {

@@ -20,10 +20,8 @@
 #include <thread>
 #include <vector>
 
-#include "common/cond_var.h"
 #include "common/log.h"
-#include "common/mutex.h"
-#include "common/thread_annotations.h"
+#include "common/periodic_thread.h"
 #include "fs/control/control_handlers.h"
 #include "fs/control/control_server.h"
 #include "fs/volume/daemon_lock.h"
@@ -41,84 +39,26 @@ namespace tierfs {
 namespace {
 
 // The periodic flush of I/O counters and dirty inode attributes to the database
-// and the volume check, every SessionOptions::flush_seconds, plus retention pruning
-// (at start and then every minute).
-class PeriodicFlushThread {
+// and the volume check, every SessionOptions::flush_seconds, plus retention
+// pruning (at start and then every minute). Runs on a PeriodicThread.
+class PeriodicFlush {
  public:
-  PeriodicFlushThread(FileSystem& fs, const SessionOptions& options)
-      : fs_(fs), options_(options), thread_([this] { Run(); }) {}
-  ~PeriodicFlushThread() {
-    {
-      MutexLock lock(mu_);
-      stop_ = true;
+  explicit PeriodicFlush(FileSystem& fs) : fs_(fs) {}
+  void operator()() {
+    Status st = fs_.FlushAll();
+    if (!st.ok()) LogError("periodic flush: {}", st.ToString());
+    fs_.CheckVolumes();  // lost or regained volumes, full ones with room again
+    auto now = std::chrono::steady_clock::now();
+    if (now - last_prune_ > std::chrono::minutes(1)) {
+      last_prune_ = now;
+      st = fs_.ApplyRetention();
+      if (!st.ok()) LogError("retention: {}", st.ToString());
     }
-    cv_.NotifyAll();
-    thread_.join();
   }
 
  private:
-  void Run() EXCLUDES(mu_) {
-    auto last_prune = std::chrono::steady_clock::time_point{};
-    MutexLock lock(mu_);
-    while (!stop_) {
-      cv_.WaitFor(mu_, std::chrono::seconds(options_.flush_seconds));
-      if (stop_) break;
-      lock.Unlock();
-      Status st = fs_.FlushAll();
-      if (!st.ok()) LogError("periodic flush: {}", st.ToString());
-      fs_.CheckVolumes();  // lost or regained volumes, full ones with room again
-      auto now = std::chrono::steady_clock::now();
-      if (now - last_prune > std::chrono::minutes(1)) {
-        last_prune = now;
-        st = fs_.ApplyRetention();
-        if (!st.ok()) LogError("retention: {}", st.ToString());
-      }
-      lock.Lock();
-    }
-  }
-
   FileSystem& fs_;
-  const SessionOptions& options_;
-  Mutex mu_;
-  CondVar cv_;
-  bool stop_ GUARDED_BY(mu_) = false;
-  std::thread thread_;
-};
-
-// The health probe of object volumes (VolumeSet::ProbeStores): every second, so
-// that a store that went away shows offline, and one that came back online,
-// within seconds. Its own thread: a probe of a dead store waits a few seconds
-// (ObjectVolume's quick bounds), which must not delay the periodic flush.
-class StoreProbeThread {
- public:
-  explicit StoreProbeThread(const VolumeSet& volumes)
-      : volumes_(volumes), thread_([this] { Run(); }) {}
-  ~StoreProbeThread() {
-    {
-      MutexLock lock(mu_);
-      stop_ = true;
-    }
-    cv_.NotifyAll();
-    thread_.join();
-  }
-
- private:
-  void Run() EXCLUDES(mu_) {
-    MutexLock lock(mu_);
-    while (!stop_) {
-      cv_.WaitFor(mu_, std::chrono::seconds(1));
-      if (stop_) break;
-      lock.Unlock();
-      volumes_.ProbeStores();
-      lock.Lock();
-    }
-  }
-
-  const VolumeSet& volumes_;
-  Mutex mu_;
-  CondVar cv_;
-  bool stop_ GUARDED_BY(mu_) = false;
-  std::thread thread_;
+  std::chrono::steady_clock::time_point last_prune_{};
 };
 
 // Tells the waiting parent how the mount went (one status byte, then a message).
@@ -369,8 +309,15 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   }
   FuseServeEnd end;
   {
-    PeriodicFlushThread periodic_flush(**fs, options);
-    StoreProbeThread store_probe((*fs)->volumes());
+    PeriodicThread periodic_flush(std::chrono::seconds(options.flush_seconds),
+                                  PeriodicFlush(**fs));
+    // The health probe of object volumes (VolumeSet::ProbeStores): every
+    // second, so that a store that went away shows offline, and one that came
+    // back online, within seconds. A thread of its own: a probe of a dead store
+    // waits a few seconds (ObjectVolume's quick bounds), which must not delay
+    // the periodic flush.
+    PeriodicThread store_probe(std::chrono::seconds(1),
+                               [&volumes = (*fs)->volumes()] { volumes.ProbeStores(); });
     FuseWorkerPoolOptions pool;
     pool.max_threads = options.max_threads;
     pool.runners = options.running_threads > 0 ? options.running_threads

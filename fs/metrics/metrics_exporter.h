@@ -28,7 +28,7 @@ class Exposer;
 
 namespace tierfs {
 
-class MetricsCollector;  // fs/metrics/metrics_exporter.cc: a prometheus::Collectable
+class MetricsCollector;  // fs/metrics/metrics_collector.h: a prometheus::Collectable
 
 class MetricsExporter {
  public:

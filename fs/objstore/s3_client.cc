@@ -150,21 +150,31 @@ std::string S3Client::Url(const std::string& bucket, const std::string& key,
   return url;
 }
 
-Result<S3HttpResult> S3Client::Perform(const std::string& what, const S3HttpRequest& request,
-                                       S3ResponseSink* sink, long also_ok, int* attempts) {
+Result<S3HttpResult> S3Client::Perform(S3Op op, const std::string& what,
+                                       const S3HttpRequest& request, S3ResponseSink* sink,
+                                       long also_ok, int* attempts) {
   const Clock::time_point start = Clock::now();
+  int made = 0;
+  Result<S3HttpResult> r = Attempt(what, request, sink, also_ok, start, &made);
+  stats_.RecordCall(op, SecondsSince(start), made, r.ok() ? 0 : r.status().code());
+  if (attempts != nullptr) *attempts = made;
+  return r;
+}
+
+Result<S3HttpResult> S3Client::Attempt(const std::string& what, const S3HttpRequest& request,
+                                       S3ResponseSink* sink, long also_ok,
+                                       Clock::time_point start, int* attempts) {
   const Clock::time_point deadline =
       start + std::chrono::duration_cast<Clock::duration>(
                   std::chrono::duration<double>(options_.request_timeout_seconds));
   Status last;
   int attempt = 0;
-  int dummy;
-  if (attempts == nullptr) attempts = &dummy;
   for (;;) {
     *attempts = ++attempt;
     double remaining = std::chrono::duration<double>(deadline - Clock::now()).count();
     if (sink != nullptr) sink->Rewind();
     S3HttpResult r = http_.Exchange(request, sink, remaining);
+    stats_.RecordBytes(r.bytes_sent, r.bytes_received);
     if (r.local_errno == 0 && r.curl_code == 0) replies_.fetch_add(1, std::memory_order_relaxed);
     bool retryable;
     if (r.local_errno != 0) {
@@ -197,35 +207,37 @@ Result<S3HttpResult> S3Client::Perform(const std::string& what, const S3HttpRequ
   return Status::Error(last.code(), last.message() + Attempts(attempt, SecondsSince(start)));
 }
 
-Status S3Client::BucketRequest(const char* method, const std::string& what,
+Status S3Client::BucketRequest(S3Op op, const char* method, const std::string& what,
                                const std::string& bucket) {
   TIERFS_RETURN_IF_ERROR(CheckBucketName(bucket));
   S3HttpRequest req;
   req.method = method;
   req.url = Url(bucket, "");
-  Result<S3HttpResult> r = Perform(what + " " + bucket, req, nullptr);
+  Result<S3HttpResult> r = Perform(op, what + " " + bucket, req, nullptr);
   return r.ok() ? Status::Ok() : r.status();
 }
 
 Status S3Client::CreateBucket(const std::string& bucket) {
-  return BucketRequest("PUT", "create bucket", bucket);
+  return BucketRequest(S3Op::kCreateBucket, "PUT", "create bucket", bucket);
 }
 
 Status S3Client::DeleteBucket(const std::string& bucket) {
-  return BucketRequest("DELETE", "delete bucket", bucket);
+  return BucketRequest(S3Op::kDeleteBucket, "DELETE", "delete bucket", bucket);
 }
 
 Status S3Client::HeadBucket(const std::string& bucket) {
-  return BucketRequest("HEAD", "HEAD bucket", bucket);
+  return BucketRequest(S3Op::kHeadBucket, "HEAD", "HEAD bucket", bucket);
 }
 
-Result<std::string> S3Client::PutFromFd(const std::string& what, S3HttpRequest request) {
-  Result<S3HttpResult> r = Perform(what, request, nullptr);
+Result<std::string> S3Client::PutFromFd(S3Op op, const std::string& what,
+                                        S3HttpRequest request) {
+  Result<S3HttpResult> r = Perform(op, what, request, nullptr);
   if (!r.ok()) return r.status();
   auto it = r->headers.find("etag");
   std::string etag = it == r->headers.end() ? "" : UnquoteEtag(it->second);
   if (IsMd5Etag(etag) && r->headers.count("x-amz-server-side-encryption") == 0 &&
       strcasecmp(etag.c_str(), r->sent_md5.c_str()) != 0) {
+    stats_.RecordError(op, EIO);
     return Status::Io(what + ": the store's ETag " + etag + " is not the MD5 " + r->sent_md5 +
                       " of the bytes sent");
   }
@@ -245,7 +257,7 @@ Result<std::string> S3Client::PutObject(const std::string& bucket, const std::st
   req.body_fd = fd;
   req.body_offset = offset;
   req.body_length = length;
-  return PutFromFd("PUT " + Describe(bucket, key), std::move(req));
+  return PutFromFd(S3Op::kPutObject, "PUT " + Describe(bucket, key), std::move(req));
 }
 
 Result<size_t> S3Client::GetObject(const std::string& bucket, const std::string& key,
@@ -259,7 +271,7 @@ Result<size_t> S3Client::GetObject(const std::string& bucket, const std::string&
   req.range = RangeHeader(offset, length);
   BufferSink sink(buf, length);
   std::string what = "GET " + Describe(bucket, key);
-  Result<S3HttpResult> r = Perform(what, req, &sink, 416);
+  Result<S3HttpResult> r = Perform(S3Op::kGetObject, what, req, &sink, 416);
   if (!r.ok()) return r.status();
   if (r->status == 416) return size_t{0};  // at or past the end, as pread(2)
   TIERFS_RETURN_IF_ERROR(CheckRangeHonoured(what, *r, offset));
@@ -280,7 +292,7 @@ Result<uint64_t> S3Client::GetObjectToFd(const std::string& bucket, const std::s
   if (offset != 0 || length != kToEnd) req.range = RangeHeader(offset, length);
   FdSink sink(fd, fd_offset, length);
   std::string what = "GET " + Describe(bucket, key);
-  Result<S3HttpResult> r = Perform(what, req, &sink, 416);
+  Result<S3HttpResult> r = Perform(S3Op::kGetObject, what, req, &sink, 416);
   if (!r.ok()) return r.status();
   if (r->status == 416) return uint64_t{0};
   TIERFS_RETURN_IF_ERROR(CheckRangeHonoured(what, *r, offset));
@@ -294,7 +306,7 @@ Result<S3ObjectInfo> S3Client::HeadObject(const std::string& bucket, const std::
   req.method = "HEAD";
   req.url = Url(bucket, key);
   std::string what = "HEAD " + Describe(bucket, key);
-  Result<S3HttpResult> r = Perform(what, req, nullptr);
+  Result<S3HttpResult> r = Perform(S3Op::kHeadObject, what, req, nullptr);
   if (!r.ok()) return r.status();
   S3ObjectInfo info;
   auto length = r->headers.find("content-length");
@@ -319,7 +331,7 @@ Status S3Client::DeleteObject(const std::string& bucket, const std::string& key)
   S3HttpRequest req;
   req.method = "DELETE";
   req.url = Url(bucket, key);
-  Result<S3HttpResult> r = Perform("DELETE " + Describe(bucket, key), req, nullptr);
+  Result<S3HttpResult> r = Perform(S3Op::kDeleteObject, "DELETE " + Describe(bucket, key), req, nullptr);
   return r.ok() ? Status::Ok() : r.status();
 }
 
@@ -336,7 +348,7 @@ Result<S3ObjectPage> S3Client::ListObjects(const std::string& bucket, const std:
   req.method = "GET";
   req.url = Url(bucket, "", query);
   std::string what = "list " + Describe(bucket, prefix);
-  Result<S3HttpResult> r = Perform(what, req, nullptr);
+  Result<S3HttpResult> r = Perform(S3Op::kListObjects, what, req, nullptr);
   if (!r.ok()) return r.status();
   Result<S3ObjectPage> page = ParseListObjectsV2(r->text);
   if (!page.ok()) return Status::Error(page.status().code(), what + ": " + page.status().message());
@@ -354,7 +366,7 @@ Result<std::string> S3Client::CreateMultipartUpload(const std::string& bucket,
   req.url = Url(bucket, key, {{"uploads", ""}});
   req.headers = MetadataHeaders(metadata);
   std::string what = "create multipart upload " + Describe(bucket, key);
-  Result<S3HttpResult> r = Perform(what, req, nullptr);
+  Result<S3HttpResult> r = Perform(S3Op::kCreateMultipartUpload, what, req, nullptr);
   if (!r.ok()) return r.status();
   Result<std::string> id = ParseInitiateMultipartUpload(r->text);
   if (!id.ok()) return Status::Error(id.status().code(), what + ": " + id.status().message());
@@ -376,7 +388,7 @@ Result<std::string> S3Client::UploadPart(const std::string& bucket, const std::s
   req.body_fd = fd;
   req.body_offset = offset;
   req.body_length = length;
-  return PutFromFd("upload part " + std::to_string(part_number) + " of " + Describe(bucket, key),
+  return PutFromFd(S3Op::kUploadPart, "upload part " + std::to_string(part_number) + " of " + Describe(bucket, key),
                    std::move(req));
 }
 
@@ -394,7 +406,7 @@ Result<std::string> S3Client::CompleteMultipartUpload(const std::string& bucket,
   req.body = CompleteMultipartUploadBody(parts);
   std::string what = "complete multipart upload " + Describe(bucket, key);
   int attempts = 0;
-  Result<S3HttpResult> r = Perform(what, req, nullptr, 0, &attempts);
+  Result<S3HttpResult> r = Perform(S3Op::kCompleteMultipartUpload, what, req, nullptr, 0, &attempts);
   if (!r.ok()) {
     // A lost reply: the first attempt completed the upload, the retry finds it
     // gone. The object then carries the multipart ETag "MD5-<parts>".
@@ -426,7 +438,8 @@ Status S3Client::AbortMultipartUpload(const std::string& bucket, const std::stri
   S3HttpRequest req;
   req.method = "DELETE";
   req.url = Url(bucket, key, {{"uploadId", upload_id}});
-  Result<S3HttpResult> r = Perform("abort multipart upload " + Describe(bucket, key), req, nullptr);
+  Result<S3HttpResult> r = Perform(S3Op::kAbortMultipartUpload, "abort multipart upload " + Describe(bucket, key),
+              req, nullptr);
   return r.ok() ? Status::Ok() : r.status();
 }
 
@@ -444,7 +457,7 @@ Result<std::vector<S3MultipartUpload>> S3Client::ListMultipartUploads(const std:
     S3HttpRequest req;
     req.method = "GET";
     req.url = Url(bucket, "", query);
-    Result<S3HttpResult> r = Perform(what, req, nullptr);
+    Result<S3HttpResult> r = Perform(S3Op::kListMultipartUploads, what, req, nullptr);
     if (!r.ok()) return r.status();
     Result<std::vector<S3MultipartUpload>> page =
         ParseListMultipartUploads(r->text, &key_marker, &upload_id_marker);

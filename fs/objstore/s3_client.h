@@ -29,6 +29,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -36,6 +37,7 @@
 
 #include "common/status.h"
 #include "fs/objstore/s3_client_options.h"
+#include "fs/objstore/s3_client_stats.h"
 #include "fs/objstore/s3_http.h"
 #include "fs/objstore/s3_types.h"
 
@@ -140,25 +142,36 @@ class S3Client {
   // (the object volume's health tells a busy store from a dead one by it).
   uint64_t replies() const { return replies_.load(std::memory_order_relaxed); }
 
+  // What this client's calls cost so far: requests per operation, their
+  // latency, errors and the bytes moved (S3ClientStats).
+  const S3ClientStats& stats() const { return stats_; }
+
  private:
   explicit S3Client(S3ClientOptions options);
 
   // Sends `request` with retries (S3ClientOptions) until a reply with a status
-  // in [200, 300) or `also_ok`, or an error that will not pass, or the bound.
-  // `what` ("PUT s3://bucket/key") starts every error message.
-  // *attempts (when given) receives the number of attempts made.
-  Result<S3HttpResult> Perform(const std::string& what, const S3HttpRequest& request,
+  // in [200, 300) or `also_ok`, or an error that will not pass, or the bound,
+  // and counts the call as one of `op` in stats(). `what` ("PUT
+  // s3://bucket/key") starts every error message. *attempts (when given)
+  // receives the number of attempts made.
+  Result<S3HttpResult> Perform(S3Op op, const std::string& what, const S3HttpRequest& request,
                                S3ResponseSink* sink, long also_ok = 0, int* attempts = nullptr);
+  // Perform's attempts, the first started at `start`; *attempts receives their number.
+  Result<S3HttpResult> Attempt(const std::string& what, const S3HttpRequest& request,
+                               S3ResponseSink* sink, long also_ok,
+                               std::chrono::steady_clock::time_point start, int* attempts);
   std::string Url(const std::string& bucket, const std::string& key,
                   const std::map<std::string, std::string>& query = {}) const;
-  Result<std::string> PutFromFd(const std::string& what, S3HttpRequest request);
+  Result<std::string> PutFromFd(S3Op op, const std::string& what, S3HttpRequest request);
   // A request on `bucket` itself (`method` PUT, DELETE or HEAD), named `what`
   // in errors; its reply's body is not needed.
-  Status BucketRequest(const char* method, const std::string& what, const std::string& bucket);
+  Status BucketRequest(S3Op op, const char* method, const std::string& what,
+                       const std::string& bucket);
 
   const S3ClientOptions options_;
   S3Http http_;
   std::atomic<uint64_t> replies_{0};
+  S3ClientStats stats_;
 };
 
 }  // namespace tierfs

@@ -271,6 +271,11 @@ S3HttpResult S3Http::Exchange(const S3HttpRequest& request, S3ResponseSink* sink
 
   CURLcode rc = curl_easy_perform(curl);
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &result.status);
+  curl_off_t sent = 0, received = 0;
+  curl_easy_getinfo(curl, CURLINFO_SIZE_UPLOAD_T, &sent);
+  curl_easy_getinfo(curl, CURLINFO_SIZE_DOWNLOAD_T, &received);
+  result.bytes_sent = static_cast<uint64_t>(std::max<curl_off_t>(sent, 0));
+  result.bytes_received = static_cast<uint64_t>(std::max<curl_off_t>(received, 0));
   if (rc != CURLE_OK) {
     result.curl_code = rc;
     result.curl_error = errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc);

@@ -57,6 +57,8 @@ struct S3HttpResult {
   std::map<std::string, std::string> headers;  // of the final reply, names lower case
   std::string text;             // the body when no sink took it (errors, XML), <= 16 MiB
   std::string sent_md5;         // hex MD5 of a body streamed from body_fd
+  uint64_t bytes_sent = 0;      // body bytes sent and received (curl's count),
+  uint64_t bytes_received = 0;  // also when the exchange failed part way
 };
 
 class S3Http {

@@ -220,6 +220,12 @@ json ClassTable(const FileSystem& fs, const policy::ScanPlan& plan, bool measure
       measured ? fs.volumes().Space(/*fresh=*/true) : std::vector<policy::VolumeState>{};
   json classes = json::array();
   for (const policy::ClassSpace& c : plan.classes) {
+    if (fs.volumes().ClassHasObjectVolume(c.name)) {
+      // A store's capacity is unknown: the planner's room for it
+      // (kObjectVolumeBytes) is no size to show.
+      classes.push_back({{"class", c.name}, {"object_store", true}});
+      continue;
+    }
     json entry = {{"class", c.name}, {"size_bytes", c.size_bytes},
                   {"free_before", c.free_before}, {"free_after", c.free_after}};
     if (measured) {

@@ -38,6 +38,12 @@ Result<std::unique_ptr<ObjectVolume>> ObjectVolume::Open(const meta::Volume& row
   return v;
 }
 
+S3ClientStats::Calls ObjectVolume::CallsOf(S3Op op) const {
+  S3ClientStats::Calls calls = transfer_->stats().CallsOf(op);
+  calls.Add(quick_->stats().CallsOf(op));
+  return calls;
+}
+
 Status ObjectVolume::Probe() { return quick_->HeadBucket(location_.bucket); }
 
 }  // namespace tierfs

@@ -57,6 +57,15 @@ class ObjectVolume {
   // Replies of both clients so far (S3Client::replies).
   uint64_t Replies() const { return transfer_->replies() + quick_->replies(); }
 
+  // Both clients' calls of `op` so far, summed (S3ClientStats::Calls): the
+  // volume's request, error and latency metrics.
+  S3ClientStats::Calls CallsOf(S3Op op) const;
+  // Body bytes both clients sent to / received from the store so far.
+  uint64_t SentBytes() const { return transfer_->stats().SentBytes() + quick_->stats().SentBytes(); }
+  uint64_t ReceivedBytes() const {
+    return transfer_->stats().ReceivedBytes() + quick_->stats().ReceivedBytes();
+  }
+
   S3Client& transfer() { return *transfer_; }
   S3Client& quick() { return *quick_; }
 

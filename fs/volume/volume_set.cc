@@ -294,6 +294,13 @@ void VolumeSet::RecheckFull(uint32_t volume_id) const {
 
 bool VolumeSet::IsObjectVolume(uint32_t id) const { return Store(id) != nullptr; }
 
+bool VolumeSet::ClassHasObjectVolume(const std::string& cls) const {
+  for (const meta::Volume& v : volumes()) {
+    if (v.placement_class == cls && meta::IsObjectVolume(v)) return true;
+  }
+  return false;
+}
+
 ObjectVolume* VolumeSet::Store(uint32_t id) const {
   const Slot* slot = SlotOf(id);
   return slot == nullptr ? nullptr : slot->store.get();

@@ -101,6 +101,9 @@ class VolumeSet {
   // The store of object volume `id`, or nullptr (a directory, or an unknown id).
   // Valid for the life of the set.
   ObjectVolume* Store(uint32_t id) const;
+  // Whether some volume of placement class `cls` is an object volume (the
+  // class's capacity is then unknown).
+  bool ClassHasObjectVolume(const std::string& cls) const;
   // Removes inode `ino`'s object from volume `id`, whatever its kind: a file on
   // a directory as RemoveObject does; on an object volume a DELETE of its key
   // (ObjectVolume::quick() bounds, a few seconds; a missing key is no error). EIO naming the volume when

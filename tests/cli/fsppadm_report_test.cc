@@ -90,6 +90,20 @@ TEST_F(ReportTest, TextReportMatchesGolden) {
   EXPECT_EQ(FormatScanReport(SampleResult(), options), golden);
 }
 
+TEST_F(ReportTest, AClassOnAnObjectStoreShowsNoSize) {
+  // The daemon sends no size for a class with an object volume (its capacity
+  // is unknown), rather than the planner's 1 PiB of room.
+  json result = SampleResult();
+  result["classes"].push_back({{"class", "cloud"}, {"object_store", true}});
+  ScanReportOptions options;
+  options.mount_point = "/mnt/tier";
+  const std::string text = FormatScanSummary(result, options);
+  EXPECT_NE(text.find("hdd      4194304           1048576          1049600\n"
+                      "cloud          -                 -                -\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST_F(ReportTest, TimesColumnsWithA) {
   ScanReportOptions options;
   options.mount_point = "/mnt/tier";

@@ -103,6 +103,28 @@ TEST(TierReportHtml, DrawsOneProportionalBarPerDirectoryAndEscapesPaths) {
             std::string::npos);
 }
 
+// Answer() with an object volume: the daemon sends no capacity, used or free
+// for it or its class.
+json AnswerWithAStore() {
+  json a = Answer();
+  a["classes"].push_back({{"class", "cloud"}, {"files", 5}, {"bytes", 5000}});
+  a["volumes"].push_back({{"id", 3}, {"name", "store"}, {"class", "cloud"},
+                          {"state", "online"}, {"files", 5}, {"bytes", 5000}});
+  return a;
+}
+
+TEST(TierReportText, AnObjectStoreShowsDashesForItsUnknownCapacity) {
+  const std::string text = TierReportText(TierReportFromJson(AnswerWithAStore(), "/mnt"));
+  // Class, Files, Bytes, then Capacity, Used and Free.
+  EXPECT_NE(text.find("cloud      5   4.9K         -     -     -"), std::string::npos) << text;
+  EXPECT_EQ(text.find("1.0P"), std::string::npos) << text;
+}
+
+TEST(TierReportHtml, AnObjectStoreShowsDashesForItsUnknownCapacity) {
+  const std::string html = TierReportHtml(TierReportFromJson(AnswerWithAStore(), "/mnt"));
+  EXPECT_NE(html.find("<td>-</td><td>-</td><td>-</td>"), std::string::npos) << html;
+}
+
 TEST(TierReportHtml, EmptyFileSystem) {
   const TierReport report = TierReportFromJson(json::object(), "/mnt");
   const std::string html = TierReportHtml(report);
