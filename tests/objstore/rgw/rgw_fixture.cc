@@ -9,6 +9,8 @@
 #include <random>
 #include <vector>
 
+#include "tests/support/ceph_s3_options.h"
+
 namespace tierfs::testing {
 
 void RgwTest::SetUp() {
@@ -47,18 +49,7 @@ void RgwTest::TearDown() {
   EXPECT_TRUE(st.ok()) << st.message();
 }
 
-S3ClientOptions RgwTest::Options() const {
-  S3ClientOptions o;
-  o.endpoint = cluster_->endpoint();
-  o.credentials = {cluster_->access_key(), cluster_->secret_key()};
-  o.connect_timeout_seconds = 2;
-  o.stall_timeout_seconds = 5;
-  o.request_timeout_seconds = 20;
-  o.max_attempts = 4;
-  o.backoff_initial_seconds = 0.05;
-  o.backoff_max_seconds = 0.5;
-  return o;
-}
+S3ClientOptions RgwTest::Options() const { return CephS3ClientOptions(*cluster_); }
 
 std::unique_ptr<S3Client> RgwTest::MakeClient(const S3ClientOptions& options) const {
   Result<std::unique_ptr<S3Client>> client = S3Client::Create(options);

@@ -40,8 +40,8 @@ class RgwTest : public ::testing::Test {
   void SetUp() override;
   void TearDown() override;
 
-  // The options of client_: the cluster's endpoint and keys, bounds short
-  // enough for fault tests (connect 2 s, stall 5 s, call 20 s, 4 attempts).
+  // The options of client_: CephS3ClientOptions (tests/support/ceph_s3_options.h),
+  // the cluster's endpoint and keys with bounds short enough for fault tests.
   S3ClientOptions Options() const;
   // A client with other options (a wrong secret, other bounds).
   std::unique_ptr<S3Client> MakeClient(const S3ClientOptions& options) const;

@@ -1,0 +1,18 @@
+#include "tests/support/ceph_s3_options.h"
+
+namespace tierfs::testing {
+
+S3ClientOptions CephS3ClientOptions(const CephCluster& cluster) {
+  S3ClientOptions o;
+  o.endpoint = cluster.endpoint();
+  o.credentials = {cluster.access_key(), cluster.secret_key()};
+  o.connect_timeout_seconds = 2;
+  o.stall_timeout_seconds = 5;
+  o.request_timeout_seconds = 20;
+  o.max_attempts = 4;
+  o.backoff_initial_seconds = 0.05;
+  o.backoff_max_seconds = 0.5;
+  return o;
+}
+
+}  // namespace tierfs::testing
