@@ -22,6 +22,7 @@
 
 #include "tests/integration/test_policies.h"
 #include "tests/integration/tierfs_fixture.h"
+#include "tests/support/metric_samples.h"
 
 namespace tierfs::testing {
 namespace {
@@ -65,38 +66,16 @@ class MetricsTest : public TierfsFixture {
            textfile_});
   }
 
-  // Samples ("name{labels sorted}" -> value) parsed from `source` (a URL or a
-  // file) by metrics_check.py; fails the test when it cannot parse them.
   std::map<std::string, double> Samples(const std::string& source) {
-    CommandResult r = RunCommand(
-        {"/usr/bin/python3", TIERFS_SOURCE_DIR "/tests/integration/metrics_check.py", source});
-    EXPECT_EQ(r.exit_code, 0) << r.output.substr(0, 3000);
-    std::map<std::string, double> out;
-    std::istringstream lines(r.output);
-    for (std::string line; std::getline(lines, line);) {
-      const size_t space = line.rfind(' ');
-      if (space == std::string::npos) continue;
-      out[line.substr(0, space)] = std::strtod(line.c_str() + space + 1, nullptr);
-    }
-    return out;
+    return ReadMetricSamples(source);
   }
   std::map<std::string, double> Scrape() {
     return Samples("http://127.0.0.1:" + std::to_string(port_) + "/metrics");
   }
-  // The value of `name` with `labels` (R"(class="hdd",volume="vol2")", without
-  // the mount label), or -1 when there is no such sample.
+  // The value of `name` with `labels` on this mount (MetricValue), or -1.
   double Value(const std::map<std::string, double>& samples, const std::string& name,
                const std::string& labels) const {
-    // metrics_check.py sorts the labels by name; "mount" takes its place among them.
-    std::map<std::string, std::string> sorted = {{"mount", "mount=\"" + mnt_ + "\""}};
-    std::istringstream parts(labels);
-    for (std::string part; std::getline(parts, part, ',');) {
-      sorted[part.substr(0, part.find('='))] = part;
-    }
-    std::string key = name + "{";
-    for (const auto& [label, text] : sorted) key += (key.back() == '{' ? "" : ",") + text;
-    auto it = samples.find(key + "}");
-    return it == samples.end() ? -1 : it->second;
+    return MetricValue(samples, mnt_, name, labels);
   }
 
   int port_ = -1;
