@@ -158,17 +158,7 @@ TEST_P(MmapLifetimeTest, AMappingWrittenAfterItsFileMovedWritesThatFileOnly) {
   // passthrough the mapping writes the object itself, so the move must wait
   // for munmap (busy); through the daemon the mapping follows the file.
   const bool passthrough = std::string(GetParam()) == "passthrough";
-  auto enforce_until_moved = [&](int attempts) {
-    bool moved = false;
-    for (int i = 0; i < attempts && !moved; ++i) {
-      CommandResult enforce = Tool("fsppadm", {"enforce", mnt_});
-      EXPECT_EQ(enforce.exit_code, 0) << enforce.output;
-      moved = ClassOf("m.hot") == "ssd";
-      if (!moved) usleep(100000);
-    }
-    return moved;
-  };
-  const bool moved = enforce_until_moved(passthrough ? 10 : 30);
+  const bool moved = EnforceUntilClass("m.hot", "ssd", passthrough ? 10 : 30);
   if (passthrough) {
     EXPECT_FALSE(moved) << "relocated while a mapping kept after close still writes its object";
   }
@@ -186,7 +176,7 @@ TEST_P(MmapLifetimeTest, AMappingWrittenAfterItsFileMovedWritesThatFileOnly) {
       << "the write through the mapping: " << Describe(status);
   EXPECT_EQ(mapping.Unmap(), 0);
   if (passthrough) {
-    EXPECT_TRUE(enforce_until_moved(30)) << "still busy after munmap";
+    EXPECT_TRUE(EnforceUntilClass("m.hot", "ssd", 30)) << "still busy after munmap";
   }
   std::string want = data;
   want.replace(8192, patch.size(), patch);

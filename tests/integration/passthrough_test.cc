@@ -178,14 +178,7 @@ TEST_F(PassthroughTest, AFileOpenByPassthroughIsBusyAndMovesAfterItsLastClose) {
   EXPECT_TRUE(read_back == data);
   ASSERT_EQ(close(reader), 0);
   // The RELEASE comes after close(2) returns: the next enforce moves it, whole.
-  bool moved = false;
-  for (int i = 0; i < 50 && !moved; ++i) {
-    CommandResult again = Tool("fsppadm", {"enforce", mnt_});
-    ASSERT_EQ(again.exit_code, 0) << again.output;
-    moved = ClassOf("f") == "ssd";
-    if (!moved) usleep(100000);
-  }
-  EXPECT_TRUE(moved);
+  EXPECT_TRUE(EnforceUntilClass("f", "ssd", 50));
   EXPECT_EQ(ReadFile(Path("f")), data);
 }
 
@@ -270,14 +263,8 @@ TEST_F(PassthroughTest, PassthroughReadsHeatTheFileAndEnforceMovesIt) {
             std::string::npos)
       << query.output;
   // Within the counter's drain period (a second) the reads reach the counters.
-  bool moved = false;
-  for (int i = 0; i < 30 && !moved; ++i) {
-    usleep(200000);
-    CommandResult enforce = Tool("fsppadm", {"enforce", mnt_});
-    ASSERT_EQ(enforce.exit_code, 0) << enforce.output;
-    moved = ClassOf("read") == "ssd";
-  }
-  EXPECT_TRUE(moved) << "passthrough reads earned no heat";
+  usleep(200000);
+  EXPECT_TRUE(EnforceUntilClass("read", "ssd", 30, 200)) << "passthrough reads earned no heat";
   EXPECT_EQ(ClassOf("unread"), "hdd");
   Unmount();
   EXPECT_EQ(Requests("read"), 0) << "the reads reached the daemon: nothing was proven";

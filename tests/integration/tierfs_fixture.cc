@@ -334,4 +334,16 @@ std::string TierfsFixture::ClassOf(const std::string& relative) {
   return doc["files"][0].value("class", "");
 }
 
+bool TierfsFixture::EnforceUntilClass(const std::string& relative, const std::string& cls,
+                                      int attempts, int pause_ms) {
+  for (int i = 0; i < attempts; ++i) {
+    if (i > 0) usleep(static_cast<useconds_t>(pause_ms) * 1000);
+    CommandResult enforce = Tool("fsppadm", {"enforce", mnt_});
+    EXPECT_EQ(enforce.exit_code, 0) << enforce.output;
+    if (enforce.exit_code != 0) return false;
+    if (ClassOf(relative) == cls) return true;
+  }
+  return false;
+}
+
 }  // namespace tierfs::testing

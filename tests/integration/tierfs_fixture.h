@@ -100,6 +100,12 @@ class TierfsFixture : public ::testing::Test {
   void AssignPolicy(const std::string& xml);
   // The class fsmap reports for a file in the mount ("ssd", "hdd"...).
   std::string ClassOf(const std::string& relative);
+  // Runs fsppadm enforce (each run must exit 0) until file `relative` is in
+  // class `cls`, at most `attempts` times with `pause_ms` between them (for a
+  // RELEASE that trails close(2), heat the kernel counts within a second, a
+  // mapping that keeps its file busy). Whether the file got there.
+  bool EnforceUntilClass(const std::string& relative, const std::string& cls, int attempts,
+                         int pause_ms = 100);
 
   std::string root_, ssd_, hdd_, mnt_;
   bool mounted_ = false;
