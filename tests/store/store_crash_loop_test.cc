@@ -242,7 +242,7 @@ class StoreCrashLoopTest : public ObjectVolumeTest {
   int repairs_ = 0;
 };
 
-TEST_F(StoreCrashLoopTest, Short) { Run(18, 1); }
+TEST_F(StoreCrashLoopTest, Short) { Run(15, 1); }
 
 TEST_F(StoreCrashLoopTest, Long) {
   const char* long_tests = std::getenv("TIERFS_LONG_TESTS");
