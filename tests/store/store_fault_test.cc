@@ -456,13 +456,37 @@ TEST_F(StoreFaultTest, AFullBucketMovesWhatFitsAndReportsTheRestNospace) {
   // Five files of 4 MiB (one PUT each) for a bucket that takes 10 MiB.
   constexpr size_t kFiles = 5, kSize = 4 * kMiB;
   ASSERT_TRUE(cluster_->SetBucketQuota(bucket_, 10 * kMiB).ok());
+  // The gateway learns the quota from the cluster: a PUT over it must be
+  // refused before the test goes on (bounded).
+  {
+    const std::string probe_path = root_ + "/probe";
+    WriteFile(probe_path, std::string(11 * kMiB, 'p'));
+    int fd = open(probe_path.c_str(), O_RDONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    bool refused = false;
+    const auto start = Clock::now();
+    while (!refused && SecondsSince(start) < 30) {
+      auto put = s3_->PutObject(bucket_, "probe", fd, 0, 11 * kMiB, {});
+      refused = !put.ok() && put.status().code() == ENOSPC;
+      if (put.ok()) {
+        s3_->DeleteObject(bucket_, "probe");
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      }
+    }
+    close(fd);
+    ASSERT_TRUE(refused) << "the gateway did not apply the bucket's quota within 30 s";
+  }
   std::vector<std::string> data;
   for (size_t i = 0; i < kFiles; ++i) {
     data.push_back(RandomBytes(kSize, 60 + static_cast<uint32_t>(i)));
     WriteFile(Path("f" + std::to_string(i)), data.back());
   }
   ASSERT_NO_FATAL_FAILURE(AssignPolicy(ToClassPolicy("cloud")));
-  CommandResult r = Tool("fsppadm", {"enforce", "--json", mnt_}, 180);
+  // One move at a time (-p 1): the gateway checks a PUT against the bucket's
+  // usage when it begins, so uploads in parallel may all pass a quota
+  // together (measured: 5 of 5 with 16 workers); one after the other, what
+  // fits is exactly what the quota allows.
+  CommandResult r = Tool("fsppadm", {"enforce", "-p", "1", "--json", mnt_}, 180);
   nlohmann::json result = nlohmann::json::parse(r.output, nullptr, false);
   ASSERT_TRUE(result.is_object()) << r.output;
   size_t moved = 0, nospace = 0;
