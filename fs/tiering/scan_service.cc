@@ -164,6 +164,8 @@ struct Tally {
       gone++;
     } else if (outcome == "stopped") {
       stopped++;
+    } else if (outcome == "nospace") {
+      nospace++;  // found full at run time (EnforceOutcome)
     } else if (outcome != "planned") {
       errors++;
     }
@@ -326,10 +328,18 @@ std::vector<std::string> ScanService::ExecuteAll(const std::vector<policy::Plann
   return outcomes;
 }
 
+std::string EnforceOutcome(const Result<RelocationOutcome>& moved) {
+  if (!moved.ok()) return "error: " + moved.status().message();
+  // A full destination is found only by the copy when the plan's free space
+  // did not show it (a store has no free space to ask: its quota answers the
+  // PUT). Before, such a move was counted an error and made enforce exit 1.
+  if (moved->error == ENOSPC || moved->error == EDQUOT) return "nospace";
+  return moved->outcome;
+}
+
 std::string ScanService::Execute(const policy::PlannedMove& move) {
   if (move.action == policy::FileVerdict::kDelete) return DeleteForPolicy(fs_, move);
-  auto moved = relocator_.Relocate(move.ino, move.to_volume);
-  return moved.ok() ? moved->outcome : "error: " + moved.status().message();
+  return EnforceOutcome(relocator_.Relocate(move.ino, move.to_volume));
 }
 
 json ScanService::QueryRows(const policy::PlacementPolicy& pol, const ScanInputs& inputs,

@@ -60,6 +60,14 @@ using ScanProgress = std::function<void(const std::string& phase, uint64_t done,
 // Worker threads for -p io_nice (docs/commands.md "fsppadm"): 1 -> 1, 50 -> 16, 100 -> 32.
 int RelocationWorkers(int io_nice);
 
+// The outcome an enforce reports for one relocation: the relocator's outcome,
+// "error: MESSAGE" when it refused the move, except that a move that failed
+// because its destination was full (ENOSPC or EDQUOT: a local volume that
+// filled since the plan, or an object volume's bucket over its quota, which
+// the gateway answers 403 QuotaExceeded) is "nospace", as a move the planner
+// found no room for: not an error, the next enforce retries it (docs/commands.md).
+std::string EnforceOutcome(const Result<RelocationOutcome>& moved);
+
 class ScanService {
  public:
   ScanService(FileSystem& fs, Relocator& relocator) : fs_(fs), relocator_(relocator) {}

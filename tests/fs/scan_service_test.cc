@@ -27,5 +27,23 @@ TEST(ScanRequest, IoNiceIsParsedAndChecked) {
   EXPECT_FALSE(ParseScanRequest({{"mode", "sweep"}}).ok());
 }
 
+// A move whose destination turned out full at run time (a local volume that
+// filled since the plan, a bucket over its quota: 403 QuotaExceeded is ENOSPC)
+// is "nospace" like a move the planner found no room for, not an error.
+TEST(EnforceOutcome, AFullDestinationIsNospaceNotAnError) {
+  RelocationOutcome quota{"error: PUT s3://b/tfs/objects/02/2.1: HTTP 403 QuotaExceeded", ENOSPC,
+                          0, 0.2};
+  EXPECT_EQ(EnforceOutcome(quota), "nospace");
+  RelocationOutcome dquot{"error: write: Disk quota exceeded", EDQUOT, 0, 0};
+  EXPECT_EQ(EnforceOutcome(dquot), "nospace");
+  // Other failures stay errors, with their message; other outcomes as they are.
+  RelocationOutcome refused{"error: PUT s3://b/k: Couldn't connect to server", EIO, 0, 0};
+  EXPECT_EQ(EnforceOutcome(refused), refused.outcome);
+  EXPECT_EQ(EnforceOutcome(RelocationOutcome{"moved", 0, 10, 0}), "moved");
+  EXPECT_EQ(EnforceOutcome(RelocationOutcome{"busy", 0, 0, 0}), "busy");
+  EXPECT_EQ(EnforceOutcome(Status::Invalid("already on that volume")),
+            "error: already on that volume");
+}
+
 }  // namespace
 }  // namespace tierfs

@@ -150,14 +150,18 @@ size_t ObjectVolumeTest::LocalObjects(const std::string& volume) {
   return n;
 }
 
-size_t ObjectVolumeTest::TmpEntries(const std::string& volume) {
-  size_t n = 0;
+std::string ObjectVolumeTest::TmpLeftovers(const std::string& volume) {
+  std::string list;
   std::error_code ec;
   for (auto it = std::filesystem::directory_iterator(volume + "/.tierfs/tmp", ec);
        !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
-    ++n;
+    std::error_code size_ec;
+    const uintmax_t size = std::filesystem::file_size(it->path(), size_ec);
+    if (it->path().filename().string().rfind("free.", 0) == 0 && !size_ec && size == 0) continue;
+    list += (list.empty() ? "" : ", ") + it->path().filename().string() + " (" +
+            (size_ec ? std::string("not a file") : std::to_string(size) + " B") + ")";
   }
-  return n;
+  return list;
 }
 
 std::string ObjectVolumeTest::StoreState() {

@@ -66,9 +66,11 @@ class ObjectVolumeTest : public TierfsFixture {
 
   // Objects (regular files) under a local volume's .tierfs/objects.
   static size_t LocalObjects(const std::string& volume);
-  // Entries (of any kind) under a local volume's .tierfs/tmp: copies of a
-  // relocation or a recall not yet renamed into objects/.
-  static size_t TmpEntries(const std::string& volume);
+  // The entries (of any kind) under a local volume's .tierfs/tmp but its
+  // recycled objects (empty "free.N" files, VolumeSet): copies of a relocation
+  // or a recall not yet renamed into objects/. "" when there are none, else
+  // "NAME (SIZE B), ..." (what a failure message shows).
+  static std::string TmpLeftovers(const std::string& volume);
 
   // The state fsvoladm list shows for the volume whose path is Url() ("online",
   // "offline"...), "" when there is none.

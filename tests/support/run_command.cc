@@ -23,6 +23,10 @@ CommandResult RunCommand(const std::vector<std::string>& argv, int timeout_secon
     dup2(null_fd, STDIN_FILENO);
     dup2(out[1], STDOUT_FILENO);
     dup2(out[1], STDERR_FILENO);
+    // Nothing else of the test's: a daemon started here (the tierfs mount, a
+    // Ceph gateway) would keep a descriptor the test opened on the mount open
+    // for as long as it runs, and the mount could never be unmounted.
+    close_range(3, ~0U, 0);
     std::vector<char*> args;
     for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
