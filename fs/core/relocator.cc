@@ -338,6 +338,14 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
 
   fs_.ReleaseHold(inode, Hold::kPin);
   if (skipped) return result;
+  if (result.error == ENOSPC || result.error == EDQUOT) {
+    // The destination was found full by the copy itself (a store over its
+    // quota, a local volume that filled since the plan): "nospace" in the
+    // history and the metrics, as enforce reports it, not an error.
+    LogInfo("inode {}: not moved to {}: {}", ino, fs_.volumes().NameOf(to_volume),
+            result.outcome);
+    result.outcome = "nospace";
+  }
 
   meta::RelocationRecord record;
   record.time_ns = fs_.clock().NowNanos();

@@ -67,8 +67,9 @@ namespace tierfs {
 
 struct RelocationOutcome {
   // "moved" | "busy" (written during the copy, or open by passthrough) | "gone"
-  // (unlinked since the scan) |
-  // "error: ..."
+  // (unlinked since the scan) | "nospace" (the destination found full by the
+  // copy: error is ENOSPC or EDQUOT; the store's or volume's words are logged)
+  // | "error: ..."
   std::string outcome;
   int error = 0;         // the errno behind an "error: ..." outcome (ENOSPC, EIO...)
   uint64_t bytes = 0;    // bytes copied
