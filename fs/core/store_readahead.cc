@@ -11,7 +11,7 @@ std::atomic<size_t> StoreReadahead::held_{0};
 StoreReadahead::~StoreReadahead() {
   MutexLock lock(mu_);
   DropAhead();
-  held_.fetch_sub(window_.size() + spare_.size());
+  held_.fetch_sub(window_.size());
 }
 
 void StoreReadahead::DropAhead() {
@@ -28,10 +28,7 @@ bool StoreReadahead::TakeAhead(uint64_t offset) {
     ahead_.reset();
     return false;
   }
-  // The old window's memory stays counted: the next fetch ahead reuses it.
-  // A fresh 32 MiB buffer for every window would cost a page fault and a
-  // zeroing per page, on a path whose work is otherwise copying the bytes.
-  spare_ = std::move(window_);
+  held_.fetch_sub(window_.size());
   window_ = std::move(ahead_->bytes);
   start_ = ahead_->start;
   filled_ = *got;
@@ -42,29 +39,15 @@ bool StoreReadahead::TakeAhead(uint64_t offset) {
 void StoreReadahead::MaybeFetchAhead(uint64_t read_end, uint64_t object_size,
                                      const Fetch& fetch) {
   const uint64_t end = start_ + filled_;
-  if (ahead_) return;
-  if (filled_ < window_.size() || end >= object_size) {
-    // The window reaches the object's end: nothing more to fetch ahead.
-    held_.fetch_sub(spare_.size());
-    spare_ = std::vector<char>();
+  if (ahead_ || filled_ == 0 || filled_ < window_.size() || end >= object_size ||
+      read_end < start_ + filled_ / 2) {
     return;
   }
-  if (filled_ == 0 || read_end < start_ + filled_ / 2) return;
   const size_t size = static_cast<size_t>(
       std::min<uint64_t>(std::min(window_.size() * 2, kStoreReadaheadMaxBytes), object_size - end));
-  std::vector<char> bytes = std::move(spare_);  // counted already
-  if (size > bytes.size() && !Reserve(size - bytes.size())) {
-    held_.fetch_sub(bytes.size());
-    return;
-  }
-  if (size < bytes.size()) {  // the object's last window
-    held_.fetch_sub(bytes.size() - size);
-    bytes.resize(size);
-    bytes.shrink_to_fit();
-  }
-  bytes.resize(size);
+  if (!Reserve(size)) return;
   auto ahead = std::make_unique<Ahead>();
-  ahead->bytes = std::move(bytes);
+  ahead->bytes.resize(size);
   ahead->start = end;
   ahead->done = std::async(std::launch::async, [fetch, end, size, buf = ahead->bytes.data()] {
     return fetch(end, size, buf);
@@ -110,8 +93,6 @@ Result<size_t> StoreReadahead::Read(uint64_t offset, size_t size, uint64_t objec
     }
   }
   DropAhead();  // a read elsewhere: the reader is not where it was going
-  held_.fetch_sub(spare_.size());
-  spare_ = std::vector<char>();
   // The next window's size: twice the last after a miss at its end, else the
   // first size again. Memory beyond what the handle holds comes from the budget.
   const bool sequential = filled_ > 0 && offset == start_ + filled_;

@@ -95,7 +95,6 @@ class StoreReadahead {
   uint64_t start_ GUARDED_BY(mu_) = 0;  // object offset of window_[0]
   size_t filled_ GUARDED_BY(mu_) = 0;   // valid bytes in window_
   std::unique_ptr<Ahead> ahead_ GUARDED_BY(mu_);  // null: none being fetched
-  std::vector<char> spare_ GUARDED_BY(mu_);  // the last window, for the next fetch ahead
   static std::atomic<size_t> held_;
 };
 

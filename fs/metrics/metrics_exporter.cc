@@ -2,11 +2,15 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <limits>
+#include <map>
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 #include <prometheus/exposer.h>
