@@ -30,8 +30,7 @@ Result<size_t> FileSystem::ReadFromStore(FileHandle* fh, uint32_t volume,
     window = fh->store_readahead.get();
   }
   const std::string key = store->Key(attr.ino, attr.generation);
-  // By value: the window also calls it from its fetch ahead, on another thread. `store`
-  // lives as long as the volume set.
+  // `store` lives as long as the volume set.
   auto fetch = [store, key](uint64_t at, size_t length, char* into) -> Result<size_t> {
     return store->quick().GetObject(store->location().bucket, key, at, length, into);
   };

@@ -2,15 +2,11 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <fstream>
-#include <limits>
-#include <map>
 #include <stdexcept>
-#include <tuple>
 #include <vector>
 
 #include <prometheus/exposer.h>
