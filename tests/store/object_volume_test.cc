@@ -212,6 +212,59 @@ TEST_F(ObjectVolumeTest, RefusesCredentialsOthersMayReadAndNamesAMissingBucket) 
   EXPECT_EQ(list.output.find("s3://"), std::string::npos) << list.output;
 }
 
+// A wrong secret: refused by fsvoladm add with the store's words, naming the
+// bucket, and nothing added; a secret that goes wrong later (the file edited,
+// the key revoked) makes the volume offline at the next mount, its files fail
+// with EIO and the rest of the file system works. No secret is ever shown.
+TEST_F(ObjectVolumeTest, AWrongSecretIsRefusedAtTheAddAndTurnsTheVolumeOfflineLater) {
+  const std::string wrong_secret = "not-the-" + cluster_->secret_key();
+  const std::string good = "access_key = " + cluster_->access_key() +
+                           "\nsecret_key = " + cluster_->secret_key() + "\n";
+  const std::string bad = "access_key = " + cluster_->access_key() +
+                          "\nsecret_key = " + wrong_secret + "\n";
+  WriteFile(credentials_, bad);
+  CommandResult refused = Tool("fsvoladm", {"add", "--endpoint", cluster_->endpoint(),
+                                            "--credentials", credentials_, mnt_, Url() + ":cloud"});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.output.find(bucket_), std::string::npos) << refused.output;
+  EXPECT_NE(refused.output.find("403"), std::string::npos) << refused.output;
+  EXPECT_EQ(refused.output.find(wrong_secret), std::string::npos) << refused.output;
+  CommandResult list = Tool("fsvoladm", {"list", "--json", mnt_});
+  EXPECT_EQ(list.output.find("s3://"), std::string::npos) << list.output;
+
+  // Added with the right secret, a file moved to the store, then the secret
+  // goes wrong while the file system is not mounted.
+  WriteFile(credentials_, good);
+  ASSERT_NO_FATAL_FAILURE(AddStore());
+  AssignPolicy(ToClassPolicy("cloud"));
+  const std::string data = RandomBytes(kMiB, 41);
+  WriteFile(Path("f"), data);
+  Enforce();
+  ASSERT_EQ(ClassOf("f"), "cloud");
+  WriteFile(Path("local"), "stays readable");  // after the enforce: on hdd
+  ASSERT_EQ(ClassOf("local"), "hdd");
+  Unmount();
+  WriteFile(credentials_, bad);
+  Mount();
+  WaitForState("offline", 20);
+  EXPECT_EQ(ReadErrno(Path("f")), EIO);
+  struct stat st;
+  EXPECT_EQ(stat(Path("f").c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, static_cast<off_t>(kMiB));
+  EXPECT_EQ(ReadFile(Path("local")), "stays readable");
+  const std::string log = DaemonLog();
+  EXPECT_NE(log.find("403"), std::string::npos) << log.substr(log.size() > 4000 ? log.size() - 4000 : 0);
+  EXPECT_EQ(log.find(wrong_secret), std::string::npos);
+  EXPECT_EQ(log.find(cluster_->secret_key()), std::string::npos);
+
+  // The right secret again: online after the next mount, the file whole.
+  Unmount();
+  WriteFile(credentials_, good);
+  Mount();
+  WaitForState("online", 20);
+  EXPECT_TRUE(ReadFileIfAny(Path("f")) == data);
+}
+
 // fsvoladm remove of an object volume recalls every file (to the classes their
 // CREATE rules name) and forgets the volume; the bucket is left empty.
 TEST_F(ObjectVolumeTest, RemovingTheStoreRecallsEveryFile) {
