@@ -331,7 +331,8 @@ Status S3Client::DeleteObject(const std::string& bucket, const std::string& key)
   S3HttpRequest req;
   req.method = "DELETE";
   req.url = Url(bucket, key);
-  Result<S3HttpResult> r = Perform(S3Op::kDeleteObject, "DELETE " + Describe(bucket, key), req, nullptr);
+  Result<S3HttpResult> r =
+      Perform(S3Op::kDeleteObject, "DELETE " + Describe(bucket, key), req, nullptr);
   return r.ok() ? Status::Ok() : r.status();
 }
 
@@ -388,7 +389,8 @@ Result<std::string> S3Client::UploadPart(const std::string& bucket, const std::s
   req.body_fd = fd;
   req.body_offset = offset;
   req.body_length = length;
-  return PutFromFd(S3Op::kUploadPart, "upload part " + std::to_string(part_number) + " of " + Describe(bucket, key),
+  return PutFromFd(S3Op::kUploadPart,
+                   "upload part " + std::to_string(part_number) + " of " + Describe(bucket, key),
                    std::move(req));
 }
 
@@ -406,7 +408,8 @@ Result<std::string> S3Client::CompleteMultipartUpload(const std::string& bucket,
   req.body = CompleteMultipartUploadBody(parts);
   std::string what = "complete multipart upload " + Describe(bucket, key);
   int attempts = 0;
-  Result<S3HttpResult> r = Perform(S3Op::kCompleteMultipartUpload, what, req, nullptr, 0, &attempts);
+  Result<S3HttpResult> r =
+      Perform(S3Op::kCompleteMultipartUpload, what, req, nullptr, 0, &attempts);
   if (!r.ok()) {
     // A lost reply: the first attempt completed the upload, the retry finds it
     // gone. The object then carries the multipart ETag "MD5-<parts>".
@@ -438,7 +441,8 @@ Status S3Client::AbortMultipartUpload(const std::string& bucket, const std::stri
   S3HttpRequest req;
   req.method = "DELETE";
   req.url = Url(bucket, key, {{"uploadId", upload_id}});
-  Result<S3HttpResult> r = Perform(S3Op::kAbortMultipartUpload, "abort multipart upload " + Describe(bucket, key),
+  Result<S3HttpResult> r =
+      Perform(S3Op::kAbortMultipartUpload, "abort multipart upload " + Describe(bucket, key),
               req, nullptr);
   return r.ok() ? Status::Ok() : r.status();
 }

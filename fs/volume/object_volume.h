@@ -61,7 +61,9 @@ class ObjectVolume {
   // volume's request, error and latency metrics.
   S3ClientStats::Calls CallsOf(S3Op op) const;
   // Body bytes both clients sent to / received from the store so far.
-  uint64_t SentBytes() const { return transfer_->stats().SentBytes() + quick_->stats().SentBytes(); }
+  uint64_t SentBytes() const {
+    return transfer_->stats().SentBytes() + quick_->stats().SentBytes();
+  }
   uint64_t ReceivedBytes() const {
     return transfer_->stats().ReceivedBytes() + quick_->stats().ReceivedBytes();
   }
