@@ -107,6 +107,7 @@ ControlClient ClientFor(const Target& t) {
 struct CheckArgs {
   bool repair = false;
   bool trust_objects = false;
+  bool delete_orphans = false;
   bool json = false;
   bool help = false;
   std::string operand;
@@ -116,6 +117,7 @@ Result<CheckArgs> ParseCheckArgs(const std::vector<std::string>& args) {
   CheckArgs a;
   const std::vector<OptionSpec> specs = {{"repair", 'r', false, ""},
                                          {"trust-objects", 0, false, ""},
+                                         {"delete-orphans", 0, false, ""},
                                          {"json", 0, false, ""},
                                          {"help", 'h', false, ""}};
   Result<std::vector<std::string>> operands =
@@ -123,6 +125,7 @@ Result<CheckArgs> ParseCheckArgs(const std::vector<std::string>& args) {
         const std::string name = spec.long_name;
         if (name == "repair") a.repair = true;
         if (name == "trust-objects") a.trust_objects = true;
+        if (name == "delete-orphans") a.delete_orphans = true;
         if (name == "json") a.json = true;
         if (name == "help") a.help = true;
         return Status::Ok();
@@ -131,6 +134,7 @@ Result<CheckArgs> ParseCheckArgs(const std::vector<std::string>& args) {
   if (a.help) return a;
   if (operands->size() != 1) return Status::Invalid("expected one MOUNT or METADATA_VOLUME_DIR");
   if (a.trust_objects && !a.repair) return Status::Invalid("--trust-objects needs --repair");
+  if (a.delete_orphans && !a.repair) return Status::Invalid("--delete-orphans needs --repair");
   a.operand = (*operands)[0];
   return a;
 }
@@ -204,6 +208,7 @@ Result<CheckReport> CheckOffline(const Target& t, const CheckArgs& a) {
   CheckOptions options;
   options.repair = a.repair;
   options.trust_objects = a.trust_objects;
+  options.delete_orphans = a.delete_orphans;
   options.database_path = db_path;
   // Test seam: TIERFS_FAULTS fails chosen volume I/O calls of the check, as of the
   // daemon (fs/volume/fault_injecting_volume_io.h); builds with test hooks only.
@@ -222,7 +227,8 @@ Result<CheckReport> CheckOffline(const Target& t, const CheckArgs& a) {
 
 std::string CheckUsage() {
   return "usage: tierfs check [--json] MOUNT|METADATA_VOLUME_DIR\n"
-         "       tierfs check --repair [--trust-objects] [--json] METADATA_VOLUME_DIR\n"
+         "       tierfs check --repair [--trust-objects] [--delete-orphans] [--json]\n"
+         "                    METADATA_VOLUME_DIR\n"
          "Reconciles the metadata database of a tierfs file system with the objects on\n"
          "its volumes and reports one line per finding (damage, leftover or note).\n"
          "A mounted file system is checked by its daemon, read-only; an unmounted one is\n"
@@ -230,9 +236,12 @@ std::string CheckUsage() {
          "  -r, --repair       fix what can be fixed without guessing (unmounted only):\n"
          "                     trim long objects, fix link counts, drop bad entries,\n"
          "                     clear relocation leftovers, size 0 for files whose object\n"
-         "                     is missing (DATA LOST), orphan objects to /lost+found\n"
+         "                     is missing (DATA LOST), orphan objects to /lost+found;\n"
+         "                     it never deletes the only copy of any bytes\n"
          "  --trust-objects    with --repair, after restoring a database backup: a longer\n"
          "                     object sets its file's size instead of being trimmed\n"
+         "  --delete-orphans   with --repair: delete orphan objects on a store that nothing\n"
+         "                     claims (kept by default), each one named\n"
          "  --json             the report as JSON\n"
          "Exit status: 0 clean, 1 repaired (nothing left), 2 usage, 3 daemon unreachable,\n"
          "4 damage found and not (all) repaired, 8 could not check (or repair refused:\n"

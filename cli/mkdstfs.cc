@@ -459,7 +459,7 @@ int MkdstfsBody(const std::vector<std::string>& args, const CliEnv& env) {
       *verbose << "s3 head-bucket " << row.path << " --endpoint " << row.endpoint << "\n";
     }
     auto store = ObjectVolume::Open(row);
-    Status st = store.ok() ? (*store)->Probe() : store.status();
+    Status st = store.ok() ? (*store)->CheckUsable() : store.status();
     if (!st.ok()) {
       const std::string bucket = row.path.substr(5, row.path.find('/', 5) - 5);
       PrintError(env, kTool, st.code() == ENOENT ? "bucket " + bucket + " does not exist at " +

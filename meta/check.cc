@@ -8,6 +8,8 @@
 // with nlink 0 that no entry names are orphans the next mount reclaims, not damage.
 #include <sys/stat.h>
 
+#include <cerrno>
+
 
 #include "meta/database.h"
 #include "meta/fcl_log.h"
@@ -267,6 +269,50 @@ Status Metadata::RepairAddDirent(uint64_t parent, std::string_view name, uint64_
   }
   TIERFS_RETURN_IF_ERROR(TouchDirectory(db, parent, now, 0).status());
   TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "repair", ino, parent, name, "entry added"));
+  return txn.Commit();
+}
+
+Status Metadata::RepairAdoptObject(uint64_t parent, std::string_view name, uint64_t ino,
+                                   uint64_t generation, uint32_t volume_id, uint64_t size) {
+  TIERFS_RETURN_IF_ERROR(ValidateName(name));
+  if (ino == 0) return Status::Invalid("inode number 0");
+  auto [lock, now] = LockForChange();
+  Database* db = db_.get();
+  META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
+  TIERFS_RETURN_IF_ERROR(LoadDirectory(db, parent).status());
+  if (Result<Inode> existing = LoadInode(db, ino); existing.ok()) {
+    return Status::Exists("inode " + std::to_string(ino) + " exists");
+  } else if (existing.status().code() != ENOENT) {
+    return existing.status();
+  }
+  META_ASSIGN_OR_RETURN(std::optional<DirentRow> entry, FindDirent(db, parent, name));
+  if (entry) {
+    return Status::Exists("'" + std::string(name) + "' exists in directory " +
+                          std::to_string(parent));
+  }
+  {
+    Statement known = db->Prepare("SELECT 1 FROM volumes WHERE id = ?1");
+    known.Bind(1, volume_id);
+    META_ASSIGN_OR_RETURN(bool row, known.Step());
+    if (!row) return Status::Invalid("no volume " + std::to_string(volume_id));
+  }
+  {
+    Statement st = db->Prepare(
+        "INSERT INTO inodes(ino, generation, mode, uid, gid, nlink, size, atime_ns, mtime_ns, "
+        "ctime_ns, rdev, symlink, volume_id, blocks) "
+        "VALUES (?1, ?2, ?3, 0, 0, 1, ?4, ?5, ?5, ?5, 0, NULL, ?6, NULL)");
+    st.BindAll(ino, generation, static_cast<uint32_t>(S_IFREG | 0600), size, now, volume_id);
+    TIERFS_RETURN_IF_ERROR(st.Run());
+  }
+  {
+    Statement st = db->Prepare("INSERT INTO dirents(parent, name, ino) VALUES (?1, ?2, ?3)");
+    st.BindAll(parent, name, ino);
+    TIERFS_RETURN_IF_ERROR(st.Run());
+  }
+  TIERFS_RETURN_IF_ERROR(TouchDirectory(db, parent, now, 0).status());
+  TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "repair", ino, parent, name,
+                                "object adopted: volume " + std::to_string(volume_id) + ", " +
+                                    std::to_string(size) + " bytes"));
   return txn.Commit();
 }
 

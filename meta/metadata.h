@@ -450,6 +450,17 @@ class Metadata {
   // Adds entry `name` -> `ino` in directory `parent` (lost+found) without touching
   // link counts (the caller fixes them with RepairInode). EEXIST, ENOENT, ENOTDIR.
   Status RepairAddDirent(uint64_t parent, std::string_view name, uint64_t ino);
+  // Gives an object that no inode owns a name again under its own inode number:
+  // inserts regular file `ino` (generation `generation`, mode 0600, owner root,
+  // nlink 1, `size` bytes, times now) located on `volume_id`, and the entry
+  // `name` -> `ino` in directory `parent`, in one transaction with an FCL
+  // "repair" record. For an object on a store, whose key is fixed by (ino,
+  // generation): no byte moves. The caller raises the inode sequence above
+  // `ino` first (RepairInodeSequence). EEXIST when inode `ino` or the entry
+  // exists; ENOENT / ENOTDIR for `parent`; EINVAL for an unknown volume or an
+  // `ino` of 0.
+  Status RepairAdoptObject(uint64_t parent, std::string_view name, uint64_t ino,
+                           uint64_t generation, uint32_t volume_id, uint64_t size);
   // Writes a consistent copy of the database to `dest_path` (a new or empty file)
   // with SQLite's online backup API, `pages_per_step` pages per hold of the
   // database lock, so that other threads keep using the database between steps;

@@ -30,7 +30,7 @@ _tierfs_tierfs() {
       _tierfs_words "@hourly @daily @weekly @monthly"
     elif [[ $cur == -* ]]; then
       if [[ $sub == check ]]; then
-        _tierfs_words "-r --repair --trust-objects --json -h --help"
+        _tierfs_words "-r --repair --trust-objects --delete-orphans --json -h --help"
       else
         _tierfs_words "--json --cron -h --help"
       fi

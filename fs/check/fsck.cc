@@ -37,6 +37,9 @@
 #include "common/unique_dir.h"
 #include "fs/check/store_check.h"
 #include "fs/volume/io_steps.h"
+#include "fs/volume/object_hash.h"
+#include "fs/volume/object_location.h"
+#include "fs/volume/object_volume.h"
 #include "fs/volume/object_walk.h"
 #include "fs/volume/range_copy.h"
 #include "fs/volume/volume_label.h"
@@ -93,7 +96,8 @@ struct ObjectEntry {
   uint64_t ino = 0;
   uint64_t generation = 0;
   uint64_t size = 0;
-  std::string path;
+  std::string path;           // a local object's path; a store's object's s3:// URL
+  std::string key;            // on a store: the object's key ("" for a local object)
   bool wrong_subdir = false;  // a good name in the wrong objects/xx directory
   bool consumed = false;      // became a misplaced file's object
 };
@@ -146,9 +150,9 @@ class Checker {
         if (!o_.live) WalkTmp(volumes_[i]);
       }
     }
+    ListStores();
     Progress("objects", volumes_.size(), volumes_.size());
     report_.volumes = good_.size();
-    CheckStores();
     if (Status st = CheckInodeSequence(); !st.ok()) return Stopped(st);
     CheckMisplaced();
     // Sizes before the set-aside objects: a short object's repair may restore its
@@ -157,6 +161,7 @@ class Checker {
     if (Status st = CheckSetAside(); !st.ok()) return Stopped(st);
     CheckMissing();
     if (!o_.live) CheckPendingRows();
+    CheckUploads();
     Progress("namespace", 0, 1);
     if (Status st = CheckNamespace(); !st.ok()) return Stopped(st);
     Progress("namespace", 1, 1);
@@ -246,6 +251,69 @@ class Checker {
     Result<std::optional<uint64_t>> size = ObjectSize(path);
     return size.ok() && !size->has_value();
   }
+  // The same for the object of (ino, generation) on volume `volume_id`, of
+  // either kind: a store's is asked with a HEAD (its listing may be old: live,
+  // or after a repair). Nullopt on a volume the database does not know.
+  Result<std::optional<uint64_t>> ObjectSizeOn(uint32_t volume_id, uint64_t ino,
+                                               uint64_t generation) {
+    ObjectVolume* store = Store(volume_id);
+    if (store == nullptr) {
+      if (VolumeById(volume_id) == nullptr) return std::optional<uint64_t>();
+      return ObjectSize(ObjectPath(volume_id, ino, generation));
+    }
+    const std::string key = store->Key(ino, generation);
+    Result<S3ObjectInfo> head = store->transfer().HeadObject(store->location().bucket, key);
+    if (head.ok()) return std::optional<uint64_t>(head->size);
+    if (head.status().code() == ENOENT) return std::optional<uint64_t>();
+    const Status error = Status::Error(head.status().code(), head.status().message());
+    Unreadable(error.message() + "; left as it is");
+    return error;
+  }
+  bool HasObjectOn(uint32_t volume_id, uint64_t ino, uint64_t generation) {
+    Result<std::optional<uint64_t>> size = ObjectSizeOn(volume_id, ino, generation);
+    return size.ok() && size->has_value();
+  }
+  bool LacksObjectOn(uint32_t volume_id, uint64_t ino, uint64_t generation) {
+    Result<std::optional<uint64_t>> size = ObjectSizeOn(volume_id, ino, generation);
+    return size.ok() && !size->has_value();
+  }
+  // Whether set-aside object `o` is still there.
+  bool StillThere(const ObjectEntry& o) {
+    return o.key.empty() ? HasObject(o.path) : HasObjectOn(o.volume_id, o.ino, o.generation);
+  }
+  // How messages name the object of (ino, generation) on `volume_id`.
+  std::string ObjectName(uint32_t volume_id, uint64_t ino, uint64_t generation) const {
+    if (const ObjectVolume* store = Store(volume_id)) return store->Url(store->Key(ino, generation));
+    return ObjectPath(volume_id, ino, generation);
+  }
+
+  // The length and XXH3-64 of the object of (ino, generation) on `volume_id`: a
+  // local object is read and hashed; an object on a store carries the hash it
+  // was uploaded with (x-amz-meta-xxh3, checked against the source before the
+  // upload committed). Nullopt when it cannot be read or has no hash.
+  std::optional<std::pair<uint64_t, std::string>> LengthAndHash(uint32_t volume_id, uint64_t ino,
+                                                                uint64_t generation) {
+    if (ObjectVolume* store = Store(volume_id)) {
+      Result<S3ObjectInfo> head =
+          store->transfer().HeadObject(store->location().bucket, store->Key(ino, generation));
+      if (!head.ok()) return std::nullopt;
+      auto hash = head->metadata.find(kObjectHashMetadata);
+      if (hash == head->metadata.end()) return std::nullopt;
+      return std::make_pair(head->size, hash->second);
+    }
+    const std::string path = ObjectPath(volume_id, ino, generation);
+    int fd = o_.io->Open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+    if (fd < 0) return std::nullopt;
+    struct stat st;
+    std::optional<std::pair<uint64_t, std::string>> out;
+    if (o_.io->Fstat(fd, &st) == 0) {
+      Result<uint64_t> hash = HashObject(*o_.io, fd, st.st_size);
+      if (hash.ok()) out.emplace(static_cast<uint64_t>(st.st_size), Xxh3Hex(*hash));
+    }
+    o_.io->Close(fd);
+    return out;
+  }
+
   // An error finding: something the check could not read. Once per message: null
   // when it was made before.
   CheckFinding* Unreadable(std::string message) {
@@ -347,35 +415,96 @@ class Checker {
 
   // ---- object volumes (fs/check/store_check.h) -------------------------------------------
 
-  void CheckStores() {
+  // Lists every object volume's store whole and files its objects as the walk
+  // of a local volume does (Take): each one that is its file's location ticks
+  // the file off, the others are set aside for the passes below, which judge
+  // them by the same rules as local objects. A store that cannot be opened or
+  // listed is not checked at all (as an unreadable volume), and one that holds
+  // no object while files of size > 0 are there is taken for a wrong bucket or
+  // prefix: its files are not judged missing.
+  void ListStores() {
     for (const meta::Volume& v : volumes_) {
       if (!meta::IsObjectVolume(v)) continue;
-      StoreCheckInput in;
-      in.volume = v;
-      in.repair = can_repair_;
-      in.live = o_.live;
-      for (const auto& [ino, f] : files_) {
-        if (f.volume_id != v.id) continue;
-        meta::Inode inode;
-        inode.ino = ino;
-        inode.generation = f.generation;
-        inode.volume_id = f.volume_id;
-        inode.size = f.size;
-        inode.nlink = f.nlink;
-        in.files.push_back(inode);
+      const std::string who = "object volume " + v.name + " (" + v.path + " at " + v.endpoint + ")";
+      Result<std::unique_ptr<ObjectVolume>> opened = ObjectVolume::Open(v);
+      Result<StoreListing> listing =
+          opened.ok() ? ListStore(**opened) : Result<StoreListing>(opened.status());
+      if (!listing.ok()) {
+        unreadable_volumes_.insert(v.id);
+        CheckFinding* f = Unreadable(who + ": " + listing.status().message() +
+                                     "; its objects were not checked");
+        if (f != nullptr && o_.repair) f->repair = "not repaired: nothing on this store was touched";
+        continue;
       }
-      for (const auto& [key, generation] : pending_) {
-        if (key.second == v.id) in.pending.insert({key.first, generation});
+      if (listing->objects.empty() && HasNonEmptyFilesOn(v.id)) {
+        unreadable_volumes_.insert(v.id);
+        CheckFinding& f = Add("label", FindingSeverity::kDamage,
+                              who + ": holds no object, while the database has files with "
+                                    "bytes there (a wrong bucket, prefix or account?); its "
+                                    "files were not checked");
+        if (o_.repair) f.repair = "not repaired: nothing on this store was touched";
+        continue;
       }
-      in.current = [this](uint64_t ino) { return Current(ino); };
-      in.describe = [this](uint64_t ino) { return Describe(ino); };
-      in.clear_pending = [this, id = v.id](uint64_t ino) {
-        return meta_.RemovePendingObject(ino, id);
-      };
-      StoreCheckOutcome out = CheckObjectStore(in);
-      for (CheckFinding& f : out.findings) report_.findings.push_back(std::move(f));
-      report_.objects += out.objects;
-      if (out.complete) ++report_.volumes;
+      ObjectVolume& store = **opened;
+      for (const std::string& url : listing->strays) {
+        Add("stray", FindingSeverity::kNote, url + ": not named like an object; left alone");
+      }
+      for (const StoreObject& so : listing->objects) {
+        ++report_.objects;
+        max_object_ino_ = std::max(max_object_ino_, so.ino);
+        auto it = files_.find(so.ino);
+        if (it != files_.end() && it->second.volume_id == v.id &&
+            it->second.generation == so.generation) {
+          it->second.found = true;
+          it->second.object_size = so.size;
+          continue;
+        }
+        ObjectEntry o;
+        o.volume_id = v.id;
+        o.ino = so.ino;
+        o.generation = so.generation;
+        o.size = so.size;
+        o.path = store.Url(so.key);
+        o.key = so.key;
+        set_aside_.push_back(std::move(o));
+      }
+      uploads_[v.id] = std::move(listing->uploads);
+      stores_[v.id] = std::move(*opened);
+      good_.insert(v.id);
+    }
+  }
+
+  bool HasNonEmptyFilesOn(uint32_t volume_id) const {
+    for (const auto& [ino, f] : files_) {
+      if (f.volume_id == volume_id && f.nlink > 0 && f.size > 0) return true;
+    }
+    return false;
+  }
+
+  // The opened store of object volume `id`, or null for a local volume (or a
+  // store that could not be listed).
+  ObjectVolume* Store(uint32_t id) const {
+    auto it = stores_.find(id);
+    return it == stores_.end() ? nullptr : it->second.get();
+  }
+
+  // Multipart uploads a crash cut short: leftovers, aborted by an offline
+  // repair (a live daemon may be uploading).
+  void CheckUploads() {
+    for (const auto& [id, uploads] : uploads_) {
+      ObjectVolume* store = Store(id);
+      for (const S3MultipartUpload& u : uploads) {
+        CheckFinding& f =
+            Add("upload", FindingSeverity::kLeftover,
+                store->Url(u.key) + ": a multipart upload in progress (begun at " +
+                    std::to_string(u.initiated) +
+                    " s since the epoch; a crash mid-upload leaves one)");
+        if (!can_repair_ || o_.live) continue;
+        Status st = store->transfer().AbortMultipartUpload(store->location().bucket, u.key,
+                                                           u.upload_id);
+        if (st.code() == ENOENT) st = Status::Ok();  // ended meanwhile
+        Repaired(f, st, "aborted");
+      }
     }
   }
 
@@ -529,7 +658,9 @@ class Checker {
   // ---- objects that are not their file's location -------------------------------------
 
   // A file whose object is missing at its location but present under its exact name
-  // on exactly one other good volume: point the file there.
+  // on exactly one other good volume, of either kind: point the file there. This
+  // is what a database restored from a backup older than a relocation looks like
+  // (local to local, local to a store, a store to local).
   void CheckMisplaced() {
     std::unordered_map<uint64_t, std::vector<size_t>> by_ino;
     for (size_t i = 0; i < set_aside_.size(); ++i) {
@@ -550,8 +681,8 @@ class Checker {
       // Still so now? (live: a relocation may have committed meanwhile)
       Result<meta::Inode> now = Current(ino);
       if (!now.ok() || now->volume_id != file.volume_id || now->generation != o.generation ||
-          now->nlink == 0 || !HasObject(o.path) ||
-          !LacksObject(ObjectPath(file.volume_id, ino, file.generation))) {
+          now->nlink == 0 || !StillThere(o) ||
+          !LacksObjectOn(file.volume_id, ino, file.generation)) {
         continue;
       }
       o.consumed = true;
@@ -591,22 +722,10 @@ class Checker {
               [](const ObjectEntry& a, const ObjectEntry& b) { return a.path < b.path; });
     for (ObjectEntry& o : set_aside_) {
       if (o.consumed) continue;
-      if (!HasObject(o.path)) continue;  // gone meanwhile (live), or unreadable
+      if (!StillThere(o)) continue;  // gone meanwhile (live), or unreadable
       if (IsPending(o)) {
         if (o_.live) continue;  // a relocation in flight
-        CheckFinding& f = Add("pending", FindingSeverity::kLeftover,
-                              "object " + o.path + " (" + Bytes(o.size) + ") on " +
-                                  VolumeText(o.volume_id) +
-                                  ": relocation leftover recorded in pending_objects; the "
-                                  "next mount removes it");
-        if (can_repair_) {
-          Status st = o_.io->Unlink(o.path) == 0 || errno == ENOENT
-                          ? Status::Ok()
-                          : Status::FromErrno("unlink " + o.path);
-          if (st.ok()) st = meta_.RemovePendingObject(o.ino, o.volume_id);
-          if (st.ok()) pending_.erase({o.ino, o.volume_id});
-          Repaired(f, st, "removed, and its pending_objects row cleared");
-        }
+        CheckPendingLeftover(o);
         continue;
       }
       std::optional<std::string> why = OrphanReason(o);
@@ -614,9 +733,100 @@ class Checker {
       CheckFinding& f = Add("orphan", FindingSeverity::kDamage,
                             "object " + o.path + " (" + Bytes(o.size) + ") on " +
                                 VolumeText(o.volume_id) + ": " + *why);
-      if (can_repair_) Adopt(o, f);
+      if (!can_repair_) continue;
+      if (o.key.empty()) {
+        Adopt(o, f);
+      } else {
+        SettleStoreOrphan(o, f);
+      }
     }
     return Status::Ok();
+  }
+
+  // A relocation's other copy that pending_objects records (the next mount
+  // deletes it). The repair deletes it only once the file's own object was
+  // seen where its row points, or the file is gone: a copy whose file's
+  // location could not be read may be the only one left.
+  void CheckPendingLeftover(const ObjectEntry& o) {
+    CheckFinding& f = Add("pending", FindingSeverity::kLeftover,
+                          "object " + o.path + " (" + Bytes(o.size) + ") on " +
+                              VolumeText(o.volume_id) +
+                              ": relocation leftover recorded in pending_objects; the "
+                              "next mount removes it");
+    if (!can_repair_) return;
+    auto file = files_.find(o.ino);
+    if (file != files_.end() && file->second.nlink > 0 && !file->second.found) {
+      f.repair = "not repaired: the file's own object was not seen on " +
+                 VolumeText(file->second.volume_id) + ", and this may be its only copy";
+      return;
+    }
+    Status st = DeleteObject(o);
+    if (st.ok()) st = meta_.RemovePendingObject(o.ino, o.volume_id);
+    if (st.ok()) pending_.erase({o.ino, o.volume_id});
+    Repaired(f, st, "removed, and its pending_objects row cleared");
+  }
+
+  // Deletes set-aside object `o` (unlink, or DELETE on its store).
+  Status DeleteObject(const ObjectEntry& o) {
+    if (ObjectVolume* store = Store(o.volume_id); store != nullptr && !o.key.empty()) {
+      return store->transfer().DeleteObject(store->location().bucket, o.key);
+    }
+    return o_.io->Unlink(o.path) == 0 || errno == ENOENT ? Status::Ok()
+                                                         : Status::FromErrno("unlink " + o.path);
+  }
+
+  // The repair of an orphan on a store, which has no rename to move it into
+  // /lost+found: nothing the user stored is deleted unless another copy holds
+  // the same bytes or the user asked for it (options.delete_orphans).
+  //  - no inode of its number: the inode comes back under its own number in
+  //    /lost+found (#<ino>.<generation>), and its key is its object;
+  //  - its file's object is elsewhere and holds the same bytes (length and
+  //    XXH3-64): deleted, a duplicate;
+  //  - anything else: kept and reported, or deleted with delete_orphans.
+  void SettleStoreOrphan(const ObjectEntry& o, CheckFinding& f) {
+    Result<meta::Inode> inode = Current(o.ino);
+    if (!inode.ok() && inode.status().code() == ENOENT && !o_.delete_orphans) {
+      return AdoptInPlace(o, f);
+    }
+    if (inode.ok() && S_ISREG(inode->mode) && inode->generation == o.generation &&
+        inode->volume_id != o.volume_id) {
+      auto mine = LengthAndHash(o.volume_id, o.ino, o.generation);
+      auto theirs = LengthAndHash(inode->volume_id, o.ino, o.generation);
+      if (mine && theirs && *mine == *theirs) {
+        return Repaired(f, DeleteObject(o),
+                        "deleted: the file's object " +
+                            ObjectName(inode->volume_id, o.ino, o.generation) +
+                            " holds the same " + Bytes(mine->first) + " (xxh3 " +
+                            mine->second + ")");
+      }
+      if (!o_.delete_orphans) {
+        f.repair = "not repaired: kept, because the file's object " +
+                   ObjectName(inode->volume_id, o.ino, o.generation) +
+                   (theirs ? " holds other bytes" : " could not be read") +
+                   "; read it with your S3 client, then run --delete-orphans";
+        return;
+      }
+    }
+    if (!o_.delete_orphans) {
+      f.repair = "not repaired: kept (nothing claims it; --delete-orphans deletes it)";
+      return;
+    }
+    Repaired(f, DeleteObject(o), "deleted from the store, as --delete-orphans asks");
+  }
+
+  // An orphan of an inode number the database does not know (a file created
+  // after a restored backup): that inode again, in /lost+found, without moving
+  // a byte (Metadata::RepairAdoptObject; CheckInodeSequence has already made new
+  // inode numbers start above it).
+  void AdoptInPlace(const ObjectEntry& o, CheckFinding& f) {
+    Result<uint64_t> lf = LostFound();
+    if (!lf.ok()) return Repaired(f, lf.status(), "");
+    Result<std::string> name =
+        FreeName(*lf, "#" + std::to_string(o.ino) + "." + std::to_string(o.generation));
+    if (!name.ok()) return Repaired(f, name.status(), "");
+    Repaired(f, meta_.RepairAdoptObject(*lf, *name, o.ino, o.generation, o.volume_id, o.size),
+             "now /lost+found/" + *name + " (inode " + std::to_string(o.ino) + ", its object " +
+                 "where it is)");
   }
 
   // Why `o` is an orphan, or nullopt when it is its inode's location now.
@@ -657,11 +867,12 @@ class Checker {
           now->generation != file.generation) {
         continue;
       }
-      const std::string path = ObjectPath(file.volume_id, ino, file.generation);
-      Result<std::optional<uint64_t>> seen = ObjectSize(path);
+      const std::string path = ObjectName(file.volume_id, ino, file.generation);
+      Result<std::optional<uint64_t>> seen = ObjectSizeOn(file.volume_id, ino, file.generation);
       if (!seen.ok() || !*seen || **seen == now->size) continue;
       const std::optional<uint64_t> object_size = *seen;
       const uint64_t size = now->size;
+      const bool on_store = Store(file.volume_id) != nullptr;
       if (*object_size > size) {
         CheckFinding& f =
             Add("long", FindingSeverity::kDamage,
@@ -674,6 +885,9 @@ class Checker {
           Repaired(f, SetSize(ino, *object_size, kernel_wrote_ ? "long object, passthrough"
                                                                : "long object, trusted"),
                    "size set to " + Bytes(*object_size) + " (the object's length)");
+        } else if (on_store) {
+          f.repair = "not repaired: an object on a store is never rewritten; reads stop at "
+                     "the file's size (--trust-objects takes the object's length)";
         } else {
           Repaired(f, TrimFile(*o_.io, path, size, /*durable=*/true),
                    "object trimmed to " + Bytes(size));
@@ -685,8 +899,9 @@ class Checker {
                                   ", the file " + Bytes(size) + " (" + Bytes(missing) +
                                   " of acknowledged data missing at its end)");
         if (!can_repair_) continue;
-        if (std::optional<std::string> other =
-                OtherCopyCovering(ino, file, path, *object_size, size)) {
+        std::optional<std::string> other;
+        if (!on_store) other = OtherCopyCovering(ino, file, path, *object_size, size);
+        if (other) {
           // A relocation's other object (its source, kept by crash recovery because
           // the location is short) that holds the same bytes as far as the location
           // goes: the missing range was never written after the location took over,
@@ -721,9 +936,9 @@ class Checker {
       if (!now.ok() || now->nlink == 0) continue;
       const bool unknown_volume = VolumeById(now->volume_id) == nullptr;
       if (now->size == 0 && !unknown_volume) continue;
-      const std::string path = ObjectPath(now->volume_id, ino, now->generation);
+      const std::string path = ObjectName(now->volume_id, ino, now->generation);
       if (VolumeById(now->volume_id) != nullptr &&
-          (!Good(now->volume_id) || !LacksObject(path))) {
+          (!Good(now->volume_id) || !LacksObjectOn(now->volume_id, ino, now->generation))) {
         continue;  // moved meanwhile, or an interrupted lost+found move just finished
       }
       std::string where = VolumeById(now->volume_id) == nullptr
@@ -759,8 +974,7 @@ class Checker {
     for (const auto& [key, generation] : pending_) {
       const auto [ino, volume_id] = key;
       if (!Good(volume_id)) continue;
-      const std::string path = ObjectPath(volume_id, ino, generation);
-      Result<std::optional<uint64_t>> seen = ObjectSize(path);
+      Result<std::optional<uint64_t>> seen = ObjectSizeOn(volume_id, ino, generation);
       if (!seen.ok()) continue;  // reported as unreadable
       const bool present = seen->has_value();
       if (present) {
@@ -878,7 +1092,7 @@ class Checker {
                                                const std::string& location,
                                                uint64_t short_size, uint64_t size) {
     for (const meta::Volume& v : volumes_) {
-      if (v.id == file.volume_id || !Good(v.id)) continue;
+      if (v.id == file.volume_id || !Good(v.id) || Store(v.id) != nullptr) continue;
       const std::string other = ObjectPath(v.id, ino, file.generation);
       Result<std::optional<uint64_t>> other_size = ObjectSize(other);
       if (other_size.ok() && *other_size && **other_size >= size &&
@@ -1036,6 +1250,9 @@ class Checker {
   std::vector<ObjectEntry> set_aside_;
   uint64_t max_object_ino_ = 0;  // the highest inode number in an object's name
   std::optional<uint64_t> lost_found_;
+  // Object volumes listed whole, and their multipart uploads in progress.
+  std::map<uint32_t, std::unique_ptr<ObjectVolume>> stores_;
+  std::map<uint32_t, std::vector<S3MultipartUpload>> uploads_;
 };
 
 FindingSeverity SeverityFromName(const std::string& name) {

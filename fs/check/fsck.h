@@ -11,11 +11,12 @@
 //   orphan    an object whose inode does not exist, is not a regular file, or is
 //             located elsewhere (another volume or generation), unless recorded in
 //             pending_objects; also an object name in the wrong objects/xx directory
+//   upload    a multipart upload in progress on a store (a crash mid-upload)
 //   pending   a pending_objects leftover: an object that is not its inode's
 //             location (or a row whose object is gone); the next mount removes it
 //   misplaced a file whose object is missing where the row says but present, under
-//             its exact name, on exactly one other volume (a restored database that
-//             predates a relocation)
+//             its exact name, on exactly one other volume of either kind, local or
+//             store (a restored database that predates a relocation)
 //   missing   a regular file of size > 0 without an object on its volume
 //   short     an object smaller than its file's recorded size
 //   long      an object longer than its file's recorded size (bytes never
@@ -34,13 +35,28 @@
 //             read (EIO...): a volume with one is not checked at all, as with a bad
 //             label, and no file is repaired as "missing" while one exists
 //
+// An object volume (a bucket and prefix on an S3 store) is listed whole and its
+// objects judged by the same rules as a local volume's (fs/check/store_check.h);
+// a store that cannot be listed, or that holds no object while files with bytes
+// are there (a wrong bucket or prefix), is not checked, as a bad label.
+//
+// The rule of every repair: no repair destroys the only copy of any bytes. An
+// object is deleted only when it is a pending_objects leftover and its file's own
+// object was seen where the row points, when an identical copy (same length and
+// XXH3-64) is its file's object, or when nothing can claim it and the user asked
+// (delete_orphans), each deletion said per object.
+//
 // Repairs, in this order: empty tmp/; make new inode numbers start above every
-// object's; point misplaced files at their object; remove pending leftovers and
-// clear their pending_objects rows; move orphan objects into /lost+found as new
-// regular files `#<old ino>.<generation>` (mode 0600, root) whose object is the
-// orphan renamed on its own volume; trim long objects to the recorded size (or,
+// object's, a store's keys included; point misplaced files at their object; remove
+// pending leftovers and clear their pending_objects rows; move local orphan objects
+// into /lost+found as new regular files `#<old ino>.<generation>` (mode 0600, root)
+// whose object is the orphan renamed on its own volume; give a store's orphan of an
+// inode number the database does not know its inode back under that number in
+// /lost+found (a store has no rename; its key already names it), delete a store's
+// orphan that duplicates its file's object, keep any other; abort multipart
+// uploads (offline only); trim long objects to the recorded size (or,
 // with trust_objects, or after a crash of a mount with passthrough opens, take the
-// object's length as the size); set the size of a
+// object's length as the size; an object on a store is never trimmed); set the size of a
 // file whose object is short to the object's length, and of a file whose object is
 // missing to 0 (data loss, reported as such: nothing is invented); clear the
 // remaining pending_objects rows; remove entries that cannot stand; link unnamed
@@ -106,6 +122,10 @@ struct CheckOptions {
   // newer than the restored row, so the size becomes the object's length instead
   // of the object being trimmed.
   bool trust_objects = false;
+  // Delete the orphans on a store that nothing can claim (no inode, or one whose
+  // object differs) instead of keeping them; an orphan of an unknown inode is then
+  // deleted rather than brought back in /lost+found. Each deletion is a finding.
+  bool delete_orphans = false;
   // The daemon checks its own mounted file system (see the file comment).
   bool live = false;
   // Live: the attributes of an inode as the daemon sees them now (memory, else the

@@ -16,7 +16,7 @@
 
 #include "common/log.h"
 #include "fs/core/file_handle.h"
-#include "fs/core/object_hash.h"
+#include "fs/volume/object_hash.h"
 #include "fs/core/seam_fd.h"
 #include "fs/volume/io_steps.h"
 #include "fs/volume/range_copy.h"
@@ -187,6 +187,14 @@ RelocationOutcome Relocator::FinishCommitLocked(InodeState& inode, const meta::I
   // before the commit and applies it after leaves the entry on the new volume.
   ApplyRow(inode, row);
   inode.ForgetDurableLayout();  // the next fdatasync commits the move too
+  // No open handle reads the store's bytes it fetched before the move: the
+  // object under the same key may hold other bytes after a recall, a write and
+  // a new upload.
+  for (OpenHandle* h = inode.handles; h != nullptr; h = h->next) {
+    if (h->directory) continue;
+    auto* fh = static_cast<FileHandle*>(h);
+    if (fh->store_readahead) fh->store_readahead->Invalidate();
+  }
   // Committed at once, since the source object goes next. Should the commit
   // fail, the change stays in the open group, which commits later or is undone
   // whole by a crash; either way pending_objects says which object to remove at

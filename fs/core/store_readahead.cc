@@ -25,6 +25,8 @@ Result<size_t> StoreReadahead::Read(uint64_t offset, size_t size, uint64_t objec
   if (offset >= object_size || size == 0) return size_t{0};
   size = static_cast<size_t>(std::min<uint64_t>(size, object_size - offset));
   MutexLock lock(mu_);
+  const uint64_t epoch = invalidations_.load(std::memory_order_acquire);
+  if (filled_at_ != epoch) filled_ = 0;  // the file moved since the window was filled
   if (offset >= start_ && offset + size <= start_ + filled_) {
     std::memcpy(out, window_.data() + (offset - start_), size);
     return size;
@@ -50,6 +52,7 @@ Result<size_t> StoreReadahead::Read(uint64_t offset, size_t size, uint64_t objec
   if (!got.ok()) return got.status();
   start_ = offset;
   filled_ = *got;
+  filled_at_ = epoch;
   const size_t n = std::min(size, filled_);
   std::memcpy(out, window_.data(), n);
   return n;

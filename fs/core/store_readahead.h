@@ -12,7 +12,13 @@
 // reads exactly what was asked, with no window, and one that cannot grow keeps
 // its size. The memory goes back when the handle is released.
 //
-// Thread-safe: reads of one handle serialize on the window's mutex.
+// A window holds bytes of one object: when its file moves (a recall, an upload,
+// which may put other bytes under the same key), the relocator's commit calls
+// Invalidate() on every open handle's window, and no read is served from bytes
+// fetched before that.
+//
+// Thread-safe: reads of one handle serialize on the window's mutex;
+// Invalidate() takes no lock.
 #pragma once
 
 #include <atomic>
@@ -49,6 +55,12 @@ class StoreReadahead {
   Result<size_t> Read(uint64_t offset, size_t size, uint64_t object_size, char* out,
                       const Fetch& fetch) EXCLUDES(mu_);
 
+  // Drops the bytes held (the file moved). Wait-free: it may be called under the
+  // inode's lock while a read waits on the store. A fetch in flight returns its
+  // bytes to its own read (which began before the move), but they are not used
+  // again.
+  void Invalidate() { invalidations_.fetch_add(1, std::memory_order_acq_rel); }
+
   // Bytes held by all windows now (for tests and metrics).
   static size_t HeldBytes() { return held_.load(); }
 
@@ -61,6 +73,9 @@ class StoreReadahead {
   std::vector<char> window_ GUARDED_BY(mu_);
   uint64_t start_ GUARDED_BY(mu_) = 0;  // object offset of window_[0]
   size_t filled_ GUARDED_BY(mu_) = 0;   // valid bytes in window_
+  // invalidations_ when window_ was filled: the bytes are good while it is equal.
+  uint64_t filled_at_ GUARDED_BY(mu_) = 0;
+  std::atomic<uint64_t> invalidations_{0};
   static std::atomic<size_t> held_;
 };
 

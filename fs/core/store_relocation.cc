@@ -8,7 +8,7 @@
 #include <string>
 
 #include "common/log.h"
-#include "fs/core/object_hash.h"
+#include "fs/volume/object_hash.h"
 #include "fs/core/relocator.h"
 #include "fs/core/seam_fd.h"
 #include "fs/objstore/object_upload.h"
@@ -16,8 +16,6 @@
 
 namespace tierfs {
 namespace {
-
-constexpr char kHashName[] = "xxh3";  // x-amz-meta-xxh3
 
 std::string DirOf(const std::string& path) { return path.substr(0, path.rfind('/')); }
 
@@ -59,8 +57,9 @@ Relocator::StoreCopy Relocator::UploadCopy(const meta::Inode& attr, uint32_t to)
   if (copy.status.ok()) copy.status = fs_.SyncMetadata();
   if (!copy.status.ok()) return copy;
   const std::string bucket = store->location().bucket;
+  ObjectVolume::UploadInFlight in_flight = store->TrackUpload(key);
   auto uploaded = UploadObject(store->transfer(), bucket, key, src.get(), 0, attr.size,
-                               {{kHashName, Xxh3Hex(*hash)}});
+                               {{kObjectHashMetadata, Xxh3Hex(*hash)}});
   if (!uploaded.ok()) {
     copy.status = uploaded.status();
     return copy;
@@ -73,7 +72,7 @@ Relocator::StoreCopy Relocator::UploadCopy(const meta::Inode& attr, uint32_t to)
     copy.status = head.status();
     return copy;
   }
-  auto meta_hash = head->metadata.find(kHashName);
+  auto meta_hash = head->metadata.find(kObjectHashMetadata);
   if (head->size != attr.size || meta_hash == head->metadata.end() ||
       meta_hash->second != Xxh3Hex(*hash)) {
     copy.status = Status::Io("upload of inode " + std::to_string(attr.ino) + " to " +
@@ -106,7 +105,7 @@ Relocator::StoreCopy Relocator::RecallCopy(const meta::Inode& attr, uint32_t to)
     copy.status = head.status();
     return copy;
   }
-  auto expected = head->metadata.find(kHashName);
+  auto expected = head->metadata.find(kObjectHashMetadata);
   if (expected == head->metadata.end() || head->size != attr.size) {
     copy.status = Status::Io(store->Url(key) + " is not inode " + std::to_string(attr.ino) +
                              "'s object (size " + std::to_string(head->size) + " of " +

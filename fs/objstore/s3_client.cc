@@ -229,6 +229,19 @@ Status S3Client::HeadBucket(const std::string& bucket) {
   return BucketRequest(S3Op::kHeadBucket, "HEAD", "HEAD bucket", bucket);
 }
 
+Result<std::string> S3Client::GetBucketVersioning(const std::string& bucket) {
+  TIERFS_RETURN_IF_ERROR(CheckBucketName(bucket));
+  const std::string what = "get bucket versioning " + bucket;
+  S3HttpRequest req;
+  req.method = "GET";
+  req.url = Url(bucket, "", {{"versioning", ""}});
+  Result<S3HttpResult> r = Perform(S3Op::kGetBucketVersioning, what, req, nullptr);
+  if (!r.ok()) return r.status();
+  Result<std::string> state = ParseBucketVersioning(r->text);
+  if (!state.ok()) return Status::Error(state.status().code(), what + ": " + state.status().message());
+  return state;
+}
+
 Result<std::string> S3Client::PutFromFd(S3Op op, const std::string& what,
                                         S3HttpRequest request) {
   Result<S3HttpResult> r = Perform(op, what, request, nullptr);

@@ -63,6 +63,10 @@ class S3Client {
   // Whether the bucket exists and these credentials reach it: OK, ENOENT,
   // EACCES, or the network's error. The cheapest probe of a store's health.
   Status HeadBucket(const std::string& bucket);
+  // The bucket's versioning state: "Enabled", "Suspended", or "" when it was
+  // never turned on. A versioned bucket keeps every replaced or deleted object
+  // as an old version that listings do not show. ENOENT, EACCES as HeadBucket.
+  Result<std::string> GetBucketVersioning(const std::string& bucket);
 
   // --- Objects ---
   // Stores bytes [offset, offset + length) of `fd` (read with pread, streamed,

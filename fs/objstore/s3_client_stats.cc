@@ -11,7 +11,7 @@ std::string_view S3OpName(S3Op op) {
       "put_object",     "get_object",    "head_object",
       "delete_object",  "list_objects",  "create_multipart_upload",
       "upload_part",    "complete_multipart_upload", "abort_multipart_upload",
-      "list_multipart_uploads"};
+      "list_multipart_uploads", "get_bucket_versioning"};
   return kNames[static_cast<size_t>(op)];
 }
 

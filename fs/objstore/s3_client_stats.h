@@ -24,6 +24,7 @@ enum class S3Op : uint8_t {
   kHeadBucket, kCreateBucket, kDeleteBucket, kPutObject, kGetObject, kHeadObject,
   kDeleteObject, kListObjects, kCreateMultipartUpload, kUploadPart,
   kCompleteMultipartUpload, kAbortMultipartUpload, kListMultipartUploads,
+  kGetBucketVersioning,
   kCount  // not an operation: the number of them
 };
 

@@ -150,6 +150,13 @@ Result<std::string> ParseCompleteMultipartUpload(std::string_view body) {
   return UnquoteEtag(ChildText(root, "ETag"));
 }
 
+Result<std::string> ParseBucketVersioning(std::string_view body) {
+  Doc doc = Parse(body);
+  const xmlNode* root = Root(doc, "VersioningConfiguration");
+  if (root == nullptr) return Malformed("expected VersioningConfiguration");
+  return ChildText(root, "Status");
+}
+
 Result<std::vector<S3MultipartUpload>> ParseListMultipartUploads(
     std::string_view body, std::string* next_key_marker, std::string* next_upload_id_marker) {
   next_key_marker->clear();

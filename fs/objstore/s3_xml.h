@@ -31,6 +31,10 @@ Result<std::string> ParseInitiateMultipartUpload(std::string_view body);
 // the error's errno (s3_errors.h) and its code in the message.
 Result<std::string> ParseCompleteMultipartUpload(std::string_view body);
 
+// VersioningConfiguration of GetBucketVersioning: its <Status> ("Enabled",
+// "Suspended"), "" for a bucket whose versioning was never turned on.
+Result<std::string> ParseBucketVersioning(std::string_view body);
+
 // ListMultipartUploadsResult: the uploads of this page; *next_key_marker and
 // *next_upload_id_marker are set when the reply is truncated, else cleared.
 Result<std::vector<S3MultipartUpload>> ParseListMultipartUploads(std::string_view body,

@@ -84,7 +84,7 @@ Result<meta::Volume> VolumeAdmin::AddObjectLocked(const AddVolumeRequest& reques
   auto store = ObjectVolume::Open(row);
   if (!store.ok()) return store.status();
   row.endpoint = (*store)->endpoint();
-  if (Status probe = (*store)->Probe(); !probe.ok()) {
+  if (Status probe = (*store)->CheckUsable(); !probe.ok()) {
     if (probe.code() == ENOENT) {
       return Status::NotFound("bucket " + location->bucket + " does not exist at " +
                               row.endpoint + " (create it first)");

@@ -46,4 +46,50 @@ S3ClientStats::Calls ObjectVolume::CallsOf(S3Op op) const {
 
 Status ObjectVolume::Probe() { return quick_->HeadBucket(location_.bucket); }
 
+ObjectVolume::UploadInFlight::UploadInFlight(ObjectVolume& volume, std::string key)
+    : volume_(volume), key_(std::move(key)) {
+  MutexLock lock(volume_.uploads_mu_);
+  ++volume_.uploads_in_flight_[key_];
+}
+
+ObjectVolume::UploadInFlight::~UploadInFlight() {
+  MutexLock lock(volume_.uploads_mu_);
+  auto it = volume_.uploads_in_flight_.find(key_);
+  if (it != volume_.uploads_in_flight_.end() && --it->second == 0) {
+    volume_.uploads_in_flight_.erase(it);
+  }
+}
+
+Result<size_t> ObjectVolume::AbortLeftoverUploads() {
+  Result<std::vector<S3MultipartUpload>> uploads =
+      quick_->ListMultipartUploads(location_.bucket, ObjectKeyPrefix(location_));
+  if (!uploads.ok()) return uploads.status();
+  size_t aborted = 0;
+  Status first;
+  for (const S3MultipartUpload& u : *uploads) {
+    {
+      MutexLock lock(uploads_mu_);
+      if (uploads_in_flight_.count(u.key) != 0) continue;
+    }
+    Status st = quick_->AbortMultipartUpload(location_.bucket, u.key, u.upload_id);
+    if (st.ok()) ++aborted;
+    if (!st.ok() && st.code() != ENOENT && first.ok()) first = st;
+  }
+  if (!first.ok()) return first;
+  return aborted;
+}
+
+Status ObjectVolume::CheckUsable() {
+  TIERFS_RETURN_IF_ERROR(Probe());
+  Result<std::string> versioning = transfer_->GetBucketVersioning(location_.bucket);
+  if (!versioning.ok()) return versioning.status();
+  if (!versioning->empty()) {
+    return Status::Invalid("bucket " + location_.bucket + " has versioning " + *versioning +
+                           ": every object tierfs replaces or deletes would stay there as an "
+                           "old version that no listing shows; give a bucket that never had "
+                           "versioning turned on");
+  }
+  return Status::Ok();
+}
+
 }  // namespace tierfs

@@ -16,10 +16,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 
+#include "common/mutex.h"
 #include "common/status.h"
+#include "common/thread_annotations.h"
 #include "fs/objstore/s3_client.h"
 #include "fs/volume/object_location.h"
 #include "meta/records.h"
@@ -54,6 +57,13 @@ class ObjectVolume {
   // EACCES (credentials refused), EIO/ETIMEDOUT (store unreachable).
   Status Probe();
 
+  // What `fsvoladm add` and `mkdstfs` ask of a store before it becomes a
+  // volume: Probe()'s answer, then that its bucket keeps no versions. EINVAL,
+  // naming the bucket, for a bucket whose versioning is Enabled or Suspended:
+  // it would keep every object tierfs replaces or deletes as an old version
+  // that no listing shows, and bill it, for ever.
+  Status CheckUsable();
+
   // Replies of both clients so far (S3Client::replies).
   uint64_t Replies() const { return transfer_->replies() + quick_->replies(); }
 
@@ -68,6 +78,31 @@ class ObjectVolume {
     return transfer_->stats().ReceivedBytes() + quick_->stats().ReceivedBytes();
   }
 
+  // Uploads of this daemon in flight, by key: a multipart upload that is not
+  // one of them is a leftover of a daemon that died mid-upload (one daemon
+  // serves a file system, and its prefix is its own).
+  class UploadInFlight {
+   public:
+    UploadInFlight(ObjectVolume& volume, std::string key);
+    ~UploadInFlight();
+    UploadInFlight(const UploadInFlight&) = delete;
+    UploadInFlight& operator=(const UploadInFlight&) = delete;
+
+   private:
+    ObjectVolume& volume_;
+    const std::string key_;
+  };
+  // Marks an upload of `key` in flight for the life of the result; taken
+  // before the upload begins.
+  UploadInFlight TrackUpload(std::string key) { return UploadInFlight(*this, std::move(key)); }
+
+  // Aborts every multipart upload under the volume's prefix whose key has no
+  // upload of this daemon in flight: the parts a crash mid-upload left, which
+  // the store keeps (and bills) until aborted. Returns how many were aborted;
+  // the listing's error, or the first abort's (the others are still tried).
+  // An upload that ended meanwhile (ENOENT) is not an error.
+  Result<size_t> AbortLeftoverUploads() EXCLUDES(uploads_mu_);
+
   S3Client& transfer() { return *transfer_; }
   S3Client& quick() { return *quick_; }
 
@@ -77,6 +112,8 @@ class ObjectVolume {
   std::string endpoint_;
   std::unique_ptr<S3Client> transfer_;
   std::unique_ptr<S3Client> quick_;
+  Mutex uploads_mu_;
+  std::map<std::string, int> uploads_in_flight_ GUARDED_BY(uploads_mu_);  // key -> count
 };
 
 }  // namespace tierfs

@@ -324,10 +324,28 @@ void VolumeSet::ProbeStores() const {
     Status st = slot.store->Probe();
     if (st.ok()) {
       slot.timing_out_since_ns.store(0);
+      // Back from offline: the uploads that failed while it was gone could not
+      // be aborted then.
+      if (slot.health.load() == int(VolumeHealth::kOffline)) slot.next_upload_sweep_ns.store(0);
       SetHealth(snap.volumes[i], slot, VolumeHealth::kOnline, "its store answers");
+      SweepUploads(snap.volumes[i], slot);
     } else {
       StoreFailed(snap.volumes[i], slot, st);
     }
+  }
+}
+
+void VolumeSet::SweepUploads(const meta::Volume& v, Slot& slot) const {
+  const int64_t now = clock_.NowNanos();
+  if (now < slot.next_upload_sweep_ns.load()) return;
+  slot.next_upload_sweep_ns.store(now + kUploadSweepSeconds * 1'000'000'000LL);
+  Result<size_t> aborted = slot.store->AbortLeftoverUploads();
+  if (!aborted.ok()) {
+    LogWarning("object volume {} ({}): leftover multipart uploads not aborted: {}", v.name,
+               v.path, aborted.status().message());
+  } else if (*aborted > 0) {
+    LogInfo("object volume {} ({}): aborted {} multipart upload(s) a crash left", v.name,
+            v.path, *aborted);
   }
 }
 

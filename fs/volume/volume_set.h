@@ -123,6 +123,11 @@ class VolumeSet {
   // probe's bounds to answer a HEAD (seen: 2 s under four 16 MiB parts at
   // once), and marking it offline then failed every relocation in flight.
   static constexpr int64_t kStoreTimeoutsBeforeOfflineSeconds = 10;
+  // How often an online store's leftover multipart uploads are aborted
+  // (ObjectVolume::AbortLeftoverUploads): at the first probe that finds it
+  // after the mount, then at this period, so that a crash's parts are not
+  // kept (and billed) until an offline repair.
+  static constexpr int64_t kUploadSweepSeconds = 3600;
 
   std::string ObjectPath(uint32_t volume_id, uint64_t ino, uint64_t generation) const;
   // A fresh temporary path on the volume for a relocation copy.
@@ -224,6 +229,9 @@ class VolumeSet {
     // (ns of clock_, 0: it answers), and its reply count then.
     std::atomic<int64_t> timing_out_since_ns{0};
     std::atomic<uint64_t> replies_then{0};
+    // When the probe next aborts the store's leftover multipart uploads (ns of
+    // clock_; 0: at its first answer after the mount).
+    std::atomic<int64_t> next_upload_sweep_ns{0};
   };
   // A request to `slot`'s store failed with `why`. A refusal (the gateway is
   // not listening: EIO; a bad bucket or credential) makes the volume offline at
@@ -231,6 +239,9 @@ class VolumeSet {
   // kStoreTimeoutsBeforeOfflineSeconds: a reply to any request in between (an
   // upload's part, a read) shows it busy, not gone, and starts the wait anew.
   void StoreFailed(const meta::Volume& v, Slot& slot, const Status& why) const;
+  // Aborts `slot`'s store's leftover multipart uploads when their time has
+  // come (kUploadSweepSeconds); failures are logged and tried at the next.
+  void SweepUploads(const meta::Volume& v, Slot& slot) const;
   // Keeps up to kRecycledObjects emptied objects per volume for the next creates.
   static constexpr size_t kRecycledObjects = 4096;
   // Moves the object at `path` into the volume's pool, emptied; false when the

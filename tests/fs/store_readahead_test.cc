@@ -50,6 +50,29 @@ TEST(StoreReadaheadTest, ASequentialReaderGetsDoublingWindowsUpToTheMaximum) {
   EXPECT_EQ(StoreReadahead::HeldBytes(), kStoreReadaheadMaxBytes);
 }
 
+TEST(StoreReadaheadTest, NoReadIsServedFromBytesFetchedBeforeAnInvalidation) {
+  FakeStore store;
+  StoreReadahead window;
+  const uint64_t object = 10 * kMiB;
+  ASSERT_NO_FATAL_FAILURE(ReadAndCheck(window, store, 0, 4096, object));
+  ASSERT_NO_FATAL_FAILURE(ReadAndCheck(window, store, 4096, 4096, object));  // from the window
+  ASSERT_EQ(store.fetches.size(), 1u);
+  window.Invalidate();  // the file moved: the same key may hold other bytes now
+  ASSERT_NO_FATAL_FAILURE(ReadAndCheck(window, store, 8192, 4096, object));
+  ASSERT_EQ(store.fetches.size(), 2u);
+  EXPECT_EQ(store.fetches[1].first, 8192u);
+  // An invalidation while a fetch is in flight: that read gets its bytes, the
+  // next read fetches again.
+  StoreReadahead::Fetch racing = [&](uint64_t offset, size_t length, char* buf) {
+    window.Invalidate();
+    return store.fetch(offset, length, buf);
+  };
+  std::vector<char> out(4096);
+  ASSERT_TRUE(window.Read(6 * kMiB, 4096, object, out.data(), racing).ok());
+  ASSERT_NO_FATAL_FAILURE(ReadAndCheck(window, store, 6 * kMiB + 4096, 4096, object));
+  EXPECT_EQ(store.fetches.size(), 4u);
+}
+
 TEST(StoreReadaheadTest, AMissElsewhereStartsAgainAtTheFirstSize) {
   FakeStore store;
   StoreReadahead window;

@@ -27,6 +27,7 @@
 
 #include "tests/integration/test_policies.h"
 #include "tests/store/object_volume_fixture.h"
+#include "tests/support/run_command.h"
 
 namespace tierfs::testing {
 namespace {
@@ -190,6 +191,36 @@ TEST_F(ObjectVolumeTest, AWriteRecallsTheFileFirstAndHeatBringsFilesBack) {
   EXPECT_EQ(LocalObjects(hdd_), 2u);
 }
 
+// A reader that keeps its descriptor open while the file is recalled by a
+// write, rewritten and uploaded again (under the same key) reads the new bytes,
+// never the ones its read window fetched before.
+TEST_F(ObjectVolumeTest, AReaderOpenAcrossRecallRewriteAndUploadReadsTheNewBytes) {
+  ASSERT_NO_FATAL_FAILURE(AddStore());
+  const std::string before = RandomBytes(kMiB, 21), after = RandomBytes(kMiB, 22);
+  WriteFile(Path("f"), before);
+  ASSERT_NO_FATAL_FAILURE(AssignPolicy(ToClassPolicy("cloud")));
+  ASSERT_NO_FATAL_FAILURE(Enforce());
+  ASSERT_EQ(ClassOf("f"), "cloud");
+  // O_DIRECT: every read reaches the daemon (no page cache in between).
+  int reader = open(Path("f").c_str(), O_RDONLY | O_DIRECT);
+  ASSERT_GE(reader, 0) << strerror(errno);
+  void* buf = nullptr;
+  ASSERT_EQ(posix_memalign(&buf, 4096, 4096), 0);
+  auto first_page = [&]() {
+    const ssize_t n = pread(reader, buf, 4096, 0);
+    return n == 4096 ? std::string(static_cast<char*>(buf), 4096) : std::string();
+  };
+  EXPECT_EQ(first_page(), before.substr(0, 4096));  // fills the handle's read window
+  WriteFileSynced(Path("f"), after);                 // recalls, then rewrites
+  ASSERT_EQ(ClassOf("f"), "hdd");
+  EXPECT_EQ(first_page(), after.substr(0, 4096));
+  ASSERT_NO_FATAL_FAILURE(Enforce());  // the same key, other bytes
+  ASSERT_EQ(ClassOf("f"), "cloud");
+  EXPECT_EQ(first_page(), after.substr(0, 4096));
+  free(buf);
+  close(reader);
+}
+
 TEST_F(ObjectVolumeTest, RefusesCredentialsOthersMayReadAndNamesAMissingBucket) {
   ASSERT_EQ(chmod(credentials_.c_str(), 0644), 0);
   CommandResult open_mode = Tool("fsvoladm", {"add", "--endpoint", cluster_->endpoint(),
@@ -207,6 +238,27 @@ TEST_F(ObjectVolumeTest, RefusesCredentialsOthersMayReadAndNamesAMissingBucket) 
   CommandResult no_class = Tool("fsvoladm", {"add", "--endpoint", cluster_->endpoint(),
                                              "--credentials", credentials_, mnt_, Url()});
   EXPECT_EQ(no_class.exit_code, 2) << no_class.output;
+  // A versioned bucket would keep every object tierfs replaces or deletes.
+  const std::string versioned = bucket_ + "-v";
+  ASSERT_TRUE(s3_->CreateBucket(versioned).ok());
+  CommandResult enable = RunCommand(
+      {"curl", "-sS", "--fail", "--max-time", "30", "--aws-sigv4", "aws:amz:us-east-1:s3",
+       "--user", cluster_->access_key() + ":" + cluster_->secret_key(), "-X", "PUT", "--data",
+       "<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>",
+       cluster_->endpoint() + "/" + versioned + "?versioning"},
+      60);
+  ASSERT_EQ(enable.exit_code, 0) << enable.output;
+  Result<std::string> state = s3_->GetBucketVersioning(versioned);
+  ASSERT_TRUE(state.ok()) << state.status().message();
+  ASSERT_EQ(*state, "Enabled");
+  CommandResult with_versions =
+      Tool("fsvoladm", {"add", "--endpoint", cluster_->endpoint(), "--credentials", credentials_,
+                        mnt_, "s3://" + versioned + "/p:cloud"});
+  EXPECT_NE(with_versions.exit_code, 0);
+  EXPECT_NE(with_versions.output.find("bucket " + versioned + " has versioning Enabled"),
+            std::string::npos)
+      << with_versions.output;
+  EXPECT_TRUE(s3_->DeleteBucket(versioned).ok());
   // Nothing was added.
   CommandResult list = Tool("fsvoladm", {"list", "--json", mnt_});
   EXPECT_EQ(list.output.find("s3://"), std::string::npos) << list.output;
@@ -377,12 +429,49 @@ TEST_F(ObjectVolumeTest, KillMidUploadThenCheckRepairLeavesNoOrphanAndTheFileWho
   auto uploads = s3_->ListMultipartUploads(bucket_, "");
   ASSERT_TRUE(uploads.ok());
   EXPECT_EQ(uploads->size(), 0u);
-  EXPECT_EQ(Keys().size(), 0u);
+  // The orphan is not deleted (it might be the only copy of a file created
+  // after a restored backup): its inode comes back in /lost+found, its key kept.
+  EXPECT_EQ(Keys().size(), 1u);
   CommandResult again = Tool("tierfs", {"check", ssd_}, 120);
   EXPECT_EQ(again.exit_code, 0) << again.output;
   Mount();
   EXPECT_EQ(ClassOf("huge"), "hdd");
   EXPECT_EQ(Difference(ReadFileDirect(Path("huge")), data), "");
+  struct stat st;
+  ASSERT_EQ(stat(Path("lost+found/#99999.1").c_str(), &st), 0);
+  EXPECT_EQ(st.st_ino, 99999u);
+  EXPECT_EQ(ClassOf("lost+found/#99999.1"), "cloud");
+}
+
+// The multipart upload a kill -9 cut short is aborted by the next mount (its
+// first probe of the store), not only by an offline repair.
+TEST_F(ObjectVolumeTest, TheNextMountAbortsTheUploadACrashLeft) {
+  ASSERT_NO_FATAL_FAILURE(AddStore());
+  const std::string data = RandomBytes(100 * kMiB, 23);
+  WriteFileSynced(Path("big"), data);
+  ASSERT_NO_FATAL_FAILURE(AssignPolicy(ToClassPolicy("cloud")));
+  std::thread enforce([&] { Tool("fsppadm", {"enforce", mnt_}, 120); });
+  bool uploading = false;
+  for (int i = 0; i < 600 && !uploading; ++i) {
+    uploading = Uploads() > 0;
+    if (!uploading) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CrashDaemon();
+  enforce.join();
+  ASSERT_TRUE(uploading) << "no multipart upload was seen";
+  ASSERT_GT(Uploads(), 0u);
+  Mount();
+  bool aborted = false;
+  for (int i = 0; i < 150 && !aborted; ++i) {
+    aborted = Uploads() == 0;
+    if (!aborted) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  EXPECT_TRUE(aborted) << "the upload is still there 30 s after the mount";
+  EXPECT_NE(DaemonLog().find("multipart upload(s) a crash left"), std::string::npos);
+  EXPECT_EQ(Difference(ReadFileDirect(Path("big")), data), "");
+  ASSERT_NO_FATAL_FAILURE(Enforce());
+  EXPECT_EQ(ClassOf("big"), "cloud");
+  EXPECT_EQ(Uploads(), 0u);
 }
 
 // kill -9 (a fault point's stop) at each step of an upload and of a recall: the

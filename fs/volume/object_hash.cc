@@ -1,4 +1,4 @@
-#include "fs/core/object_hash.h"
+#include "fs/volume/object_hash.h"
 
 #include <xxhash.h>
 

@@ -18,6 +18,10 @@ namespace tierfs {
 // The read's errno ("read for checksum") on failure.
 Result<uint64_t> HashObject(VolumeIo& io, int fd, off_t size);
 
+// The user-metadata name an object on a store carries its hash under
+// (x-amz-meta-xxh3): set by the upload, read by the recall and `tierfs check`.
+inline constexpr char kObjectHashMetadata[] = "xxh3";
+
 // `hash` as 16 lower-case hex digits.
 std::string Xxh3Hex(uint64_t hash);
 
