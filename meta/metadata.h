@@ -286,8 +286,11 @@ class Metadata {
   // the copy on `to_volume` stops being a pending object and the source object on
   // `from_volume` becomes one (the relocator removes it next). FCL: relocate, with
   // detail "volFROM->volTO". Returns the inode's row after it (Inode::row_epoch
-  // set). ESTALE if the inode is no longer on `from_volume`.
-  Result<Inode> SetInodeVolume(uint64_t ino, uint32_t from_volume, uint32_t to_volume);
+  // set). ESTALE if the inode is no longer on `from_volume`. With `size`, the
+  // size becomes that too (bytes; a recall for a truncate to 0 moves no byte
+  // and commits the empty file at once).
+  Result<Inode> SetInodeVolume(uint64_t ino, uint32_t from_volume, uint32_t to_volume,
+                               std::optional<uint64_t> size = std::nullopt);
   // Records an object about to appear where its inode does not point (before a
   // relocation's copy is put in place), so a crash cannot leak it.
   Status AddPendingObject(const PendingObject& object);

@@ -339,7 +339,8 @@ Result<uint64_t> Metadata::ParentOf(uint64_t dir) {
   return row ? st.Uint64(0) : kRootIno;
 }
 
-Result<Inode> Metadata::SetInodeVolume(uint64_t ino, uint32_t from_volume, uint32_t to_volume) {
+Result<Inode> Metadata::SetInodeVolume(uint64_t ino, uint32_t from_volume, uint32_t to_volume,
+                                       std::optional<uint64_t> size) {
   auto [lock, now] = LockForChange();
   Database* db = db_.get();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
@@ -356,9 +357,14 @@ Result<Inode> Metadata::SetInodeVolume(uint64_t ino, uint32_t from_volume, uint3
   {
     // The copy may be laid out otherwise (sparse, preallocated): blocks unknown.
     Statement st = db->Prepare(
-        "UPDATE inodes SET volume_id = ?2, blocks = NULL WHERE ino = ?1 "
-        "RETURNING " META_INODE_COLUMNS);
+        "UPDATE inodes SET volume_id = ?2, blocks = NULL, size = COALESCE(?3, size) "
+        "WHERE ino = ?1 RETURNING " META_INODE_COLUMNS);
     st.BindAll(ino, to_volume);
+    if (size) {
+      st.Bind(3, *size);
+    } else {
+      st.BindNull(3);
+    }
     // EINVAL (foreign key) for an unknown volume.
     META_ASSIGN_OR_RETURN(after, RunInodeUpdate(db, st, ino));
   }
@@ -373,8 +379,10 @@ Result<Inode> Metadata::SetInodeVolume(uint64_t ino, uint32_t from_volume, uint3
     st.BindAll(ino, inode.generation, from_volume);
     TIERFS_RETURN_IF_ERROR(st.Run());
   }
-  const std::string detail =
-      "vol" + std::to_string(from_volume) + "->vol" + std::to_string(to_volume);
+  std::string detail = "vol" + std::to_string(from_volume) + "->vol" + std::to_string(to_volume);
+  if (size && *size != inode.size) {
+    detail += " size " + std::to_string(inode.size) + "->" + std::to_string(*size);
+  }
   TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "relocate", ino, 0, {}, detail));
   TIERFS_RETURN_IF_ERROR(txn.Commit());
   return after;

@@ -14,7 +14,7 @@ packages=(
   # the reference client the object-class benchmarks compare with.
   ceph-mon ceph-osd radosgw ceph-common rclone
   libbpf-dev bpftool clang                       # the passthrough I/O counter (fs/bpf/README.md)
-  attr rsync git procps man-db
+  attr rsync git procps man-db curl
   ccache                                         # rebuilds (tests, package, the earlier release's package)
   clang                                          # scripts/thread-safety.sh: the lock annotations' check
   debootstrap                                    # scripts/install-check.sh: a clean Debian 12 root

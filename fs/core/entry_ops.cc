@@ -93,7 +93,9 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
   const bool truncate = (to_set & FUSE_SET_ATTR_SIZE) != 0;
   if (truncate) {
     // A file on an object volume comes back to a local volume first.
-    if (Status back = RecallForWrite(inode, "truncate"); !back.ok()) {
+    // To 0: its bytes are not wanted, so none are fetched.
+    if (Status back = RecallForWrite(inode, "truncate", /*bytes_wanted=*/in.st_size != 0);
+        !back.ok()) {
       if (pinned) ReleaseHold(inode, Hold::kPin);
       return back;
     }

@@ -390,8 +390,10 @@ class FileSystem {
   // (DaemonMetrics::RecordRecallForWrite). OK at once for a file not on the
   // store. Errors: ENOSPC (no allowed volume has room), EIO (the store is
   // offline or the recall failed; the message says why). The caller holds no
-  // io_lock of the inode.
-  Status RecallForWrite(const InodeRef& inode, const char* why);
+  // io_lock of the inode. Without `bytes_wanted` (a truncate to 0) nothing is
+  // fetched: the file comes back empty (Relocator::Mode::kEmptyRecall), even
+  // while its store is offline.
+  Status RecallForWrite(const InodeRef& inode, const char* why, bool bytes_wanted = true);
   // Removes an inode whose nlink, opens and lookups are all zero: object first, then
   // the row (so a crash in between leaves an nlink-0 row that the next mount finishes).
   // The object goes only once the change that made nlink 0 is committed: at once

@@ -229,7 +229,9 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
     return held.status();
   }
   InodeRef inode = *held;
-  const bool hold_writers = mode == Mode::kHoldWriters;
+  const bool hold_writers = mode != Mode::kBackground;
+  const bool empty_recall =
+      mode == Mode::kEmptyRecall && fs_.volumes().IsObjectVolume(attr->volume_id);
   // The snapshot: the size the copy will hold and the write generation it stands
   // for, read together while no write is in flight. Every change to an object's
   // bytes or size holds io_lock (shared) from its first write_gen bump to its size
@@ -276,8 +278,9 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
   } else if (fs_.volumes().IsObjectVolume(from_volume) ||
              fs_.volumes().IsObjectVolume(to_volume)) {
     // To or from a store (store_relocation.cc): the same order of steps.
-    StoreCopy copy = fs_.volumes().IsObjectVolume(to_volume) ? UploadCopy(*attr, to_volume)
-                                                             : RecallCopy(*attr, to_volume);
+    StoreCopy copy = fs_.volumes().IsObjectVolume(to_volume)
+                         ? UploadCopy(*attr, to_volume)
+                         : RecallCopy(*attr, to_volume, empty_recall);
     const bool written_meanwhile = inode->write_gen.load() != gen_before;
     bool durable = true;
     if (!copy.status.ok()) {
@@ -294,7 +297,8 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
       if (inode->write_gen.load() != gen_before || now_on != from_volume) {
         result.outcome = "busy";
       } else {
-        result = CommitStoreLocked(*inode, from_volume, to_volume, copy, &durable);
+        result =
+            CommitStoreLocked(*inode, from_volume, to_volume, copy, empty_recall, &durable);
         result.bytes = copy.bytes;
       }
       io.Unlock();

@@ -88,7 +88,10 @@ class Relocator {
  public:
   explicit Relocator(FileSystem& fs) : fs_(fs) {}
 
-  enum class Mode { kBackground, kHoldWriters };
+  // kEmptyRecall: as kHoldWriters, for a file on an object volume whose bytes
+  // are not wanted (a truncate to 0 follows): the recall fetches nothing, makes
+  // an empty object and commits the size 0 with the new location.
+  enum class Mode { kBackground, kHoldWriters, kEmptyRecall };
 
   // Moves inode `ino` to volume `to_volume`. Returns the outcome (also recorded in
   // the database's relocation history); a file unlinked since the scan is "gone".
@@ -115,12 +118,15 @@ class Relocator {
   };
   // Upload steps: hash, pending record, upload, verify (to object volume `to`).
   StoreCopy UploadCopy(const meta::Inode& attr, uint32_t to);
-  // Recall steps: HEAD, GET into `to`'s tmp/, fsync, verify.
-  StoreCopy RecallCopy(const meta::Inode& attr, uint32_t to);
+  // Recall steps: HEAD, GET into `to`'s tmp/, fsync, verify. With `empty`, an
+  // empty file in `to`'s tmp/ and nothing asked of the store.
+  StoreCopy RecallCopy(const meta::Inode& attr, uint32_t to, bool empty);
   // The commit of a store move, the io_lock held: for a recall the copy is
   // recorded as pending and renamed into place first. *durable as CommitLocked.
+  // With `empty` (an empty recall) the size becomes 0 in the same commit.
   RelocationOutcome CommitStoreLocked(InodeState& inode, uint32_t from_volume,
-                                      uint32_t to_volume, StoreCopy& copy, bool* durable)
+                                      uint32_t to_volume, StoreCopy& copy, bool empty,
+                                      bool* durable)
       REQUIRES(inode.io_lock);
   // Drops the copy of a store move that was not committed: the store's object
   // (upload) or the local copy (recall), with its pending record.

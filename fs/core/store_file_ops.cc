@@ -50,7 +50,7 @@ Result<size_t> FileSystem::ReadFromStore(FileHandle* fh, uint32_t volume,
   return *n;
 }
 
-Status FileSystem::RecallForWrite(const InodeRef& inode, const char* why) {
+Status FileSystem::RecallForWrite(const InodeRef& inode, const char* why, bool bytes_wanted) {
   meta::Inode attr;
   {
     MutexLock lock(inode->mu);
@@ -68,7 +68,7 @@ Status FileSystem::RecallForWrite(const InodeRef& inode, const char* why) {
   } else if (auto p = meta_->PathOf(attr.ino); p.ok()) {
     path = *p;
   }
-  const uint64_t needed = attr.size + kCreateHeadroomBytes;
+  const uint64_t needed = (bytes_wanted ? attr.size : 0) + kCreateHeadroomBytes;
   std::optional<uint32_t> target =
       policy::ChooseCreateVolume(placement, volumes_->Space(/*fresh=*/true), needed);
   if (!target) {
@@ -78,8 +78,10 @@ Status FileSystem::RecallForWrite(const InodeRef& inode, const char* why) {
                            std::to_string(needed) + " bytes to bring it back for a " + why);
   }
   Relocator relocator(*this);
-  auto result = relocator.Relocate(attr.ino, *target, Relocator::Mode::kHoldWriters,
-                                   attr.volume_id, /*move_unlinked=*/true);
+  auto result = relocator.Relocate(
+      attr.ino, *target,
+      bytes_wanted ? Relocator::Mode::kHoldWriters : Relocator::Mode::kEmptyRecall,
+      attr.volume_id, /*move_unlinked=*/true);
   if (!result.ok()) return Status::Error(result.status().code(), result.status().message());
   if (result->outcome != "moved") {
     return Status::Error(result->error != 0 && result->error != ENOENT ? result->error : EIO,

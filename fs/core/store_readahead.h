@@ -12,6 +12,13 @@
 // reads exactly what was asked, with no window, and one that cannot grow keeps
 // its size. The memory goes back when the handle is released.
 //
+// On a slow link a window is also no larger than the link delivers in
+// kStoreWindowSeconds, measured on the handle's last window (never below
+// kStoreReadaheadMinBytes): the read(2) that waits for it must end well within
+// the quick client's bound (kQuickRequestSeconds, 4 s), or a slow store would
+// look like a dead one. A window fetch that times out is tried once more for
+// the request's bytes alone.
+//
 // A window holds bytes of one object: when its file moves (a recall, an upload,
 // which may put other bytes under the same key), the relocator's commit calls
 // Invalidate() on every open handle's window, and no read is served from bytes
@@ -25,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 #include "common/mutex.h"
@@ -36,6 +44,8 @@ namespace tierfs {
 inline constexpr size_t kStoreReadaheadBytes = size_t{4} << 20;
 inline constexpr size_t kStoreReadaheadMaxBytes = size_t{32} << 20;
 inline constexpr size_t kStoreReadaheadBudget = size_t{256} << 20;
+inline constexpr size_t kStoreReadaheadMinBytes = size_t{256} << 10;
+inline constexpr double kStoreWindowSeconds = 1.0;
 
 class StoreReadahead {
  public:
@@ -43,7 +53,9 @@ class StoreReadahead {
   // returns the count (short only at the object's end) or the store's error.
   using Fetch = std::function<Result<size_t>(uint64_t offset, size_t length, char* buf)>;
 
-  StoreReadahead() = default;
+  // `now_seconds`: a monotonic clock in seconds (tests pass a fake one).
+  explicit StoreReadahead(std::function<double()> now_seconds = SteadySeconds)
+      : now_seconds_(std::move(now_seconds)) {}
   ~StoreReadahead();
   StoreReadahead(const StoreReadahead&) = delete;
   StoreReadahead& operator=(const StoreReadahead&) = delete;
@@ -64,6 +76,9 @@ class StoreReadahead {
   // Bytes held by all windows now (for tests and metrics).
   static size_t HeldBytes() { return held_.load(); }
 
+  // The steady clock, in seconds.
+  static double SteadySeconds();
+
  private:
   // Takes `bytes` more from the daemon's budget: false (nothing taken) when
   // the budget has no room.
@@ -75,6 +90,10 @@ class StoreReadahead {
   size_t filled_ GUARDED_BY(mu_) = 0;   // valid bytes in window_
   // invalidations_ when window_ was filled: the bytes are good while it is equal.
   uint64_t filled_at_ GUARDED_BY(mu_) = 0;
+  // What the link delivered to the last window fetch, bytes per second (0:
+  // not measured yet).
+  double bytes_per_second_ GUARDED_BY(mu_) = 0;
+  const std::function<double()> now_seconds_;
   std::atomic<uint64_t> invalidations_{0};
   static std::atomic<size_t> held_;
 };

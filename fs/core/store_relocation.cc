@@ -8,11 +8,12 @@
 #include <string>
 
 #include "common/log.h"
-#include "fs/volume/object_hash.h"
 #include "fs/core/relocator.h"
 #include "fs/core/seam_fd.h"
+#include "fs/objstore/object_download.h"
 #include "fs/objstore/object_upload.h"
 #include "fs/volume/io_steps.h"
+#include "fs/volume/object_hash.h"
 
 namespace tierfs {
 namespace {
@@ -85,7 +86,7 @@ Relocator::StoreCopy Relocator::UploadCopy(const meta::Inode& attr, uint32_t to)
   return copy;
 }
 
-Relocator::StoreCopy Relocator::RecallCopy(const meta::Inode& attr, uint32_t to) {
+Relocator::StoreCopy Relocator::RecallCopy(const meta::Inode& attr, uint32_t to, bool empty) {
   StoreCopy copy;
   const VolumeSet& volumes = fs_.volumes();
   VolumeIo& io = volumes.io();
@@ -94,23 +95,28 @@ Relocator::StoreCopy Relocator::RecallCopy(const meta::Inode& attr, uint32_t to)
     copy.status = Status::Invalid("a recall goes from an object volume to a directory");
     return copy;
   }
-  if (volumes.Health(attr.volume_id) == VolumeHealth::kOffline) {
+  // An empty recall asks nothing of the store: it may even be offline.
+  if (!empty && volumes.Health(attr.volume_id) == VolumeHealth::kOffline) {
     copy.status = Status::Io("object volume " + volumes.NameOf(attr.volume_id) + " is offline");
     return copy;
   }
   const std::string bucket = store->location().bucket;
   const std::string key = store->Key(attr.ino, attr.generation);
-  auto head = store->transfer().HeadObject(bucket, key);
-  if (!head.ok()) {
-    copy.status = head.status();
-    return copy;
-  }
-  auto expected = head->metadata.find(kObjectHashMetadata);
-  if (expected == head->metadata.end() || head->size != attr.size) {
-    copy.status = Status::Io(store->Url(key) + " is not inode " + std::to_string(attr.ino) +
-                             "'s object (size " + std::to_string(head->size) + " of " +
-                             std::to_string(attr.size) + ", or no xxh3)");
-    return copy;
+  std::string expected_hash;
+  if (!empty) {
+    auto head = store->transfer().HeadObject(bucket, key);
+    if (!head.ok()) {
+      copy.status = head.status();
+      return copy;
+    }
+    auto expected = head->metadata.find(kObjectHashMetadata);
+    if (expected == head->metadata.end() || head->size != attr.size) {
+      copy.status = Status::Io(store->Url(key) + " is not inode " + std::to_string(attr.ino) +
+                               "'s object (size " + std::to_string(head->size) + " of " +
+                               std::to_string(attr.size) + ", or no xxh3)");
+      return copy;
+    }
+    expected_hash = expected->second;
   }
   copy.tmp = volumes.TmpPath(to, attr.ino, attr.generation);
   SeamFd dst(io, io.Open(copy.tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
@@ -119,33 +125,36 @@ Relocator::StoreCopy Relocator::RecallCopy(const meta::Inode& attr, uint32_t to)
     copy.tmp.clear();
     return copy;
   }
-  if (attr.size > 0) {
-    auto got = store->transfer().GetObjectToFd(bucket, key, 0, S3Client::kToEnd, dst.get(), 0);
+  const uint64_t size = empty ? 0 : attr.size;
+  if (size > 0) {
+    // Ranged GETs, several in flight, each retried alone: the time grows with
+    // the size, and a failure late in a large object does not start it over.
+    auto got = DownloadObject(store->transfer(), bucket, key, size, dst.get());
     if (!got.ok()) copy.status = got.status();
   }
-  if (copy.status.ok() && io.Ftruncate(dst.get(), static_cast<off_t>(attr.size)) != 0) {
+  if (copy.status.ok() && io.Ftruncate(dst.get(), static_cast<off_t>(size)) != 0) {
     copy.status = Status::FromErrno("set size of recalled copy");
   }
   if (copy.status.ok() && io.Fsync(dst.get(), /*datasync=*/false) != 0) {
     copy.status = Status::FromErrno("fsync recalled copy");
   }
-  if (copy.status.ok()) {
-    auto hash = HashObject(io, dst.get(), static_cast<off_t>(attr.size));
+  if (copy.status.ok() && !empty) {
+    auto hash = HashObject(io, dst.get(), static_cast<off_t>(size));
     if (!hash.ok()) {
       copy.status = hash.status();
-    } else if (Xxh3Hex(*hash) != expected->second) {
+    } else if (Xxh3Hex(*hash) != expected_hash) {
       copy.status = Status::Io("recall of inode " + std::to_string(attr.ino) + " from " +
                                store->Url(key) + " does not match its xxh3");
     }
   }
   io.ReachPoint("recall-after-copy");
   copy.fd = dst.release();
-  copy.bytes = attr.size;
+  copy.bytes = size;
   return copy;
 }
 
 RelocationOutcome Relocator::CommitStoreLocked(InodeState& inode, uint32_t from_volume,
-                                               uint32_t to_volume, StoreCopy& copy,
+                                               uint32_t to_volume, StoreCopy& copy, bool empty,
                                                bool* durable) {
   *durable = false;
   const VolumeSet& volumes = fs_.volumes();
@@ -171,7 +180,8 @@ RelocationOutcome Relocator::CommitStoreLocked(InodeState& inode, uint32_t from_
     if (!st.ok()) return RelocationOutcome::Failed(st);
   }
   MutexLock sync(inode.sync_mu);
-  auto row = fs_.metadata().SetInodeVolume(inode.ino, from_volume, to_volume);
+  auto row = fs_.metadata().SetInodeVolume(inode.ino, from_volume, to_volume,
+                                           empty ? std::optional<uint64_t>(0) : std::nullopt);
   if (!row.ok()) return RelocationOutcome::Failed(row.status());
   MutexLock lock(inode.mu);
   if (recall) {

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -71,6 +72,48 @@ TEST(StoreReadaheadTest, NoReadIsServedFromBytesFetchedBeforeAnInvalidation) {
   ASSERT_TRUE(window.Read(6 * kMiB, 4096, object, out.data(), racing).ok());
   ASSERT_NO_FATAL_FAILURE(ReadAndCheck(window, store, 6 * kMiB + 4096, 4096, object));
   EXPECT_EQ(store.fetches.size(), 4u);
+}
+
+TEST(StoreReadaheadTest, OnASlowLinkAWindowIsWhatTheLinkDeliversInASecond) {
+  double now = 0;
+  const double link = 1.5 * kMiB;  // bytes per second
+  FakeStore store;
+  StoreReadahead::Fetch slow = [&](uint64_t offset, size_t length, char* buf) {
+    now += static_cast<double>(length) / link;
+    return store.fetch(offset, length, buf);
+  };
+  StoreReadahead window([&] { return now; });
+  const uint64_t object = 64 * kMiB;
+  std::vector<char> out(128 << 10);
+  for (uint64_t off = 0; off < 12 * kMiB; off += out.size()) {
+    ASSERT_TRUE(window.Read(off, out.size(), object, out.data(), slow).ok());
+  }
+  // The first window (4 MiB) took 2.7 s; every later one is what the link
+  // brings in a second, in 64 KiB steps, not the doubling a fast link gets.
+  ASSERT_GE(store.fetches.size(), 3u);
+  EXPECT_EQ(store.fetches[0].second, 4 * kMiB);
+  for (size_t i = 1; i < store.fetches.size(); ++i) {
+    EXPECT_EQ(store.fetches[i].second, size_t{1536} << 10) << i;
+  }
+}
+
+TEST(StoreReadaheadTest, AWindowThatTimesOutIsTriedAgainForTheRequestAlone) {
+  FakeStore store;
+  int calls = 0;
+  StoreReadahead::Fetch first_times_out = [&](uint64_t offset, size_t length, char* buf) {
+    if (++calls == 1) return Result<size_t>(Status::Error(ETIMEDOUT, "stalled"));
+    return store.fetch(offset, length, buf);
+  };
+  StoreReadahead window;
+  std::vector<char> out(4096);
+  auto n = window.Read(0, out.size(), 10 * kMiB, out.data(), first_times_out);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, out.size());
+  ASSERT_EQ(store.fetches.size(), 1u);
+  EXPECT_EQ(store.fetches[0].second, out.size());
+  // The next window is small: what a second brought, at least 256 KiB.
+  ASSERT_NO_FATAL_FAILURE(ReadAndCheck(window, store, 1 * kMiB, 4096, 10 * kMiB));
+  EXPECT_EQ(store.fetches.back().second, kStoreReadaheadMinBytes);
 }
 
 TEST(StoreReadaheadTest, AMissElsewhereStartsAgainAtTheFirstSize) {

@@ -221,6 +221,42 @@ TEST_F(ObjectVolumeTest, AReaderOpenAcrossRecallRewriteAndUploadReadsTheNewBytes
   close(reader);
 }
 
+// A truncate to 0 of a file on the store fetches none of its bytes: it works
+// with the gateway stopped, the file comes back empty, and its object is
+// deleted once the store answers again (the next mount).
+TEST_F(ObjectVolumeTest, ATruncateToZeroFetchesNothing) {
+  ASSERT_NO_FATAL_FAILURE(AddStore());
+  WriteFile(Path("t"), RandomBytes(3 * kMiB, 31));
+  ASSERT_NO_FATAL_FAILURE(AssignPolicy(ToClassPolicy("cloud")));
+  ASSERT_NO_FATAL_FAILURE(Enforce());
+  ASSERT_EQ(ClassOf("t"), "cloud");
+  ASSERT_NO_FATAL_FAILURE(AssignPolicy(kHotBackPolicy));
+  gateway_down_ = true;
+  ASSERT_TRUE(cluster_->StopGateway().ok());
+  const auto start = Clock::now();
+  ASSERT_EQ(truncate(Path("t").c_str(), 0), 0) << strerror(errno);
+  std::cout << "[ measured ] truncate to 0 with the gateway stopped: " << SecondsSince(start)
+            << " s\n";
+  struct stat st;
+  ASSERT_EQ(stat(Path("t").c_str(), &st), 0);
+  EXPECT_EQ(st.st_size, 0);
+  EXPECT_EQ(ClassOf("t"), "hdd");
+  WriteFile(Path("t"), "new bytes");
+  EXPECT_EQ(ReadFile(Path("t")), "new bytes");
+  ASSERT_TRUE(cluster_->StartGateway().ok());
+  gateway_down_ = false;
+  Remount();
+  EXPECT_EQ(ReadFile(Path("t")), "new bytes");
+  bool deleted = false;
+  for (int i = 0; i < 100 && !deleted; ++i) {
+    deleted = Keys().empty();
+    if (!deleted) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_TRUE(deleted) << "the store's object outlived the mount after the truncate";
+  CommandResult check = Tool("tierfs", {"check", mnt_}, 120);
+  EXPECT_EQ(check.exit_code, 0) << check.output;
+}
+
 TEST_F(ObjectVolumeTest, RefusesCredentialsOthersMayReadAndNamesAMissingBucket) {
   ASSERT_EQ(chmod(credentials_.c_str(), 0644), 0);
   CommandResult open_mode = Tool("fsvoladm", {"add", "--endpoint", cluster_->endpoint(),
@@ -242,10 +278,12 @@ TEST_F(ObjectVolumeTest, RefusesCredentialsOthersMayReadAndNamesAMissingBucket) 
   const std::string versioned = bucket_ + "-v";
   ASSERT_TRUE(s3_->CreateBucket(versioned).ok());
   CommandResult enable = RunCommand(
-      {"curl", "-sS", "--fail", "--max-time", "30", "--aws-sigv4", "aws:amz:us-east-1:s3",
-       "--user", cluster_->access_key() + ":" + cluster_->secret_key(), "-X", "PUT", "--data",
+      {"/usr/bin/curl", "-sS", "--fail", "--max-time", "30", "--aws-sigv4", "aws:amz:us-east-1:s3",
+       "--user", cluster_->access_key() + ":" + cluster_->secret_key(),
+       // RGW wants the payload's hash header; curl's signer wants "versioning=".
+       "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD", "-X", "PUT", "--data",
        "<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>",
-       cluster_->endpoint() + "/" + versioned + "?versioning"},
+       cluster_->endpoint() + "/" + versioned + "?versioning="},
       60);
   ASSERT_EQ(enable.exit_code, 0) << enable.output;
   Result<std::string> state = s3_->GetBucketVersioning(versioned);
