@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/log.h"
+#include "fs/objstore/s3_errors.h"
 #include "fs/core/file_system.h"
 #include "fs/core/relocator.h"
 
@@ -40,7 +41,12 @@ Result<size_t> FileSystem::ReadFromStore(FileHandle* fh, uint32_t volume,
     const int code = n.status().code();
     LogError("read of inode {} from object volume {} ({}): {}", attr.ino, name,
              store->Url(key), n.status().message());
-    if (code == EIO || code == ETIMEDOUT || code == EAGAIN || code == ECONNREFUSED) {
+    // Only a store that does not answer makes the volume offline (ETIMEDOUT
+    // by the 10 s rule); a busy or failing one (SlowDown, 5xx) fails this read
+    // alone, and keys it refuses are the health probe's to find (a 403 on one
+    // key may be a policy's).
+    const S3Failure kind = ClassifyS3Errno(code);
+    if (kind == S3Failure::kUnreachable || kind == S3Failure::kTimeout) {
       volumes_->MarkStoreOffline(
           volume, Status::Error(code, "a read failed: " + n.status().message()));
     }

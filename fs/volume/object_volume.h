@@ -3,7 +3,8 @@
 //
 // Two clients, because a FUSE read and a relocation want different bounds:
 //  - transfer(): relocations (uploads, recalls, deletes) and `tierfs check`,
-//    with S3ClientOptions' defaults (5 s connect, 30 s stall, 300 s per call);
+//    with S3ClientOptions' defaults (5 s connect, 30 s stall, 300 s per call,
+//    a busy store retried for up to those 300 s);
 //  - quick(): reads served to applications and the health probe, bounded so
 //    that a dead or frozen store turns into EIO within a few seconds
 //    (kQuick* below; an application's read(2) waits at most about
@@ -26,7 +27,9 @@
 
 namespace tierfs {
 
-// Bounds of quick() calls, seconds; two attempts at most.
+// Bounds of quick() calls, seconds; two attempts at most when the store does not
+// answer (refused, timeouts), as many as fit in kQuickRequestSeconds when it
+// answers busy or failing (SlowDown, 5xx).
 inline constexpr double kQuickConnectSeconds = 2;
 inline constexpr double kQuickStallSeconds = 2;
 inline constexpr double kQuickRequestSeconds = 4;
