@@ -54,7 +54,9 @@ class ObjectVolume {
   std::string Url(const std::string& key) const { return "s3://" + location_.bucket + "/" + key; }
 
   // HEAD of the bucket with quick()'s bounds: OK; ENOENT (no such bucket),
-  // EACCES (credentials refused), EIO/ETIMEDOUT (store unreachable).
+  // EACCES (credentials refused), ECONNREFUSED/EHOSTUNREACH (nothing answers
+  // at the endpoint), ETIMEDOUT (no reply in time), EAGAIN/EIO (the store
+  // answers, busy or failing) (ClassifyS3Errno).
   Status Probe();
 
   // Replies of both clients so far (S3Client::replies).

@@ -83,6 +83,10 @@ void FlakyProxy::FailFor(double seconds, Fault fault) {
                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                     std::chrono::duration<double>(seconds));
   fault_ = fault;
+  // Clients keep their connections for the next request (a health probe every
+  // second keeps one open for good): cut them, so that the next request comes
+  // on a new connection, which gets the fault.
+  for (int fd : open_fds_) shutdown(fd, SHUT_RDWR);
 }
 
 void FlakyProxy::AcceptLoop() {

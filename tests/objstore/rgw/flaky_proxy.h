@@ -54,7 +54,9 @@ class FlakyProxy {
   // refuses.
   void DamageNextPutBodies(int puts) { puts_to_damage_ = puts; }
   int damaged() const { return damaged_; }
-  // Every connection accepted in the next `seconds` gets `fault`.
+  // Every connection accepted in the next `seconds` gets `fault`; the
+  // connections open now are cut (a request in flight on one fails as a
+  // reset connection does), so that every request of the span meets it.
   void FailFor(double seconds, Fault fault);
   // The Date of kSkewed403's replies: this many seconds from now.
   void set_skew_seconds(int64_t seconds) { skew_seconds_ = seconds; }
