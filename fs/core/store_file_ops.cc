@@ -88,7 +88,11 @@ Status FileSystem::RecallForWrite(const InodeRef& inode, const char* why) {
                                    attr.volume_id, /*move_unlinked=*/true);
   if (!result.ok()) return Status::Error(result.status().code(), result.status().message());
   if (result->outcome != "moved") {
-    return Status::Error(result->error != 0 && result->error != ENOENT ? result->error : EIO,
+    // A store that cannot be reached (ECONNREFUSED, EHOSTUNREACH) is an I/O
+    // error to the write(2) or fsync(2) that needed the file back.
+    int err = result->error;
+    if (err == 0 || err == ENOENT || ClassifyS3Errno(err) == S3Failure::kUnreachable) err = EIO;
+    return Status::Error(err,
                          "inode " + std::to_string(attr.ino) + " (" + path +
                              "): recall from object volume " +
                              volumes_->NameOf(attr.volume_id) + " for a " + why + ": " +
