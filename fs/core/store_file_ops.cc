@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/log.h"
+#include "fs/objstore/s3_errors.h"
 #include "fs/core/file_system.h"
 #include "fs/core/relocator.h"
 
@@ -40,7 +41,12 @@ Result<size_t> FileSystem::ReadFromStore(FileHandle* fh, uint32_t volume,
     const int code = n.status().code();
     LogError("read of inode {} from object volume {} ({}): {}", attr.ino, name,
              store->Url(key), n.status().message());
-    if (code == EIO || code == ETIMEDOUT || code == EAGAIN || code == ECONNREFUSED) {
+    // Only a store that does not answer makes the volume offline (ETIMEDOUT
+    // by the 10 s rule); a busy or failing one (SlowDown, 5xx) fails this read
+    // alone, and keys it refuses are the health probe's to find (a 403 on one
+    // key may be a policy's).
+    const S3Failure kind = ClassifyS3Errno(code);
+    if (kind == S3Failure::kUnreachable || kind == S3Failure::kTimeout) {
       volumes_->MarkStoreOffline(
           volume, Status::Error(code, "a read failed: " + n.status().message()));
     }
@@ -84,7 +90,11 @@ Status FileSystem::RecallForWrite(const InodeRef& inode, const char* why, bool b
       attr.volume_id, /*move_unlinked=*/true);
   if (!result.ok()) return Status::Error(result.status().code(), result.status().message());
   if (result->outcome != "moved") {
-    return Status::Error(result->error != 0 && result->error != ENOENT ? result->error : EIO,
+    // A store that cannot be reached (ECONNREFUSED, EHOSTUNREACH) is an I/O
+    // error to the write(2) or fsync(2) that needed the file back.
+    int err = result->error;
+    if (err == 0 || err == ENOENT || ClassifyS3Errno(err) == S3Failure::kUnreachable) err = EIO;
+    return Status::Error(err,
                          "inode " + std::to_string(attr.ino) + " (" + path +
                              "): recall from object volume " +
                              volumes_->NameOf(attr.volume_id) + " for a " + why + ": " +

@@ -1,14 +1,18 @@
 #include "fs/objstore/s3_client.h"
 
+#include <strings.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <thread>
 
 #include "common/log.h"
 #include "fs/objstore/backoff.h"
+#include "fs/objstore/s3_digest.h"
 #include "fs/objstore/s3_errors.h"
 #include "fs/objstore/s3_names.h"
 #include "fs/objstore/s3_xml.h"
@@ -21,6 +25,12 @@ using Clock = std::chrono::steady_clock;
 double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
+
+// A 403 without an S3 code (a HEAD's) is taken for a clock skew when the
+// store's Date is this far from the signing time, seconds. Stores refuse a
+// skew of 15 minutes (AWS, RGW); a smaller one is corrected all the same, as
+// signing at the store's time costs nothing.
+constexpr int64_t kSkewSeconds = 60;
 
 double UnitRandom() {
   thread_local std::minstd_rand rng(std::random_device{}());
@@ -35,16 +45,6 @@ std::string Attempts(int n, double seconds) {
   char buf[64];
   std::snprintf(buf, sizeof buf, " (%d attempt%s in %.1f s)", n, n == 1 ? "" : "s", seconds);
   return buf;
-}
-
-// A 32-hex-digit ETag is the MD5 of a single PUT's (or a part's) bytes; others
-// (a multipart object's "MD5-N", an encrypted object's) are not compared.
-bool IsMd5Etag(const std::string& etag) {
-  if (etag.size() != 32) return false;
-  for (char c : etag) {
-    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
-  }
-  return true;
 }
 
 std::vector<std::string> MetadataHeaders(const S3Metadata& metadata) {
@@ -129,7 +129,8 @@ Result<std::unique_ptr<S3Client>> S3Client::Create(S3ClientOptions options) {
   options.endpoint = *endpoint;
   if (!(options.connect_timeout_seconds > 0) || !(options.stall_timeout_seconds > 0) ||
       !(options.request_timeout_seconds > 0) || options.max_attempts < 1 ||
-      options.backoff_initial_seconds < 0 || options.backoff_max_seconds < 0) {
+      options.backoff_initial_seconds < 0 || options.backoff_max_seconds < 0 ||
+      options.retry_budget_seconds < 0) {
     return Status::Invalid("S3 client: timeouts must be positive and max_attempts at least 1");
   }
   if (options.credentials.access_key.empty() || options.credentials.secret_key.empty()) {
@@ -141,7 +142,8 @@ Result<std::unique_ptr<S3Client>> S3Client::Create(S3ClientOptions options) {
   return std::unique_ptr<S3Client>(new S3Client(std::move(options)));
 }
 
-S3Client::S3Client(S3ClientOptions options) : options_(std::move(options)), http_(options_) {}
+S3Client::S3Client(S3ClientOptions options)
+    : options_(std::move(options)), http_(options_), clock_offset_(options_.clock_offset_seconds) {}
 
 std::string S3Client::Url(const std::string& bucket, const std::string& key,
                           const std::map<std::string, std::string>& query) const {
@@ -161,46 +163,104 @@ Result<S3HttpResult> S3Client::Perform(S3Op op, const std::string& what,
   return r;
 }
 
+bool S3Client::CorrectClock(const S3HttpResult& reply, int64_t at_least) {
+  auto date = reply.headers.find("date");
+  if (date == reply.headers.end()) return false;
+  int64_t store_now = HttpDateSeconds(date->second);
+  if (store_now < 0) return false;
+  int64_t offset = store_now - static_cast<int64_t>(time(nullptr));
+  int64_t before = clock_offset_.load();
+  if (std::llabs(offset - before) < std::max<int64_t>(at_least, 1)) return false;
+  // The same offset as before would be signed the same way and refused again.
+  if (clock_offset_.exchange(offset) == offset) return false;
+  LogWarning("the S3 store at {} refused the time of a request ({} s from its own); signing "
+             "at this machine's time {:+} s from now on",
+             options_.endpoint, before - offset, offset);
+  return true;
+}
+
 Result<S3HttpResult> S3Client::Attempt(const std::string& what, const S3HttpRequest& request,
                                        S3ResponseSink* sink, long also_ok,
                                        Clock::time_point start, int* attempts) {
-  const Clock::time_point deadline =
-      start + std::chrono::duration_cast<Clock::duration>(
-                  std::chrono::duration<double>(options_.request_timeout_seconds));
+  auto after = [start](double seconds) {
+    return start + std::chrono::duration_cast<Clock::duration>(
+                       std::chrono::duration<double>(seconds));
+  };
+  const Clock::time_point deadline = after(options_.request_timeout_seconds);
+  const Clock::time_point budget_end =
+      after(std::min(options_.retry_budget_seconds, options_.request_timeout_seconds));
   Status last;
   int attempt = 0;
+  int counted = 0;  // attempts that count against max_attempts
+  bool clock_corrected = false;
   for (;;) {
     *attempts = ++attempt;
     double remaining = std::chrono::duration<double>(deadline - Clock::now()).count();
     if (sink != nullptr) sink->Rewind();
-    S3HttpResult r = http_.Exchange(request, sink, remaining);
+    S3HttpResult r = http_.Exchange(request, sink, remaining, clock_offset_.load());
     stats_.RecordBytes(r.bytes_sent, r.bytes_received);
     if (r.local_errno == 0 && r.curl_code == 0) replies_.fetch_add(1, std::memory_order_relaxed);
-    bool retryable;
+    // How this failure may be retried: not at all; while the retry budget
+    // lasts (the store answers, but badly); or max_attempts times (nothing
+    // answers, or not in time).
+    enum class Retry { kNo, kWithinBudget, kCounted } retry;
+    double retry_after = -1;
     if (r.local_errno != 0) {
       // The local fd or buffer failed: the store is not at fault, and sending
       // again would read or write the same file.
       return Status::Error(r.local_errno, what + ": " + r.local_error);
     } else if (r.curl_code != 0) {
-      retryable = IsRetryableCurl(r.curl_code);
+      retry = !IsRetryableCurl(r.curl_code)               ? Retry::kNo
+              : IsRetryableCurlWithinBudget(r.curl_code) ? Retry::kWithinBudget
+                                                          : Retry::kCounted;
       last = Status::Error(ErrnoForCurl(r.curl_code), what + ": " + r.curl_error);
     } else if ((r.status >= 200 && r.status < 300) || (also_ok != 0 && r.status == also_ok)) {
       return r;
     } else {
       std::string code, message;
       ParseS3Error(r.text, &code, &message);
-      retryable = IsRetryableS3Error(r.status, code);
       std::string text = what + ": HTTP " + std::to_string(r.status);
       if (!code.empty()) text += " " + code;
       if (!message.empty()) text += ": " + message;
       last = Status::Error(ErrnoForS3Error(r.status, code), text);
+      // A HEAD's 403 has no body to say RequestTimeTooSkewed: a Date far
+      // from the time it was signed at says it instead.
+      const bool skewed = code == "RequestTimeTooSkewed" || (r.status == 403 && code.empty());
+      if (skewed && !clock_corrected && CorrectClock(r, code.empty() ? kSkewSeconds : 0)) {
+        // Signed again at the store's time, at once: nothing is wrong with the
+        // store, and this attempt counts against nothing.
+        clock_corrected = true;
+        continue;
+      }
+      if (code == "BadDigest") {
+        // The store received other bytes than those whose MD5 was sent. When
+        // the bytes read while sending are those hashed before, they were
+        // damaged on the way and a new attempt may pass; else the file changed
+        // meanwhile and would be refused again.
+        bool same_file = !request.content_md5_hex.empty() && r.sent_md5 == request.content_md5_hex;
+        retry = same_file ? Retry::kCounted : Retry::kNo;
+        if (!same_file) {
+          last = Status::Io(text + " (the file changed while it was sent)");
+        }
+      } else {
+        retry = IsRetryableS3Error(r.status, code) ? Retry::kWithinBudget : Retry::kNo;
+      }
+      if (auto it = r.headers.find("retry-after"); it != r.headers.end()) {
+        retry_after = RetryAfterSeconds(it->second, static_cast<int64_t>(time(nullptr)));
+      }
     }
     double elapsed = SecondsSince(start);
-    if (!retryable) return Status::Error(last.code(), last.message() + Attempts(attempt, elapsed));
-    if (attempt >= options_.max_attempts) break;
+    if (retry == Retry::kNo) {
+      return Status::Error(last.code(), last.message() + Attempts(attempt, elapsed));
+    }
+    if (retry == Retry::kCounted && ++counted >= options_.max_attempts) break;
     double pause = BackoffSeconds(attempt, options_.backoff_initial_seconds,
                                   options_.backoff_max_seconds, UnitRandom());
-    if (Clock::now() + std::chrono::duration<double>(pause) >= deadline) break;
+    pause = std::max(pause, retry_after);
+    const Clock::time_point resume = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                        std::chrono::duration<double>(pause));
+    if (resume >= deadline) break;
+    if (retry == Retry::kWithinBudget && resume >= budget_end) break;
     LogWarning("{}; retrying in {:.2f} s", last.message(), pause);
     std::this_thread::sleep_for(std::chrono::duration<double>(pause));
   }
@@ -244,14 +304,25 @@ Result<std::string> S3Client::GetBucketVersioning(const std::string& bucket) {
 
 Result<std::string> S3Client::PutFromFd(S3Op op, const std::string& what,
                                         S3HttpRequest request) {
+  // Hashed before the first byte leaves, so that the store checks the body it
+  // receives against it (Content-MD5) and refuses one damaged on the way.
+  Result<BodyMd5> md5 = Md5OfFdRange(request.body_fd, request.body_offset, request.body_length);
+  if (!md5.ok()) {
+    return Status::Error(md5.status().code(), what + ": " + md5.status().message());
+  }
+  request.content_md5 = md5->base64;
+  request.content_md5_hex = md5->hex;
   Result<S3HttpResult> r = Perform(op, what, request, nullptr);
   if (!r.ok()) return r.status();
   auto it = r->headers.find("etag");
   std::string etag = it == r->headers.end() ? "" : UnquoteEtag(it->second);
-  if (IsMd5Etag(etag) && r->headers.count("x-amz-server-side-encryption") == 0 &&
-      strcasecmp(etag.c_str(), r->sent_md5.c_str()) != 0) {
+  // An ETag of an MD5's shape is the MD5 of the bytes stored, but for SSE-KMS
+  // and SSE-C (EtagIsNotContentMd5), where only the store's Content-MD5 check
+  // vouches for them.
+  if (IsMd5Etag(etag) && !EtagIsNotContentMd5(r->headers) &&
+      strcasecmp(etag.c_str(), md5->hex.c_str()) != 0) {
     stats_.RecordError(op, EIO);
-    return Status::Io(what + ": the store's ETag " + etag + " is not the MD5 " + r->sent_md5 +
+    return Status::Io(what + ": the store's ETag " + etag + " is not the MD5 " + md5->hex +
                       " of the bytes sent");
   }
   return etag;
@@ -331,6 +402,7 @@ Result<S3ObjectInfo> S3Client::HeadObject(const std::string& bucket, const std::
   if (auto it = r->headers.find("last-modified"); it != r->headers.end()) {
     info.last_modified = ParseS3Time(it->second);
   }
+  info.etag_is_not_content_md5 = EtagIsNotContentMd5(r->headers);
   static constexpr std::string_view kMeta = "x-amz-meta-";
   for (const auto& [name, value] : r->headers) {
     if (name.compare(0, kMeta.size(), kMeta) == 0) info.metadata[name.substr(kMeta.size())] = value;
@@ -420,6 +492,22 @@ Result<std::string> S3Client::CompleteMultipartUpload(const std::string& bucket,
   req.headers = {"Content-Type: application/xml"};
   req.body = CompleteMultipartUploadBody(parts);
   std::string what = "complete multipart upload " + Describe(bucket, key);
+  // The ETag the object must end with when the parts' ETags were their MD5s:
+  // a store that joined other bytes, or other parts, reports another.
+  std::vector<std::string> part_etags;
+  for (const S3CompletedPart& p : parts) part_etags.push_back(p.etag);
+  const std::string expected = MultipartEtag(part_etags);
+  auto verified = [&](const std::string& etag, bool not_md5) -> Result<std::string> {
+    if (expected.empty() || not_md5 || etag.size() != expected.size() ||
+        etag.compare(32, std::string::npos, expected, 32, std::string::npos) != 0 ||
+        !IsMd5Etag(std::string_view(etag).substr(0, 32))) {
+      return etag;  // not of the shape S3 computes from the parts' MD5s
+    }
+    if (strcasecmp(etag.c_str(), expected.c_str()) == 0) return etag;
+    stats_.RecordError(S3Op::kCompleteMultipartUpload, EIO);
+    return Status::Io(what + ": the store's ETag " + etag + " is not " + expected +
+                      ", the one of the parts sent");
+  };
   int attempts = 0;
   Result<S3HttpResult> r =
       Perform(S3Op::kCompleteMultipartUpload, what, req, nullptr, 0, &attempts);
@@ -431,7 +519,7 @@ Result<std::string> S3Client::CompleteMultipartUpload(const std::string& bucket,
       std::string suffix = "-" + std::to_string(parts.size());
       if (head.ok() && head->etag.size() > suffix.size() &&
           head->etag.compare(head->etag.size() - suffix.size(), suffix.size(), suffix) == 0) {
-        return head->etag;
+        return verified(head->etag, head->etag_is_not_content_md5);
       }
     }
     return r.status();
@@ -442,9 +530,10 @@ Result<std::string> S3Client::CompleteMultipartUpload(const std::string& bucket,
     // RGW (16.2) completes with an empty <ETag/>; HEAD has it. The upload is
     // done whatever HEAD answers, so its failure is no failure of this call.
     Result<S3ObjectInfo> head = HeadObject(bucket, key);
-    if (head.ok()) return head->etag;
+    if (head.ok()) return verified(head->etag, head->etag_is_not_content_md5);
+    return etag;
   }
-  return etag;
+  return verified(*etag, EtagIsNotContentMd5(r->headers));
 }
 
 Status S3Client::AbortMultipartUpload(const std::string& bucket, const std::string& key,

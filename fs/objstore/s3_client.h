@@ -4,21 +4,29 @@
 // The object volume (issue 29) keeps one object per file here.
 //
 // Every call is bounded in time: a connect timeout, a stall timeout and a bound
-// on the whole call, with a bounded number of attempts and exponential backoff
-// for failures that may pass (S3ClientOptions). Every error is a Status with a
-// POSIX errno (s3_errors.h has the whole mapping) and a message naming the
-// operation, the bucket and key, and what the store or the network said:
-//   ENOENT     no such key, bucket or upload
-//   EACCES     a bad access key or secret, or a request the credentials may not make
-//   ENOSPC     the store is full or over its quota
-//   EINVAL     a name or argument the client or the store refuses
-//   EIO        the store could not be reached, or the connection broke, on
-//              every attempt; a 5xx on every attempt; an uploaded body whose
-//              ETag differs from its MD5
-//   ETIMEDOUT  the call's time ran out, or the store stalled, on the last attempt
-//   EAGAIN     the store said SlowDown (429/503) on every attempt
-//   EPROTO     a reply that is not what S3 sends
-//   others     from the file descriptor a body is read from or written to
+// on the whole call. Failures that may pass are retried with exponential
+// backoff and full jitter (S3ClientOptions): those of a store that answers
+// (5xx, SlowDown, a reset connection) for a time budget, those of a store that
+// does not (refused, no DNS, timeouts) a number of times; a Retry-After is
+// honoured. A RequestTimeTooSkewed is retried at once, signed at the time of the
+// store's Date (the offset is kept for later calls). Every error is a Status
+// with a POSIX errno (s3_errors.h has the whole mapping, and ClassifyS3Errno
+// what each says of the store) and a message naming the operation, the bucket
+// and key, and what the store or the network said:
+//   ENOENT        no such key, bucket or upload
+//   EACCES        a bad access key or secret, a clock skew the retry did not
+//                 fix, or a request the credentials may not make
+//   ENOSPC        the store is full or over its quota
+//   EINVAL        a name or argument the client or the store refuses
+//   ECONNREFUSED  no connection could be made to the store, on every attempt
+//   EHOSTUNREACH  the store's name does not resolve, on every attempt
+//   EIO           the connection broke, or a 5xx, through the whole retry
+//                 budget; an uploaded body the store refused (BadDigest) or
+//                 whose ETag differs from its MD5
+//   ETIMEDOUT     the call's time ran out, or the store stalled, on the last attempt
+//   EAGAIN        the store said SlowDown (429/503) through the whole retry budget
+//   EPROTO        a reply that is not what S3 sends
+//   others        from the file descriptor a body is read from or written to
 // No message ever contains the secret key.
 //
 // Sizes and offsets are bytes. Names: buckets DNS-style (3-63 of a-z 0-9 . -),
@@ -73,10 +81,13 @@ class S3Client {
   // never held whole in memory; the fd's file offset is unchanged) as
   // bucket/key with user `metadata`, replacing any object of that name (S3
   // has no partial write). Up to 5 GiB (UploadObject in object_upload.h takes
-  // larger ones). Returns the ETag. The MD5 of the bytes sent is compared with
-  // the ETag the store returns when that is an MD5 (EIO when they differ).
-  // Errors of reading `fd` (EIO, EBADF) are returned as they are, and also EIO
-  // when the file ends before offset + length.
+  // larger ones). Returns the ETag. The range is read twice: once to hash it
+  // (its MD5 goes as Content-MD5, which the store checks: a body damaged on the
+  // way is refused, retried, and EIO when it never passes), once to send it.
+  // The ETag the store returns is compared with that MD5 when it is one (not
+  // for SSE-KMS or SSE-C; EIO when they differ). Errors of reading `fd` (EIO,
+  // EBADF) are returned as they are, and also EIO when the file ends before
+  // offset + length.
   Result<std::string> PutObject(const std::string& bucket, const std::string& key, int fd,
                                 uint64_t offset, uint64_t length, const S3Metadata& metadata);
 
@@ -118,7 +129,8 @@ class S3Client {
   Result<std::string> CreateMultipartUpload(const std::string& bucket, const std::string& key,
                                             const S3Metadata& metadata);
   // Uploads part `part_number` (1..10000) from bytes [offset, offset + length)
-  // of `fd`, streamed as PutObject does (MD5 checked against the part's ETag).
+  // of `fd`, streamed as PutObject does (Content-MD5 sent, the MD5 checked
+  // against the part's ETag).
   // Returns the part's ETag. ENOENT when the upload is gone (aborted).
   Result<std::string> UploadPart(const std::string& bucket, const std::string& key,
                                  const std::string& upload_id, int part_number, int fd,
@@ -127,7 +139,10 @@ class S3Client {
   // ("MD5-<parts>"; "" when the store reports none, even to a HEAD). EINVAL
   // for a missing, mismatched or too small part (RGW also refuses a list that
   // leaves out a part it holds). A retry after the store has completed the
-  // upload (its first reply lost) finds the object in place and succeeds.
+  // upload (its first reply lost) finds the object in place and succeeds. When
+  // every part's ETag is an MD5, the object's ETag (from the reply, or a HEAD
+  // when the reply has none) must be MultipartEtag of them (s3_digest.h): EIO
+  // when it has that shape and differs (not compared for SSE-KMS or SSE-C).
   Result<std::string> CompleteMultipartUpload(const std::string& bucket, const std::string& key,
                                               const std::string& upload_id,
                                               const std::vector<S3CompletedPart>& parts);
@@ -150,6 +165,11 @@ class S3Client {
   // latency, errors and the bytes moved (S3ClientStats).
   const S3ClientStats& stats() const { return stats_; }
 
+  // Seconds added to this machine's clock to sign requests: the options'
+  // clock_offset_seconds until the store says RequestTimeTooSkewed, then the
+  // store's Date minus this machine's time.
+  int64_t clock_offset_seconds() const { return clock_offset_.load(); }
+
  private:
   explicit S3Client(S3ClientOptions options);
 
@@ -167,6 +187,11 @@ class S3Client {
   std::string Url(const std::string& bucket, const std::string& key,
                   const std::map<std::string, std::string>& query = {}) const;
   Result<std::string> PutFromFd(S3Op op, const std::string& what, S3HttpRequest request);
+  // From the Date of `reply` (a RequestTimeTooSkewed, or a HEAD's 403): the
+  // store's time minus this machine's, kept for the requests that follow when
+  // it differs from the offset in use by `at_least` seconds (and at least 1).
+  // Whether it changed (and a new attempt may then pass).
+  bool CorrectClock(const S3HttpResult& reply, int64_t at_least);
   // A request on `bucket` itself (`method` PUT, DELETE or HEAD), named `what`
   // in errors; its reply's body is not needed.
   Status BucketRequest(S3Op op, const char* method, const std::string& what,
@@ -175,6 +200,8 @@ class S3Client {
   const S3ClientOptions options_;
   S3Http http_;
   std::atomic<uint64_t> replies_{0};
+  // Seconds: signing time minus this machine's time (CorrectClock).
+  std::atomic<int64_t> clock_offset_;
   S3ClientStats stats_;
 };
 

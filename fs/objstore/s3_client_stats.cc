@@ -27,7 +27,10 @@ S3ErrorKind S3ErrorKindOf(int errno_value) {
     case EACCES: return S3ErrorKind::kDenied;
     case ENOSPC: return S3ErrorKind::kNoSpace;
     case ETIMEDOUT: return S3ErrorKind::kTimeout;
-    case EIO: return S3ErrorKind::kUnreachable;
+    case EIO:
+    case ECONNREFUSED:
+    case EHOSTUNREACH:
+    case ENETUNREACH: return S3ErrorKind::kUnreachable;
     case EAGAIN: return S3ErrorKind::kSlowDown;
     default: return S3ErrorKind::kOther;
   }

@@ -38,7 +38,9 @@ enum class S3ErrorKind : uint8_t {
   kDenied,       // EACCES: credentials refused
   kNoSpace,      // ENOSPC: store full or over quota
   kTimeout,      // ETIMEDOUT: the store stalled or the call's bound ran out
-  kUnreachable,  // EIO: no connection, a broken one, 5xx on every attempt
+  kUnreachable,  // ECONNREFUSED, EHOSTUNREACH, ENETUNREACH: no connection; EIO: a
+                 // broken one, 5xx through the retry budget (ClassifyS3Errno
+                 // tells these apart)
   kSlowDown,     // EAGAIN: the store asked to slow down on every attempt
   kOther,        // EINVAL, EPROTO, a local file's error...
   kCount

@@ -2,7 +2,10 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <string>
 
 namespace tierfs {
 
@@ -22,9 +25,12 @@ int ErrnoForS3Error(long http_status, std::string_view c) {
   if (c == "EntityTooLarge") return EFBIG;
   if (c == "InvalidArgument" || c == "InvalidBucketName" || c == "InvalidPart" ||
       c == "InvalidPartOrder" || c == "EntityTooSmall" || c == "MalformedXML" ||
-      c == "InvalidRequest" || c == "InvalidDigest" || c == "BadDigest") {
+      c == "InvalidRequest" || c == "InvalidDigest") {
     return EINVAL;
   }
+  // The body the store received is not the one whose MD5 was sent: damaged on
+  // the way (or the file changed between the hash and the send).
+  if (c == "BadDigest") return EIO;
   if (c == "PreconditionFailed") return ESTALE;
   if (c == "NotImplemented" || c == "MethodNotAllowed") return EOPNOTSUPP;
   if (c == "SlowDown" || c == "ServiceUnavailable") return EAGAIN;
@@ -61,6 +67,11 @@ int ErrnoForCurl(int code) {
   switch (static_cast<CURLcode>(code)) {
     case CURLE_OK: return 0;
     case CURLE_OPERATION_TIMEDOUT: return ETIMEDOUT;
+    // Nothing listens at the address (or a firewall refuses): the store is not
+    // there, which the object volume tells from a store that answers badly.
+    case CURLE_COULDNT_CONNECT: return ECONNREFUSED;
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY: return EHOSTUNREACH;
     case CURLE_URL_MALFORMAT:
     case CURLE_UNSUPPORTED_PROTOCOL:
     case CURLE_BAD_FUNCTION_ARGUMENT:
@@ -88,6 +99,69 @@ bool IsRetryableCurl(int code) {
     default:
       return false;
   }
+}
+
+bool IsRetryableCurlWithinBudget(int code) {
+  switch (static_cast<CURLcode>(code)) {
+    case CURLE_SEND_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+    case CURLE_WEIRD_SERVER_REPLY:
+    case CURLE_HTTP2:
+    case CURLE_HTTP2_STREAM:
+      return true;
+    default:
+      return false;
+  }
+}
+
+S3Failure ClassifyS3Errno(int err) {
+  switch (err) {
+    case 0: return S3Failure::kNone;
+    case ECONNREFUSED:
+    case EHOSTUNREACH:
+    case ENETUNREACH: return S3Failure::kUnreachable;
+    case ETIMEDOUT: return S3Failure::kTimeout;
+    case EACCES: return S3Failure::kRefused;
+    case EAGAIN: return S3Failure::kBusy;
+    case EIO:
+    case EPROTO: return S3Failure::kFailed;
+    default: return S3Failure::kRequest;
+  }
+}
+
+const char* S3FailureName(S3Failure f) {
+  switch (f) {
+    case S3Failure::kNone: return "none";
+    case S3Failure::kUnreachable: return "unreachable";
+    case S3Failure::kTimeout: return "timeout";
+    case S3Failure::kRefused: return "refused";
+    case S3Failure::kBusy: return "busy";
+    case S3Failure::kFailed: return "failed";
+    case S3Failure::kRequest: return "request";
+  }
+  return "?";
+}
+
+double RetryAfterSeconds(std::string_view value, int64_t now) {
+  std::string v(value);
+  while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.pop_back();
+  size_t start = v.find_first_not_of(" \t");
+  if (start == std::string::npos) return -1;
+  v = v.substr(start);
+  if (std::all_of(v.begin(), v.end(), [](unsigned char c) { return std::isdigit(c); })) {
+    return v.size() > 9 ? 1e9 : static_cast<double>(std::stoll(v));
+  }
+  time_t at = curl_getdate(v.c_str(), nullptr);
+  if (at == -1) return -1;
+  return std::max<double>(0, static_cast<double>(at - now));
+}
+
+int64_t HttpDateSeconds(std::string_view value) {
+  std::string v(value);
+  time_t at = curl_getdate(v.c_str(), nullptr);
+  return at <= 0 ? -1 : static_cast<int64_t>(at);
 }
 
 }  // namespace tierfs

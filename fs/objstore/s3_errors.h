@@ -6,6 +6,7 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,7 @@ namespace tierfs {
 //   EntityTooLarge ......................................... EFBIG
 //   InvalidArgument, InvalidBucketName, InvalidPart,
 //     InvalidPartOrder, EntityTooSmall, MalformedXML, 400 .. EINVAL
+//   BadDigest (the body received is not the Content-MD5) ... EIO
 //   PreconditionFailed, 412 ................................ ESTALE (the object changed)
 //   NotImplemented, 405, 501 ............................... EOPNOTSUPP
 //   SlowDown, 429, 503 ..................................... EAGAIN
@@ -39,15 +41,53 @@ int ErrnoForS3Error(long http_status, std::string_view s3_code);
 bool IsRetryableS3Error(long http_status, std::string_view s3_code);
 
 // The errno for a libcurl result code (a CURLcode, as an int to keep curl out of
-// this header): a timeout (CURLE_OPERATION_TIMEDOUT) is ETIMEDOUT; a URL or
-// option curl refuses is EINVAL; out of memory ENOMEM; every failure to
-// resolve, connect, send or receive is EIO (the network is not reachable, or
-// the store went away mid-request).
+// this header): a timeout (CURLE_OPERATION_TIMEDOUT) is ETIMEDOUT; a connection
+// that could not be made (refused, no route) ECONNREFUSED; a name that does not
+// resolve EHOSTUNREACH; a URL or option curl refuses is EINVAL; out of memory
+// ENOMEM; every failure to send or receive on a connection made (reset, cut,
+// an empty or broken reply) is EIO (the store went away mid-request).
 int ErrnoForCurl(int curl_code);
 
 // Whether a libcurl failure is one of the network's (resolve, connect, send,
 // receive, timeout, reset, an empty or partial reply), which a new attempt on a
 // new connection may get past. Not a refused option or an aborted callback.
 bool IsRetryableCurl(int curl_code);
+
+// Of those, the ones on a connection that was made (reset, cut, an empty or
+// broken reply): the store is there but failed this once, as with a 5xx, so a
+// call retries them for its whole retry budget (S3ClientOptions::
+// retry_budget_seconds) rather than max_attempts times. A connection refused,
+// a name that does not resolve and a timeout are retried max_attempts times.
+bool IsRetryableCurlWithinBudget(int curl_code);
+
+// What a failed S3Client call says about the store as a whole, told from the
+// call's errno alone (S3Client's errors keep to this mapping), so that the
+// object volume decides whether the volume is offline without reading messages:
+//   kUnreachable  ECONNREFUSED, EHOSTUNREACH, ENETUNREACH: nothing answers
+//                 at the endpoint (refused, no route, DNS)
+//   kTimeout      ETIMEDOUT: no reply in time (a busy store, or a dead one)
+//   kRefused      EACCES: the store refuses the request's credentials or
+//                 signature (a bad key or secret, a clock skew no retry fixed,
+//                 a policy that denies)
+//   kBusy         EAGAIN: SlowDown (503/429) on every attempt of the budget
+//   kFailed       EIO, EPROTO: the store answered but failed (5xx), broke the
+//                 connection mid-reply, or sent what S3 does not (an ETag that
+//                 is not the body's MD5 too)
+//   kRequest      any other errno: about this key or request only (ENOENT,
+//                 EINVAL, ENOSPC, ESTALE...), or the local file's
+//   kNone         0
+enum class S3Failure { kNone, kUnreachable, kTimeout, kRefused, kBusy, kFailed, kRequest };
+S3Failure ClassifyS3Errno(int err);
+// "unreachable", "timeout", ...: for logs.
+const char* S3FailureName(S3Failure failure);
+
+// The pause a Retry-After header's `value` asks for, in seconds from `now`
+// (seconds since the epoch): its delta-seconds, or its HTTP-date minus now (0
+// when past); -1 when it is neither.
+double RetryAfterSeconds(std::string_view value, int64_t now);
+
+// An HTTP-date ("Sun, 06 Nov 1994 08:49:37 GMT", a Date header) in seconds
+// since the epoch; -1 when it does not parse.
+int64_t HttpDateSeconds(std::string_view value);
 
 }  // namespace tierfs

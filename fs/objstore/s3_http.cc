@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <mutex>
 
@@ -193,7 +194,7 @@ void S3Http::ReleaseHandle(CURL* handle) {
 }
 
 S3HttpResult S3Http::Exchange(const S3HttpRequest& request, S3ResponseSink* sink,
-                              double timeout_seconds) {
+                              double timeout_seconds, int64_t clock_offset_seconds) {
   S3HttpResult result;
   CURL* curl = AcquireHandle();
   if (curl == nullptr) {
@@ -216,6 +217,17 @@ S3HttpResult S3Http::Exchange(const S3HttpRequest& request, S3ResponseSink* sink
   for (const std::string& h : request.headers) add_header(h);
   add_header(std::string("x-amz-content-sha256: ") +
              (streamed ? "UNSIGNED-PAYLOAD" : Sha256Hex(request.body)));
+  if (!request.content_md5.empty()) add_header("Content-MD5: " + request.content_md5);
+  if (clock_offset_seconds != 0) {
+    // The store's clock and this machine's differ: sign at the store's time
+    // (libcurl takes the time to sign with from this header when it is there).
+    time_t at = time(nullptr) + static_cast<time_t>(clock_offset_seconds);
+    struct tm tm;
+    char stamp[32];
+    gmtime_r(&at, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    add_header(std::string("x-amz-date: ") + stamp);
+  }
 
   curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);  // threads: no SIGALRM for timeouts

@@ -4,10 +4,15 @@
 //
 // Payload signing: a body held in memory (an XML request, nothing at all) is
 // signed, its SHA-256 sent as x-amz-content-sha256; a body streamed from a file
-// descriptor is sent as UNSIGNED-PAYLOAD, since signing it would mean reading
-// it twice. Its MD5 is computed while it streams instead, and S3Client compares
-// it with the ETag the store returns, so a body damaged on the way is caught
-// all the same.
+// descriptor is sent as UNSIGNED-PAYLOAD. S3Client sends its MD5 as Content-MD5
+// instead (computed by a first pass over the file), so the store refuses a body
+// damaged on the way (BadDigest); its MD5 is also computed again while it
+// streams (sent_md5), which S3Client compares with the ETag the store returns.
+//
+// The signing time: libcurl's clock, unless the exchange is given a clock
+// offset; then an x-amz-date header of this machine's time plus the offset,
+// which libcurl (>= 7.75 here; checked with 7.88) signs with instead. (libcurl
+// 7.88 then sends that x-amz-date line twice with one value; RGW takes it.)
 //
 // Easy handles (each with its connection cache) are pooled and reused, so
 // consecutive requests keep their TCP connection. Thread-safe: each exchange
@@ -35,6 +40,8 @@ struct S3HttpRequest {
   uint64_t body_offset = 0;          // ... from this offset (pread: the fd's offset stays)
   uint64_t body_length = 0;          // ... of this many bytes
   std::string range;                 // "FIRST-LAST" or "FIRST-" (bytes), "" for all
+  std::string content_md5;           // base64 MD5 of the body, sent as Content-MD5; "" for none
+  std::string content_md5_hex;       // the same in hex (not sent: S3Client compares)
 };
 
 // Where a successful (2xx) reply's body goes, when not into S3HttpResult::text.
@@ -70,9 +77,11 @@ class S3Http {
   S3Http& operator=(const S3Http&) = delete;
 
   // Sends `request` and waits for the whole reply, at most `timeout_seconds`
-  // (> 0). A 2xx body goes to `sink` when given, else to text.
+  // (> 0). A 2xx body goes to `sink` when given, else to text. The request is
+  // signed at this machine's time plus `clock_offset_seconds` (0: libcurl's
+  // own clock).
   S3HttpResult Exchange(const S3HttpRequest& request, S3ResponseSink* sink,
-                        double timeout_seconds);
+                        double timeout_seconds, int64_t clock_offset_seconds = 0);
 
  private:
   CURL* AcquireHandle() EXCLUDES(mu_);

@@ -20,6 +20,9 @@ struct S3ObjectInfo {
                            // PUT, "MD5-PARTS" for a multipart upload
   int64_t last_modified = 0;  // seconds since the epoch (0 when not reported)
   S3Metadata metadata;
+  // Encrypted with SSE-KMS or SSE-C: the ETag is then no MD5 of the bytes,
+  // whatever its shape (s3_digest.h EtagIsNotContentMd5).
+  bool etag_is_not_content_md5 = false;
 };
 
 // One entry of a listing.

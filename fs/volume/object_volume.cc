@@ -25,6 +25,8 @@ Result<std::unique_ptr<ObjectVolume>> ObjectVolume::Open(const meta::Volume& row
   quick.stall_timeout_seconds = kQuickStallSeconds;
   quick.request_timeout_seconds = kQuickRequestSeconds;
   quick.max_attempts = 2;
+  // A busy store (SlowDown, 5xx) is retried for the call's whole few seconds.
+  quick.retry_budget_seconds = kQuickRequestSeconds;
   quick.backoff_max_seconds = 0.5;
   std::unique_ptr<ObjectVolume> v(new ObjectVolume);
   v->location_ = *location;

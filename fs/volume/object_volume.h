@@ -3,7 +3,8 @@
 //
 // Two clients, because a FUSE read and a relocation want different bounds:
 //  - transfer(): relocations (uploads, recalls, deletes) and `tierfs check`,
-//    with S3ClientOptions' defaults (5 s connect, 30 s stall, 300 s per call);
+//    with S3ClientOptions' defaults (5 s connect, 30 s stall, 300 s per call,
+//    a busy store retried for up to those 300 s);
 //  - quick(): reads served to applications and the health probe, bounded so
 //    that a dead or frozen store turns into EIO within a few seconds
 //    (kQuick* below; an application's read(2) waits at most about
@@ -29,7 +30,9 @@
 
 namespace tierfs {
 
-// Bounds of quick() calls, seconds; two attempts at most.
+// Bounds of quick() calls, seconds; two attempts at most when the store does not
+// answer (refused, timeouts), as many as fit in kQuickRequestSeconds when it
+// answers busy or failing (SlowDown, 5xx).
 inline constexpr double kQuickConnectSeconds = 2;
 inline constexpr double kQuickStallSeconds = 2;
 inline constexpr double kQuickRequestSeconds = 4;
@@ -54,7 +57,9 @@ class ObjectVolume {
   std::string Url(const std::string& key) const { return "s3://" + location_.bucket + "/" + key; }
 
   // HEAD of the bucket with quick()'s bounds: OK; ENOENT (no such bucket),
-  // EACCES (credentials refused), EIO/ETIMEDOUT (store unreachable).
+  // EACCES (credentials refused), ECONNREFUSED/EHOSTUNREACH (nothing answers
+  // at the endpoint), ETIMEDOUT (no reply in time), EAGAIN/EIO (the store
+  // answers, busy or failing) (ClassifyS3Errno).
   Status Probe();
 
   // What `fsvoladm add` and `mkdstfs` ask of a store before it becomes a

@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "common/log.h"
+#include "fs/objstore/s3_errors.h"
 #include "fs/volume/volume_label.h"
 #include "meta/space_reserve.h"
 
@@ -357,9 +358,21 @@ void VolumeSet::MarkStoreOffline(uint32_t id, const Status& why) const {
 }
 
 void VolumeSet::StoreFailed(const meta::Volume& v, Slot& slot, const Status& why) const {
-  if (why.code() != ETIMEDOUT) {
-    SetHealth(v, slot, VolumeHealth::kOffline, why.message());
-    return;
+  switch (ClassifyS3Errno(why.code())) {
+    case S3Failure::kBusy:
+    case S3Failure::kFailed:
+      // The store answers, busy or failing: the call that met it fails, the
+      // volume stays online (offline would fail every read and relocation in
+      // flight, including those the store would serve).
+      LogWarning("object volume {}: its store answers but failed ({}): {}", v.name,
+                 S3FailureName(ClassifyS3Errno(why.code())), why.message());
+      return;
+    case S3Failure::kTimeout:
+      break;  // the rule below
+    default:
+      // Unreachable, credentials refused, or (from the probe) the bucket gone.
+      SetHealth(v, slot, VolumeHealth::kOffline, why.message());
+      return;
   }
   const int64_t now = clock_.NowNanos();
   const uint64_t replies = slot.store->Replies();

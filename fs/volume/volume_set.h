@@ -106,17 +106,24 @@ class VolumeSet {
   bool ClassHasObjectVolume(const std::string& cls) const;
   // Removes inode `ino`'s object from volume `id`, whatever its kind: a file on
   // a directory as RemoveObject does; on an object volume a DELETE of its key
-  // (ObjectVolume::quick() bounds, a few seconds; a missing key is no error). EIO naming the volume when
-  // an object volume is offline; the store's errors otherwise.
+  // (ObjectVolume::quick() bounds, a few seconds; a missing key is no error).
+  // EIO naming the volume when an object volume is offline; the store's errors
+  // otherwise.
   Status RemoveAnyObject(uint32_t id, uint64_t ino, uint64_t generation) const;
   // Probes every object volume's bucket (ObjectVolume::Probe, a few seconds at
-  // most each): online when it answers, offline (logged once, with the store's
-  // words) when it does not, by the rule of StoreFailed. The daemon calls it
-  // every second.
+  // most each): online when it answers, else by the rule of StoreFailed
+  // (offline, logged once with the store's words, when it is unreachable,
+  // refuses the keys, or the bucket is gone). The daemon calls it every second.
   void ProbeStores() const;
-  // A read from object volume `id` failed for want of the store (`why`: EIO,
-  // ETIMEDOUT...): offline by the rule of StoreFailed, so that the next reads
-  // fail fast, until ProbeStores finds it back. `why` goes to the log.
+  // A call on object volume `id` failed with `why`, whose errno tells what it
+  // says of the store (ClassifyS3Errno), by the rule of StoreFailed: offline,
+  // so that the next reads fail fast until ProbeStores finds the store back,
+  // when nothing answers at its address (ECONNREFUSED, EHOSTUNREACH,
+  // ENETUNREACH), when it refuses the keys (EACCES), or when it has only timed
+  // out for kStoreTimeoutsBeforeOfflineSeconds (ETIMEDOUT); still online when
+  // it answers busy or failing (EAGAIN, EIO, EPROTO: the call fails alone).
+  // Other errnos (ENOENT, EINVAL...) are the request's and mark it offline too:
+  // callers pass only failures that are the store's. `why` goes to the log.
   void MarkStoreOffline(uint32_t id, const Status& why) const;
   // How long a store may only time out, answering nothing at all, before it
   // is offline, seconds. A store busy with uploads can take longer than the
@@ -233,11 +240,14 @@ class VolumeSet {
     // clock_; 0: at its first answer after the mount).
     std::atomic<int64_t> next_upload_sweep_ns{0};
   };
-  // A request to `slot`'s store failed with `why`. A refusal (the gateway is
-  // not listening: EIO; a bad bucket or credential) makes the volume offline at
-  // once. A timeout does only once the store has answered nothing at all for
-  // kStoreTimeoutsBeforeOfflineSeconds: a reply to any request in between (an
-  // upload's part, a read) shows it busy, not gone, and starts the wait anew.
+  // A request to `slot`'s store failed with `why` (its errno classified by
+  // ClassifyS3Errno). Nothing at the address (ECONNREFUSED, EHOSTUNREACH), keys
+  // refused (EACCES) or another request error (a bucket gone: ENOENT) make the
+  // volume offline at once. A timeout does only once the store has answered
+  // nothing at all for kStoreTimeoutsBeforeOfflineSeconds: a reply to any
+  // request in between (an upload's part, a read) shows it busy, not gone, and
+  // starts the wait anew. A store that answers busy or failing (EAGAIN, EIO,
+  // EPROTO) leaves the volume as it is (logged).
   void StoreFailed(const meta::Volume& v, Slot& slot, const Status& why) const;
   // Aborts `slot`'s store's leftover multipart uploads when their time has
   // come (kUploadSweepSeconds); failures are logged and tried at the next.

@@ -111,9 +111,10 @@ void ObjectVolumeTest::TearDown() {
   EXPECT_TRUE(s3_->DeleteBucket(bucket_).ok());
 }
 
-void ObjectVolumeTest::AddStore() {
-  CommandResult r = Tool("fsvoladm", {"add", "--endpoint", cluster_->endpoint(), "--credentials",
-                                      credentials_, mnt_, Url() + ":cloud"});
+void ObjectVolumeTest::AddStore(const std::string& endpoint) {
+  CommandResult r =
+      Tool("fsvoladm", {"add", "--endpoint", endpoint.empty() ? cluster_->endpoint() : endpoint,
+                        "--credentials", credentials_, mnt_, Url() + ":cloud"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
 }
 

@@ -53,8 +53,9 @@ class ObjectVolumeTest : public TierfsFixture {
   void SetUp() override;
   void TearDown() override;
 
-  // fsvoladm add MOUNT s3://bucket/tfs:cloud; asserts success.
-  void AddStore();
+  // fsvoladm add MOUNT s3://bucket/tfs:cloud; asserts success. At `endpoint`
+  // when given (a proxy in front of the gateway), else the gateway's.
+  void AddStore(const std::string& endpoint = "");
   // The volume's URL: s3://BUCKET/tfs.
   std::string Url() const { return "s3://" + bucket_ + "/" + kPrefix; }
 
