@@ -63,6 +63,7 @@ fi
 # Debug keeps assert() on; -O1 keeps the suite fast enough and the stacks readable.
 start=$(date +%s)
 CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja "$cmake_flag" \
+  -DTIERFS_BUILD_TESTS=ON -DTIERFS_TEST_HOOKS=ON \
   -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG="-O1 -g" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
   >/dev/null || exit 1
 cmake --build "$build" -j"$jobs" || { echo "sanitize: build failed"; exit 1; }

@@ -25,7 +25,7 @@ if command -v ccache >/dev/null; then
 fi
 start=$(date +%s)
 CC=clang CXX=clang++ cmake -S . -B build-clang -G Ninja -DTIERFS_THREAD_SAFETY=ON \
-  -DTIERFS_BUILD_TESTS=$tests -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG=-O0 \
+  -DTIERFS_BUILD_TESTS=$tests -DTIERFS_TEST_HOOKS=$tests -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS_DEBUG=-O0 \
   -DCMAKE_CXX_FLAGS_DEBUG=-O0 "${launcher[@]}" >/dev/null
 cmake --build build-clang -j"${JOBS:-2}"
 echo "thread-safety: clean ($(($(date +%s) - start)) s)"

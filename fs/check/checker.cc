@@ -28,7 +28,6 @@ const char* TypeName(uint32_t mode) {
   }
 }
 
-std::string Bytes(uint64_t n) { return std::to_string(n) + (n == 1 ? " byte" : " bytes"); }
 
 CheckFinding& Checker::Add(const char* kind, FindingSeverity severity, std::string message) {
   CheckFinding f;

@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/byte_count.h"
 #include "common/status.h"
 #include "fs/check/fsck.h"
 #include "fs/objstore/s3_types.h"
@@ -64,9 +65,6 @@ inline constexpr char kLostFound[] = "lost+found";
 
 // "regular file", "directory"... for messages.
 const char* TypeName(uint32_t mode);
-
-// "1 byte", "5 bytes".
-std::string Bytes(uint64_t n);
 
 class Checker {
  public:

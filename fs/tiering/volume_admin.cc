@@ -10,6 +10,7 @@
 #include <map>
 #include <thread>
 
+#include "common/byte_count.h"
 #include "common/log.h"
 #include "common/page.h"
 #include "fs/volume/object_location.h"
@@ -26,13 +27,6 @@ bool IsUnderOrSame(const std::string& dir, const std::string& path) {
   if (dir == "/") return true;
   return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 &&
                          path[dir.size()] == '/');
-}
-
-std::string Bytes(uint64_t n) {
-  char buf[64];
-  const double mib = static_cast<double>(n) / (1 << 20);
-  std::snprintf(buf, sizeof buf, "%llu bytes (%.1f MiB)", static_cast<unsigned long long>(n), mib);
-  return buf;
 }
 
 }  // namespace

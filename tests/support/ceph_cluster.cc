@@ -192,7 +192,11 @@ uint64_t CephCluster::ResidentBytes() const {
 }
 
 void CephEnvironment::SetUp() {
-  Result<std::unique_ptr<CephCluster>> cluster = CephCluster::Start();
+  // The long tests move objects larger than the default memstore holds.
+  const char* bytes = getenv("TIERFS_TEST_CEPH_MEMSTORE_BYTES");
+  Result<std::unique_ptr<CephCluster>> cluster =
+      bytes != nullptr && *bytes != '\0' ? CephCluster::Start(std::strtoull(bytes, nullptr, 10))
+                                        : CephCluster::Start();
   if (!cluster.ok()) {
     g_start_error = cluster.status().message();
     // Not FAIL(): GoogleTest skips every test after a fatal failure here, and a

@@ -141,6 +141,7 @@ void FlakyProxy::Forward(int client, bool rewrite_etag) {
   // reply's heads held back until whole (to rewrite the final one's ETag).
   std::string request_head, reply_head;
   uint64_t body_left = 0;
+  uint64_t replied = 0;  // reply bytes of this connection, for CutNextReplyAfter
   bool flip_next = false, reply_rewritten = !rewrite_etag;
   // Both directions until either side closes.
   char buf[65536];
@@ -218,12 +219,38 @@ void FlakyProxy::Forward(int client, bool rewrite_etag) {
         }
         continue;
       }
+      if (i == 1) {
+        Pace(static_cast<size_t>(n));
+        reply_bytes_ += static_cast<uint64_t>(n);
+        replied += static_cast<uint64_t>(n);
+        uint64_t cut_at = cut_after_.load();
+        if (cut_at > 0 && replied >= cut_at && cut_after_.compare_exchange_strong(cut_at, 0)) {
+          ++cut_;
+          done = true;
+          break;
+        }
+      }
       if (!WriteAll(fds[1 - i].fd, buf, static_cast<size_t>(n))) done = true;
     }
     if (done) break;
   }
   shutdown(client, SHUT_RDWR);
   shutdown(upstream, SHUT_RDWR);
+}
+
+void FlakyProxy::Pace(size_t n) {
+  const double rate = reply_rate_.load();
+  if (rate <= 0) return;
+  std::chrono::steady_clock::time_point until;
+  {
+    std::lock_guard<std::mutex> lock(pace_mu_);
+    const auto now = std::chrono::steady_clock::now();
+    if (paced_until_ < now) paced_until_ = now;
+    paced_until_ += std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(static_cast<double>(n) / rate));
+    until = paced_until_;
+  }
+  std::this_thread::sleep_until(until);
 }
 
 void FlakyProxy::Fail(int client, Fault fault) {

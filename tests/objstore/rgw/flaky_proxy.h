@@ -58,6 +58,15 @@ class FlakyProxy {
   // connections open now are cut (a request in flight on one fails as a
   // reset connection does), so that every request of the span meets it.
   void FailFor(double seconds, Fault fault);
+  // Replies (gateway to client) of all connections together at no more than
+  // `bytes_per_second` (0: as fast as they come): a slow link.
+  void LimitReplyRate(double bytes_per_second) { reply_rate_ = bytes_per_second; }
+  // The next connection whose replies pass `bytes` bytes is cut there, once
+  // (a link that drops in the middle of a large GET).
+  void CutNextReplyAfter(uint64_t bytes) { cut_after_ = bytes; }
+  int cut() const { return cut_; }
+  // Reply bytes passed through so far (all connections).
+  uint64_t reply_bytes() const { return reply_bytes_; }
   // The Date of kSkewed403's replies: this many seconds from now.
   void set_skew_seconds(int64_t seconds) { skew_seconds_ = seconds; }
   // A Retry-After of this many seconds on kSlowDown503's replies (< 0: none).
@@ -82,6 +91,14 @@ class FlakyProxy {
   std::atomic<int64_t> skew_seconds_{3600};
   std::atomic<int> retry_after_{-1};
   std::atomic<int> puts_to_damage_{0}, damaged_{0};
+  std::atomic<double> reply_rate_{0};
+  std::atomic<uint64_t> cut_after_{0}, reply_bytes_{0};
+  std::atomic<int> cut_{0};
+  // When the rate limit lets the next reply byte go (LimitReplyRate).
+  std::mutex pace_mu_;
+  std::chrono::steady_clock::time_point paced_until_;  // guarded by pace_mu_
+  // Waits until `n` more reply bytes may go at the limited rate.
+  void Pace(size_t n);
   std::mutex mu_;
   int fail_next_ = 0;         // guarded by mu_
   std::chrono::steady_clock::time_point fail_until_;  // guarded by mu_
