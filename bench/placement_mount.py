@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Replays placement_bench's workload on a real tierfs mount and compares the
 share of read bytes the fast class served, period by period, with what the
-simulation (the same planner on a simulated clock) says (issue 10: "against a
-real mount at small scale, and the two agree"). Run by hand, as root:
+simulation (the same planner on a simulated clock) says: the simulation is
+checked against a real mount at small scale, and the two should agree. Run by hand, as root:
 
     bench/placement_mount.py [--build build] [--files 200] [--periods 8]
                              [--shift_every 2] [--reads 2000] [--period_seconds 6]

@@ -1,7 +1,8 @@
 // A shifting-hot-set workload run against the pure policy engine on a
-// simulated clock: the measure of issue 10 ("placement that follows the
-// workload") and of the NetApp Hybrid Aggregates paper, the share of read
-// bytes that files on the ssd class serve, next to two oracles.
+// simulated clock: the measure of placement that follows the workload
+// (docs/benchmarks.md "Placement under a shifting hot set") and of the NetApp
+// Hybrid Aggregates paper, the share of read bytes that files on the ssd class
+// serve, next to two oracles.
 //
 // The file system: `files` files of log-uniform sizes in [min_size,
 // max_size], all created on hdd; one ssd volume holding `ssd_share` of the

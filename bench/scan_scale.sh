@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Times real policy scans of a tierfs holding FILES files (default 1,000,000):
 # the daemon gathers every file's record and I/O windows from its database and
-# plans, with swapping, what `fsppadm enforce` would move (issue 10's "enforce
-# with swaps over 1,000,000 files"). Run by hand, as root (it mounts a tmpfs):
+# plans, with swapping, what `fsppadm enforce` would move: an enforce with
+# swaps over 1,000,000 files. Run by hand, as root (it mounts a tmpfs):
 #
 #   FILES=1000000 bench/scan_scale.sh        # BUILD=build, ROUNDS=3, SSD_SIZE=1g
 #   HISTORY=744 FILES=100000 bench/scan_scale.sh  # a month of hourly buckets per active file

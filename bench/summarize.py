@@ -5,8 +5,8 @@ results.tsv holds one line per measurement, "config<TAB>group<TAB>metric<TAB>val
 one per round. For every (group, metric) this prints the median of the rounds
 per configuration, the ratios of tierfs (and of tierfs-pt, tierfs-ptro: with
 passthrough) to native, to mergerfs, to mergerfs-pt and to bindfs (and the
-peers' ratios to native), the max/min spread over the rounds, and, where issue
-11 sets one, the target and whether it is met. Section fast (group "fast") ran
+peers' ratios to native), the max/min spread over the rounds, and, where
+docs/benchmarks.md sets one, the target and whether it is met. Section fast (group "fast") ran
 on a tmpfs: there native is a directory on the tmpfs.
 Ratios are always value / value; the column "better" says whether a higher
 ("hi", rates) or a lower ("lo": seconds, latency, CPU, memory, writes) value
@@ -106,7 +106,7 @@ def label_of(group, metric):
 
 
 def target_of(group, metric):
-    """Issue 11's target for a line: a list of (peer, op, bound) on tierfs/peer."""
+    """The target for a line: a list of (peer, op, bound) on tierfs/peer."""
     ahead = [("mergerfs", ">", 1.0)]
     if group == "data":
         if metric in ("seqwrite_mb_s", "seqread_mb_s", "randread_warm_iops",
@@ -242,7 +242,7 @@ def main():
     if args.note:
         print(args.note)
     print("medians of the rounds; t/nat = tierfs / native etc. (values, not speeds: see 'better');"
-          " spr = max/min over the rounds; target: issue 11 (n native, m mergerfs, b bindfs)")
+          " spr = max/min over the rounds; target: docs/benchmarks.md (n native, m mergerfs, b bindfs)")
     print("t tierfs, tp tierfs-pt (--passthrough=rw), tr tierfs-ptro (=ro), mrg mergerfs, "
           "mpt mergerfs-pt (passthrough.io=rw), bfs bindfs, nat native (fast: the tmpfs)")
     section = None
@@ -263,7 +263,7 @@ def main():
     if any(r["met"] for r in rows):
         met = sum(r["met"] == "yes" for r in rows)
         total = sum(bool(r["met"]) for r in rows)
-        print(f"\nissue 11 targets met: {met} of {total} lines")
+        print(f"\ntargets met: {met} of {total} lines")
     dropped = values.get(next((k for k in values if k[1] == "drop_caches"), None), {})
     if any(v == 0 for xs in dropped.values() for v in xs):
         print("note: caches could not be dropped (not root): the 'cold' lines are warm")

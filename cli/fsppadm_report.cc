@@ -241,7 +241,7 @@ std::string FormatScanRows(const json& result, const ScanReportOptions& options)
     cells.push_back(PrintableField(RowPath(row, options)));
     table.AddRow(std::move(cells));
   }
-  // Object volumes the rows name, with their s3:// URL (issue 29).
+  // Object volumes the rows name, with their s3:// URL.
   std::map<std::string, std::string> stores;
   for (const json& row : rows) {
     for (auto [volume, url] : {std::pair{"from_volume", "from_url"}, {"to_volume", "to_url"}}) {

@@ -51,8 +51,8 @@ void CheckClasses(const PlacementPolicy& policy, const std::vector<std::string>&
 // `bucket_seconds`, the length of the file system's iostat buckets (its heat
 // resolution, > 0). A window shorter than one bucket cannot be measured: the
 // counts would mean "since the current bucket began" and depend on the
-// minute the scan runs; each such window is an error (tierfs extension,
-// issue 10; docs/policies.md "Temperatures"). Appends to `result` (sorted by
+// minute the scan runs; each such window is an error (tierfs extension;
+// docs/policies.md "Temperatures"). Appends to `result` (sorted by
 // line); when `result` then holds any error, result->policy is reset.
 // `policy` may be *result->policy.
 void CheckHeatResolution(const PlacementPolicy& policy, int64_t bucket_seconds,

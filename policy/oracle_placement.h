@@ -1,7 +1,7 @@
 // The oracle placement: the share of a period's I/O that a fast class of a
 // given capacity would serve if it held the files with the most I/O per byte,
-// chosen greedily. The yardstick of issue 10 and of the NetApp Hybrid
-// Aggregates paper: with the period's own I/O as the ranking it is the
+// chosen greedily. The yardstick of placement (docs/policies.md "Advisor") and
+// of the NetApp Hybrid Aggregates paper: with the period's own I/O as the ranking it is the
 // oracle that knows the future; with the previous period's it is the best a
 // history-based placement can do.
 //

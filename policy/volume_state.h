@@ -24,7 +24,7 @@ struct VolumeState {
   // False while the volume takes no new data at all (offline, full after an
   // ENOSPC, or the metadata volume short of its database reserve): no room.
   bool accepts_data = true;
-  // False for an object volume (issue 29): relocations may go there, new files
+  // False for an object volume: relocations may go there, new files
   // never (ChooseCreateVolume passes it by, so a CREATE naming its class falls
   // to the next class).
   bool takes_creates = true;

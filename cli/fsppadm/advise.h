@@ -2,7 +2,7 @@
 // has recorded against its policy (or POLICY.xml) and variants of it, and
 // reports, best first, the share of I/O the fast class would have served and
 // the bytes each would have moved, with the policy text of the best (tierfs
-// extension, issue 10; docs/policies.md "Advisor").
+// extension; docs/policies.md "Advisor").
 #pragma once
 
 #include <cstdint>

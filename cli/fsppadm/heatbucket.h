@@ -1,5 +1,5 @@
 // fsppadm heatbucket MOUNT SECONDS: changes the length of a mounted file
-// system's iostat buckets, its heat resolution (tierfs extension, issue 10;
+// system's iostat buckets, its heat resolution (tierfs extension;
 // docs/policies.md "Temperatures"; control op heat_bucket).
 #pragma once
 

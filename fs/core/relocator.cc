@@ -239,7 +239,7 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
   // size and the source object, or still to come and bound to move write_gen.
   // Read apart (the size first, the generation later), a write that completed in
   // between was in neither: the copy missed its bytes and the commit went ahead
-  // (issue 31, docs/reliability.md "Writes that race a relocation").
+  // (docs/reliability.md "Writes that race a relocation").
   WriterLock io(inode->io_lock);
   uint64_t gen_before;
   bool passthrough, daemon_holds_object;

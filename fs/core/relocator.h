@@ -6,7 +6,7 @@
 //  0. with the inode's io_lock held exclusively (no write in flight), read the
 //     file's size and write_gen together: the snapshot the copy stands for
 //     (point "relocate-snapshot"; a write between a separate size read and
-//     generation read was lost before, issue 31);
+//     generation read was lost before);
 //  1. copy the object into <target>/.tierfs/tmp (holes preserved, at low I/O
 //     priority so foreground I/O comes first), fsync it;
 //  2. verify the copy against the source with XXH3-64;
@@ -30,7 +30,7 @@
 // VolumeIo::ReachPoint calls, so tests can fail, stop or hold any step
 // (fs/volume/fault_injecting_volume_io.h).
 //
-// To and from an object volume (issue 29; fs/core/store_relocation.cc) the
+// To and from an object volume (fs/core/store_relocation.cc) the
 // same order holds with the store in place of a directory:
 //  - upload: hash the source (XXH3-64), record the store's object as pending
 //    (committed), upload it with the hash as x-amz-meta-xxh3 (UploadObject:

@@ -1,4 +1,4 @@
-// FileSystem: files whose object is on an object volume (issue 29). Their
+// FileSystem: files whose object is on an object volume. Their
 // metadata is in the database like every file's, so stat, ls, xattrs and
 // renames never reach the store; reads are served by ranged GETs through the
 // handle's readahead window and counted as heat like any read; a write,

@@ -1,5 +1,5 @@
 // StoreReadahead: one open file's window of bytes read ahead from an object
-// volume (issue 29), so that the kernel's 128 KiB READs of a file on the store
+// volume, so that the kernel's 128 KiB READs of a file on the store
 // cost one ranged GET per window instead of one each.
 //
 // A window is kStoreReadaheadBytes (4 MiB) from the offset that missed. A

@@ -1,4 +1,4 @@
-// Relocator: the moves to and from an object volume (issue 29; the steps and
+// Relocator: the moves to and from an object volume (the steps and
 // what a crash leaves are in relocator.h and docs/design.md "Object volumes").
 // Local I/O goes through the VolumeIo seam, the store's through the volume's
 // S3 client (fs/volume/object_volume.h), with the transfer bounds.

@@ -5,8 +5,8 @@
 // with few CPUs, nearly every request costs a thread wake-up and two context
 // switches, even when the thread that just replied could take the next
 // request at once. With 4 clients on 2 CPUs, renames cost 8.5 context switches
-// for their 4 requests with 16 threads, 2.9 with 2 (docs/benchmarks.md, issue
-// 11, ninth round).
+// for their 4 requests with 16 threads, 2.9 with 2 (docs/benchmarks-history.md,
+// ninth round).
 //
 // This pool keeps `runners` threads (the number of CPUs) reading and serving,
 // and parks the others. A runner that is about to block on a device (a

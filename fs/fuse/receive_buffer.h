@@ -4,7 +4,7 @@
 // O_DIRECT (FileSystem::Write), which spares the daemon its copy of the
 // bytes into the volume's page cache: 65% of the daemon's CPU in a 1 MiB
 // sequential write, and the second cached copy of every byte written
-// (docs/benchmarks.md, issue 11, eleventh round). A /dev/fuse WRITE is the
+// (docs/benchmarks-history.md, "Eleventh round"). A /dev/fuse WRITE is the
 // fuse_in_header (40 bytes), the fuse_write_in (40) and then the bytes; libfuse's
 // own buffer (malloc) puts them 96 bytes past a page.
 //

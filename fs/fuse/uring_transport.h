@@ -3,8 +3,8 @@
 //
 // Why: on a VM every request served over /dev/fuse wakes a worker thread on another
 // CPU and the reply wakes the caller back across; that hand-off, not tierfs's
-// code, is most of a request's cost (docs/benchmarks.md, "Issue 11, seventh
-// round"). Over io_uring the kernel queues each request on a ring of the CPU that
+// code, is most of a request's cost (docs/benchmarks-history.md, "Seventh
+// round: where a request's time goes"). Over io_uring the kernel queues each request on a ring of the CPU that
 // made it, and threads pinned to that CPU serve it there.
 //
 // How, through libfuse 3.14's public API:
@@ -37,7 +37,7 @@
 // every write(2), even one the page cache absorbs; with it, only until a write finds
 // neither setuid/setgid nor a capability (the inode's S_NOSEC, which a later chmod
 // to setuid or a setxattr of security.* clears again). fio's 4 KiB random writes ran
-// 2.5x as fast (docs/benchmarks.md, tenth round). File capabilities stay the VFS's
+// 2.5x as fast (docs/benchmarks-history.md, tenth round). File capabilities stay the VFS's
 // to clear: it removes security.capability itself (security_inode_killpriv, a
 // REMOVEXATTR) before a write, truncate or chown of a file that has one.
 // Every tierfs handler replies in the thread that runs it; a reply for a ring
@@ -62,8 +62,8 @@ class UringTransport {
   // CPU's queue, so a request queued on the entry of a thread that is waiting for
   // the disk would wait with it. With 3 threads of 4 entries, cold 4 KiB random
   // reads (4 jobs) ran 17,000-22,000 IOPS at a p99 of 334-553 us; with 8 of 1,
-  // 32,000-34,000 at 187-226 us, as over /dev/fuse (docs/benchmarks.md, eighth
-  // round). 8 threads: as many requests of one CPU may wait for a disk at once.
+  // 32,000-34,000 at 187-226 us, as over /dev/fuse (docs/benchmarks-history.md,
+  // eighth round). 8 threads: as many requests of one CPU may wait for a disk at once.
   static constexpr int kThreadsPerCpu = 8;
   static constexpr int kEntriesPerThread = 1;
 

@@ -1,4 +1,4 @@
-// The metrics of object volumes (issue 29, "metrics per object volume"): what
+// The metrics of object volumes ("metrics per object volume"): what
 // each volume's S3 clients sent, by operation, how long it took, how it failed,
 // and the bytes that crossed the network. Local volumes have none.
 #include "fs/metrics/metrics_collector.h"

@@ -134,7 +134,7 @@ json Row(const FileSystem& fs, const policy::PlannedMove& m, const policy::FileR
               {"temperature_kind", m.temperature_kind},
               {"bytes", m.bytes},
               {"outcome", outcome}};
-  // Object volumes (issue 29): their s3:// URL, for the report's legend.
+  // Object volumes: their s3:// URL, for the report's legend.
   for (auto [volume, key] : {std::pair{m.from_volume, "from_url"}, {m.to_volume, "to_url"}}) {
     const meta::Volume* v = fs.volumes().Find(volume);
     if (v != nullptr && meta::IsObjectVolume(*v)) row[key] = v->path;

@@ -27,7 +27,7 @@
 // was a moment ago (a removed volume, an old class). The data path pays one
 // acquire load per lookup.
 //
-// Object volumes (issue 29; path "s3://BUCKET/PREFIX", fs/volume/object_volume.h)
+// Object volumes (path "s3://BUCKET/PREFIX", fs/volume/object_volume.h)
 // are in the set too, with no directory: no label, no tmp/, no recycled objects.
 // Their health comes from a probe of the bucket (ProbeStores, run every second
 // by the daemon, and a failed read: MarkStoreOffline), not from a label. They

@@ -135,7 +135,7 @@ TEST(HelpTest, TheVersionNamesItsOnDiskFormat) {
       << "the schema changed: give the release a new version and a row in docs/admin.md";
 }
 
-// --version names the commit the build was made from (issue 30): the source
+// --version names the commit the build was made from: the source
 // tree's HEAD, marked when the tree has local changes.
 TEST(HelpTest, VersionNamesTheCommit) {
   RunResult head = RunShell("git -C '" TIERFS_SOURCE_DIR "' rev-parse HEAD 2>/dev/null");

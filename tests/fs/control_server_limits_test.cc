@@ -163,7 +163,7 @@ TEST_F(ControlServerLimitsTest, ConnectionsBeyondTheMaximumWaitThenAreRefused) {
 
 // A local user who may use the control socket (the uid that mounted) can hold
 // every place with idle clients only up to its share: the last places are root's,
-// so root's `fsppadm` always gets in (issue 27). The user's clients run in a child
+// so root's `fsppadm` always gets in. The user's clients run in a child
 // process with that uid; its extra clients are refused at once.
 TEST_F(ControlServerLimitsTest, IdleClientsOfTheOwnerNeverKeepRootOut) {
   if (getuid() != 0) GTEST_SKIP() << "needs root, to run a client as another uid";

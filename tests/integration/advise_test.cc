@@ -1,4 +1,4 @@
-// fsppadm advise on a mounted tierfs (issue 10, docs/policies.md "Advisor"): a
+// fsppadm advise on a mounted tierfs (docs/policies.md "Advisor"): a
 // workload whose hot file changes is recorded in 1 s heat buckets, then the
 // advisor replays it against the assigned policy and variants, ranks them, prints
 // and writes the best policy's text, which assign accepts; a history shorter than

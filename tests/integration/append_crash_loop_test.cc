@@ -1,4 +1,4 @@
-// kill -9 while files grow and move (issue 31): many files of 1 KiB to some MiB,
+// kill -9 while files grow and move: many files of 1 KiB to some MiB,
 // a writer that appends (60%) or overwrites, fsyncs after every operation and
 // counts an operation as acknowledged only once its fsync returned, and at the
 // same time `fsppadm enforce` moving every file to the other class, both ways in

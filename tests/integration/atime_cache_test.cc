@@ -1,4 +1,4 @@
-// Access times and the kernel's page cache (issue 11: a warm read of a cached
+// Access times and the kernel's page cache (a warm read of a cached
 // file costs no FUSE request). By default (FUSE no-open, --no_open) the kernel
 // sends no OPEN and keeps every file's cached pages: atime moves (relatime) at
 // the reads that reach the daemon, and a re-read of cached pages moves nothing.

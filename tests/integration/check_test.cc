@@ -257,7 +257,7 @@ TEST_F(CheckTest, ARelocationCrashLeavesLeftoversNotDamage) {
   EXPECT_EQ(ReadFile(Path("f")), data);
 }
 
-// Issue 31: an object shorter than its file is damage, logged by the mount after
+// An object shorter than its file is damage, logged by the mount after
 // a crash and reported by the check; repair restores the missing range from a
 // relocation's other object when one holds it.
 TEST_F(CheckTest, AShortObjectIsRestoredFromTheRelocationsOtherObject) {

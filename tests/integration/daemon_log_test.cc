@@ -1,4 +1,4 @@
-// The daemon's log (issue 9; common/log.h): lines in .tierfs/tierfs.log carry an
+// The daemon's log (common/log.h): lines in .tierfs/tierfs.log carry an
 // ISO-8601 timestamp, a level and the pid; the same messages reach syslog
 // (ident tierfs), unless --syslog=false.
 #include <poll.h>

@@ -1,9 +1,9 @@
 // Faults injected at chosen volume I/O calls through the VolumeIo seam
 // (TIERFS_FAULTS, fs/volume/fault_injecting_volume_io.h): ENOSPC, EIO, short writes and
 // a stop at every step of writes, fsyncs and relocations. Also a write racing a
-// relocation (issue 8, defect 4) and the errno of a failed copy (defect 7). And
+// relocation (defect 4) and the errno of a failed copy (defect 7). And
 // stat, statfs and readdir failing (EIO) in `tierfs check`, in the crash recovery
-// of a mount, and in live operations (issue 27).
+// of a mount, and in live operations.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>

@@ -1,4 +1,4 @@
-// fsvoladm on a mounted tierfs (issue 9; fs/tiering/volume_admin.h): a volume added online
+// fsvoladm on a mounted tierfs (fs/tiering/volume_admin.h): a volume added online
 // takes new files at once; a volume removed online gives up every file, open
 // descriptors and all, and nothing is lost; the metadata volume and a volume the
 // others have no room for are refused with nothing changed; setclass changes

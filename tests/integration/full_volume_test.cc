@@ -1,4 +1,4 @@
-// Full volumes (issue 8, defects 1 and 2; design.md "Living with full volumes"):
+// Full volumes (defects 1 and 2; design.md "Living with full volumes"):
 // a full metadata volume never wedges the file system, and a write that meets a
 // full volume moves its file to the next class its CREATE rule allows and
 // completes. The volumes are small tmpfs mounts, so they really fill up.

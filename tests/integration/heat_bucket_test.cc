@@ -1,4 +1,4 @@
-// The heat resolution (issue 10) on a mounted tierfs: mkdstfs --heat-bucket,
+// The heat resolution on a mounted tierfs: mkdstfs --heat-bucket,
 // fsppadm status showing it, assign refusing a PERIOD shorter than a bucket, and
 // fsppadm heatbucket changing it (refused while the assigned policy would become
 // invalid; otherwise the counts restart).

@@ -1,4 +1,4 @@
-// A volume that disappears while mounted (issue 8, defect 5): its files answer EIO
+// A volume that disappears while mounted (defect 5): its files answer EIO
 // (not ENOENT), it shows offline in `fsppadm status`, nothing is written into the
 // bare directory it leaves behind, the other volumes keep working, and it comes
 // back online once its label is there again. The hdd volume is a bind mount of
@@ -113,7 +113,7 @@ TEST_F(LostVolumeTest, FilesOnALostVolumeAnswerEioAndItComesBack) {
 }
 
 // A create whose first class is offline goes to the next class its rule
-// allows, as when that class is full (issue 29, "New files never land on an
+// allows, as when that class is full ("New files never land on an
 // offline volume").
 TEST_F(LostVolumeTest, ACreateWhoseClassIsOfflineFallsToTheNextClass) {
   AssignPolicy(kHddThenSsd);

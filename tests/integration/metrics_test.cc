@@ -1,4 +1,4 @@
-// The daemon's Prometheus metrics (issue 9, "Metrics"; fs/metrics/metrics_exporter.h):
+// The daemon's Prometheus metrics ("Metrics"; fs/metrics/metrics_exporter.h):
 // the HTTP endpoint and the node_exporter textfile, read back with the
 // prometheus_client package's parser (tests/integration/metrics_check.py), and
 // the values the test can predict: bytes written and read per volume and class,

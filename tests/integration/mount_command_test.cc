@@ -1,4 +1,4 @@
-// mount(8) and /etc/fstab lines of type fuse.tierfs (issue 9, "Mount at boot"):
+// mount(8) and /etc/fstab lines of type fuse.tierfs ("Mount at boot"):
 // `mount -t fuse.tierfs SSDDIR MOUNTPOINT -o OPTS` runs /sbin/mount.fuse.tierfs
 // (cli/mount.fuse.tierfs), which runs mount.fuse3, which starts tierfs. The
 // test runs the whole chain in a private mount namespace (unshare -m), where

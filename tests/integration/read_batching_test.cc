@@ -1,4 +1,4 @@
-// Reading writes nothing to the database while it happens (issue 11): the atime
+// Reading writes nothing to the database while it happens: the atime
 // a read moves (relatime) and the heat it earns stay in memory until the
 // periodic flush, which writes all of them in one transaction.
 #include <sys/stat.h>

@@ -1,5 +1,5 @@
 // An append acknowledged by fsync while a relocation is between reading what it
-// will copy and copying it is never lost (issue 31, docs/reliability.md "Writes
+// will copy and copying it is never lost (docs/reliability.md "Writes
 // that race a relocation"). The daemon is held at the relocator's
 // "relocate-snapshot" point (the fault seam's `hold` action), the append and its
 // fsync run there, then the relocation goes on. Before the fix, the relocation
@@ -64,7 +64,7 @@ class RelocationRaceTest : public TierfsFixture {
     CommandResult enforce;
     std::thread enforcer([&] { enforce = Tool("fsppadm", {"enforce", mnt_}, 60); });
     const bool held = WaitUntilHeld();
-    const std::string appended = RandomBytes(103916, 32);  // the size seen in the issue
+    const std::string appended = RandomBytes(103916, 32);  // the size of the first report
     if (held) AppendSynced("f", appended);
     Release();
     enforcer.join();

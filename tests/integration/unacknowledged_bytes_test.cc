@@ -1,4 +1,4 @@
-// Bytes that were never acknowledged never come back (issue 8, defect 3): after a
+// Bytes that were never acknowledged never come back (defect 3): after a
 // crash, an object may be longer than its file's recorded size (writes that
 // reached the object but whose size never reached the database). The mount after
 // the crash trims them; and should an object still be longer (here: lengthened

@@ -373,7 +373,7 @@ TEST_F(MetaTest, VersionOneWithAPendingObjectMountsAndMigrates) {
 }
 
 // Every older schema version migrates to the current one with nothing lost
-// (issue 30: an upgrade mounts the file systems an earlier release made). The
+// (an upgrade mounts the file systems an earlier release made). The
 // database is taken back to version V by undoing each later step (the columns
 // it added, v1's pending_objects layout), then opened.
 class MigrationTest : public MetaTest, public ::testing::WithParamInterface<int> {};

@@ -1,4 +1,4 @@
-// The advisor's pieces (issue 10, docs/policies.md "Advisor"): the oracle share,
+// The advisor's pieces (docs/policies.md "Advisor"): the oracle share,
 // applying a plan, rewriting a policy into variants, cutting the history into
 // periods, replaying a policy over recorded buckets with the real planner, and
 // ranking the variants.

@@ -149,7 +149,7 @@ TEST(CreatePlacement, BalanceSizeSpreadsByFillRatio) {
   EXPECT_EQ(ChooseCreateVolume(c, vols, 10), 2u);  // without it: most free bytes
 }
 
-// An object volume (issue 29) takes relocations only: a CREATE naming its class
+// An object volume takes relocations only: a CREATE naming its class
 // falls to the next class, and the default allocator passes it by too.
 TEST(CreatePlacement, VolumesThatTakeNoCreatesArePassedBy) {
   PlacementPolicy p = MustLoad(PolicyXml(R"(<RULE Flags="data" Name="r"><SELECT/>

@@ -1,4 +1,4 @@
-// Regression test of placement under a shifting hot set (issue 10), on the
+// Regression test of placement under a shifting hot set, on the
 // model bench/placement_bench.cc measures (bench/placement_sim.h): with the
 // shipped docs/examples/shifting_hot_set.xml, swapping must keep the ssd
 // class serving nearly what the oracles serve once a hot set has been seen,

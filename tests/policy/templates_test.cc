@@ -31,7 +31,7 @@ TEST(Templates, AllValidateWithoutErrorsOrWarnings) {
 }
 
 // Every PERIOD of the templates and of the shipped examples is at least 3 hours,
-// so they assign on a default file system (3600 s buckets, issue 10).
+// so they assign on a default file system (3600 s buckets).
 TEST(Templates, TemplatesAndExamplesFitTheDefaultHeatBucket) {
   std::vector<std::string> texts;
   for (const char* name : {"mkdstfs_default.xml", "ssd_read_intensive_template.xml",

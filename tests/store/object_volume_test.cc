@@ -1,4 +1,4 @@
-// Object volumes through a mounted tierfs (issue 29), against the real RADOS
+// Object volumes through a mounted tierfs, against the real RADOS
 // Gateway of this binary's Ceph cluster (tests/support/ceph_cluster.h): a
 // bucket added with `fsvoladm add`, cold files moved there by `fsppadm enforce`
 // and read back through the mount, stat/ls/xattr/rename with the gateway

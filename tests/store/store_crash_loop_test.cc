@@ -1,5 +1,5 @@
 // kill -9 of the daemon again and again while files move to and from an
-// object volume (issue 29): each round appends to files (each append fsynced:
+// object volume: each round appends to files (each append fsynced:
 // only acknowledged bytes are promised) while `fsppadm enforce` runs in a loop,
 // moving every file to the store's class or back to hdd (the policy alternates
 // by round; an append to a file on the store recalls it first), and the daemon

@@ -1,5 +1,5 @@
-// Faults of the store while files move or are read through the mount (issue
-// 29's fault items), against the real gateway of this binary's Ceph cluster,
+// Faults of the store while files move or are read through the mount,
+// against the real gateway of this binary's Ceph cluster,
 // each driven by the real commands:
 //  - the gateway killed in the middle of a multipart upload by `fsppadm
 //    enforce`: enforce ends within a bound reporting the file not moved, the

@@ -1,4 +1,4 @@
-// The metrics of an object volume (issue 29, "metrics per object volume:
+// The metrics of an object volume ("metrics per object volume:
 // requests, errors, bytes, latency"), read from the daemon's textfile after a
 // relocation to the store, reads from it and a gateway that went away and came
 // back: each S3 operation counted with its latency, the probe's failures as
