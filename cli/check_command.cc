@@ -48,10 +48,8 @@ bool HasDatabase(const std::string& dir) {
 std::string MountPointOf(const CliEnv& env, const std::string& metadata_dir) {
   Result<std::vector<MountEntry>> mounts = ReadMountInfo(env.mountinfo_path);
   if (!mounts.ok()) return "";
-  for (const TierfsMount& m : TierfsMounts(*mounts)) {
-    if (m.metadata_dir == metadata_dir) return m.mount_point;
-  }
-  return "";
+  std::optional<MountEntry> mount = TierfsMountFromSource(*mounts, metadata_dir);
+  return mount ? mount->mount_point : "";
 }
 
 // Resolves the operand. For a metadata volume directory, takes the daemon lock in

@@ -98,10 +98,9 @@ std::string ResolveMountPoint(const std::string& mount_point) {
 std::optional<TierfsMount> TierfsMountedAt(const CliEnv& env, const std::string& mount_point) {
   Result<std::vector<MountEntry>> mounts = ReadMountInfo(env.mountinfo_path);
   if (!mounts.ok()) return std::nullopt;
-  for (const TierfsMount& m : TierfsMounts(*mounts)) {
-    if (m.mount_point == mount_point) return m;
-  }
-  return std::nullopt;
+  std::optional<MountEntry> mount = TierfsMountOn(*mounts, mount_point);
+  if (!mount) return std::nullopt;
+  return ToTierfsMount(*mount);
 }
 
 // mkdstfs on a file system that exists and is mounted on MOUNTPOINT (docs/commands.md

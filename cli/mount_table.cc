@@ -16,11 +16,11 @@ bool IsUnder(const std::string& mount_point, const std::string& path) {
           path.compare(0, mount_point.size(), mount_point) == 0 && path[mount_point.size()] == '/');
 }
 
+}  // namespace
+
 TierfsMount ToTierfsMount(const MountEntry& e) {
   return TierfsMount{e.mount_point, e.source, ControlSocketPath(e.source)};
 }
-
-}  // namespace
 
 Result<TierfsMount> FindTierfsMount(const std::vector<MountEntry>& mounts,
                                     const std::string& abs_path) {

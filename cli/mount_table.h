@@ -16,8 +16,6 @@
 
 namespace tierfs::cli {
 
-constexpr char kTierfsFsType[] = "fuse.tierfs";
-
 struct TierfsMount {
   std::string mount_point;   // absolute
   std::string metadata_dir;  // the mount's source
@@ -30,6 +28,8 @@ struct TierfsMount {
 // what it is on instead) otherwise.
 Result<TierfsMount> FindTierfsMount(const std::vector<MountEntry>& mounts,
                                     const std::string& abs_path);
+// `e` (a tierfs mount) as the tools use it.
+TierfsMount ToTierfsMount(const MountEntry& e);
 // Every tierfs mount, in mount order (stacked duplicates once).
 std::vector<TierfsMount> TierfsMounts(const std::vector<MountEntry>& mounts);
 

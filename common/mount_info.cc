@@ -70,6 +70,24 @@ std::vector<MountEntry> ParseMountInfo(std::string_view text) {
   return mounts;
 }
 
+std::optional<MountEntry> TierfsMountFromSource(const std::vector<MountEntry>& mounts,
+                                                const std::string& metadata_dir) {
+  std::optional<MountEntry> found;
+  for (const MountEntry& e : mounts) {
+    if (e.fs_type == kTierfsFsType && e.source == metadata_dir) found = e;
+  }
+  return found;
+}
+
+std::optional<MountEntry> TierfsMountOn(const std::vector<MountEntry>& mounts,
+                                        const std::string& mount_point) {
+  std::optional<MountEntry> found;
+  for (const MountEntry& e : mounts) {
+    if (e.fs_type == kTierfsFsType && e.mount_point == mount_point) found = e;
+  }
+  return found;
+}
+
 Result<std::vector<MountEntry>> ReadMountInfo(const std::string& path) {
   std::ifstream in(path);
   if (!in) return Status::FromErrno("cannot read the mount table " + path);

@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,19 @@ struct MountEntry {
   // (makedev(major, minor)); 0 when the line's MAJ:MIN does not parse.
   dev_t device = 0;
 };
+
+// The type a tierfs mount has in the mount table; its source is the metadata
+// volume's directory.
+inline constexpr char kTierfsFsType[] = "fuse.tierfs";
+
+// The tierfs mount served from `metadata_dir` (its source), and the tierfs mount
+// on `mount_point`: the last such line (the one on top when mounts are stacked),
+// nullopt when there is none. The one lookup of the daemon (is this file system
+// mounted already) and of the tools (which mount is this).
+std::optional<MountEntry> TierfsMountFromSource(const std::vector<MountEntry>& mounts,
+                                                const std::string& metadata_dir);
+std::optional<MountEntry> TierfsMountOn(const std::vector<MountEntry>& mounts,
+                                        const std::string& mount_point);
 
 // Parses the text of /proc/<pid>/mountinfo, in its order; lines that do not
 // parse are skipped.

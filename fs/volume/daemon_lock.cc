@@ -33,10 +33,8 @@ std::string HolderPid(int fd) {
 std::string MountPointOf(const std::string& metadata_dir) {
   Result<std::vector<MountEntry>> mounts = ReadMountInfo();
   if (!mounts.ok()) return "";
-  for (const MountEntry& e : *mounts) {
-    if (e.fs_type == "fuse.tierfs" && e.source == metadata_dir) return e.mount_point;
-  }
-  return "";
+  std::optional<MountEntry> mount = TierfsMountFromSource(*mounts, metadata_dir);
+  return mount ? mount->mount_point : "";
 }
 
 }  // namespace

@@ -104,8 +104,11 @@ TEST_F(FaultsTest, GatewayKilledMidMultipartUploadLeavesAnUploadToFindAndAbort) 
 }
 
 TEST_F(FaultsTest, GatewayKilledMidReadFailsInBoundedTimeThenReadsAgain) {
-  int src = RandomFile(32 * kMiB, 3);
-  ASSERT_S3_OK(client_->PutObject(bucket_, "obj", src, 0, 32 * kMiB, {}));
+  // Larger than a loopback receive buffer grows (tcp_rmem's 32 MiB here): a
+  // 32 MiB object could sit whole in the client's socket before the kill.
+  constexpr uint64_t kSize = 96 * kMiB;
+  int src = RandomFile(kSize, 3);
+  ASSERT_S3_OK(client_->PutObject(bucket_, "obj", src, 0, kSize, {}));
   std::unique_ptr<S3Client> client = KillingClient(4 * kMiB, /*upload=*/false);
   int dst = EmptyFile();
   auto start = Clock::now();
@@ -120,8 +123,8 @@ TEST_F(FaultsTest, GatewayKilledMidReadFailsInBoundedTimeThenReadsAgain) {
   ASSERT_S3_OK(cluster_->StartGateway());
   got = client->GetObjectToFd(bucket_, "obj", 0, S3Client::kToEnd, dst, 0);
   ASSERT_S3_OK(got);
-  EXPECT_EQ(*got, 32 * kMiB);
-  EXPECT_EQ(CompareFiles(src, 0, dst, 0, 32 * kMiB), "");
+  EXPECT_EQ(*got, kSize);
+  EXPECT_EQ(CompareFiles(src, 0, dst, 0, kSize), "");
   close(src);
   close(dst);
 }
