@@ -1,4 +1,4 @@
-# Runs at install time (cmake --install, CPack), after cli/mount.fuse.tierfs is
+# Runs at install time (cmake --install, CPack), after cli/tierfs/mount.fuse.tierfs is
 # installed to <prefix>/<TIERFS_SBINDIR>: makes <TIERFS_LINK_DIR>/mount.fuse.tierfs
 # a symbolic link to it, because mount(8) looks for helpers only in /sbin (and
 # /sbin/fs.d, /sbin/fs), never under a prefix such as /usr/local.

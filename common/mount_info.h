@@ -1,6 +1,6 @@
 // The mount table, from /proc/<pid>/mountinfo: what is mounted where, with
 // which file-system type and source. One parser for the tools (which tierfs
-// file system holds a path: cli/mount_table.h) and the daemon (is this file
+// file system holds a path: cli/common/mount_table.h) and the daemon (is this file
 // system mounted already: fs/volume/daemon_lock.h). Thread-safe; pure but for
 // ReadMountInfo.
 #pragma once

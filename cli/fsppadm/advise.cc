@@ -7,12 +7,12 @@
 #include <cstdio>
 #include <unordered_map>
 
-#include "cli/exit_codes.h"
+#include "cli/common/exit_codes.h"
 #include "cli/fsppadm/policy_file.h"
-#include "cli/json_fields.h"
-#include "cli/policy_check.h"
-#include "cli/text_table.h"
-#include "cli/units.h"
+#include "cli/common/json_fields.h"
+#include "cli/fsppadm/policy_check.h"
+#include "cli/common/text_table.h"
+#include "cli/common/units.h"
 #include "common/owner_names.h"
 #include "policy/advisor.h"
 #include "policy/loader.h"

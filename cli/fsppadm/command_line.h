@@ -5,7 +5,7 @@
 //
 // This part finds COMMAND and hands the rest to it: each command's options and
 // operands are its own (cli/fsppadm/<command>.h). Parsing only: no I/O. Not
-// thread-safe (getopt_long, see cli/option_parser.h).
+// thread-safe (getopt_long, see cli/common/option_parser.h).
 #pragma once
 
 #include <string>

@@ -1,9 +1,9 @@
 #include "cli/fsppadm/list.h"
 
-#include "cli/exit_codes.h"
-#include "cli/json_fields.h"
-#include "cli/text_table.h"
-#include "cli/units.h"
+#include "cli/common/exit_codes.h"
+#include "cli/common/json_fields.h"
+#include "cli/common/text_table.h"
+#include "cli/common/units.h"
 
 namespace tierfs::cli::fsppadm {
 namespace {

@@ -19,7 +19,7 @@ struct ListOptions {
 Result<ListOptions> ParseListOptions(const std::vector<std::string>& args);
 
 // Returns the worst exit status of the mounts; kExitUnreachable when the mount
-// table cannot be read (cli/exit_codes.h).
+// table cannot be read (cli/common/exit_codes.h).
 int RunList(const ListOptions& options, const CliEnv& env);
 
 extern const Subcommand kListCommand;

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "cli/exit_codes.h"
+#include "cli/common/exit_codes.h"
 #include "cli/fsppadm/subcommand.h"
-#include "cli/json_fields.h"
-#include "cli/policy_check.h"
+#include "cli/common/json_fields.h"
+#include "cli/fsppadm/policy_check.h"
 
 namespace tierfs::cli::fsppadm {
 namespace {

@@ -1,6 +1,6 @@
 // A policy file on its way to the daemons: read and checked locally, then sent
 // to each mount, with the daemons' diagnostics printed as FILE:LINE: <ELEMENT>:
-// message (cli/policy_check.h). The two commands that do only that share their
+// message (cli/fsppadm/policy_check.h). The two commands that do only that share their
 // options here; each has its own usage and run in its own file:
 //
 //   fsppadm assign   [-f] MOUNT... POLICY.xml    (assign.cc: control op assign)
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli_env.h"
+#include "cli/common/cli_env.h"
 #include "cli/fsppadm/subcommand.h"
 
 namespace tierfs::cli::fsppadm {
@@ -55,7 +55,7 @@ enum class PolicyRequest {
 // Loads `policy_file` and sends it to each of `mounts` (`force`: a class no
 // volume carries only warns). kValidate without mounts checks the file alone.
 // Prints "FILE: valid ..." for each success of kValidate and a refusal's
-// diagnostics. Returns the exit status (cli/exit_codes.h): kExitUsage for a bad
+// diagnostics. Returns the exit status (cli/common/exit_codes.h): kExitUsage for a bad
 // file, else the worst of the mounts' (ControlClient::ExitCodeFor).
 int SendPolicyToMounts(const CliEnv& env, PolicyRequest request, const std::string& policy_file,
                        const std::vector<std::string>& mounts, bool force);

@@ -1,7 +1,7 @@
 #include "cli/fsppadm/print.h"
 
-#include "cli/exit_codes.h"
-#include "cli/json_fields.h"
+#include "cli/common/exit_codes.h"
+#include "cli/common/json_fields.h"
 
 namespace tierfs::cli::fsppadm {
 namespace {

@@ -18,7 +18,7 @@ struct PrintOptions {
 // not exactly one operand ("expected one MOUNT").
 Result<PrintOptions> ParsePrintOptions(const std::vector<std::string>& args);
 
-// Returns the exit status; kExitFailed when no policy is assigned (cli/exit_codes.h).
+// Returns the exit status; kExitFailed when no policy is assigned (cli/common/exit_codes.h).
 int RunPrint(const PrintOptions& options, const CliEnv& env);
 
 extern const Subcommand kPrintCommand;

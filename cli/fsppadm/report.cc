@@ -1,10 +1,10 @@
 #include "cli/fsppadm/report.h"
 
-#include "cli/exit_codes.h"
-#include "cli/json_fields.h"
-#include "cli/tier_report.h"
-#include "cli/tier_report_html.h"
-#include "cli/units.h"
+#include "cli/common/exit_codes.h"
+#include "cli/common/json_fields.h"
+#include "cli/fsppadm/tier_report.h"
+#include "cli/fsppadm/tier_report_html.h"
+#include "cli/common/units.h"
 
 namespace tierfs::cli::fsppadm {
 namespace {

@@ -1,7 +1,7 @@
 // fsppadm report [--html FILE | --json] [--depth N] [--hours H] MOUNT: bytes
 // and heat per directory and placement class, as text, JSON or an HTML page
 // (docs/admin.md "A picture of the tiers"). The daemon aggregates (control op
-// tier_summary, fs/control/tier_summary.h); cli/tier_report.h formats.
+// tier_summary, fs/control/tier_summary.h); cli/fsppadm/tier_report.h formats.
 #pragma once
 
 #include <cstdint>

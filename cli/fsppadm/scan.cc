@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cli/exit_codes.h"
+#include "cli/common/exit_codes.h"
 #include "cli/fsppadm/policy_file.h"
-#include "cli/fsppadm_report.h"
-#include "cli/json_fields.h"
-#include "cli/progress_line.h"
-#include "cli/units.h"
+#include "cli/fsppadm/scan_report.h"
+#include "cli/common/json_fields.h"
+#include "cli/common/progress_line.h"
+#include "cli/common/units.h"
 
 namespace tierfs::cli::fsppadm {
 namespace {

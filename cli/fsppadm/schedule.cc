@@ -3,10 +3,10 @@
 #include <limits.h>
 #include <unistd.h>
 
-#include "cli/exit_codes.h"
-#include "cli/json_fields.h"
-#include "cli/scan_schedule.h"
-#include "cli/text_table.h"
+#include "cli/common/exit_codes.h"
+#include "cli/common/json_fields.h"
+#include "cli/common/scan_schedule.h"
+#include "cli/common/text_table.h"
 #include "fs/volume/volume_label.h"
 
 namespace tierfs::cli::fsppadm {

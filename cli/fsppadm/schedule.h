@@ -1,6 +1,6 @@
 // fsppadm schedule [--hourly-active] [--daily-full] | --list | --remove MOUNT:
 // installs, lists or removes the scheduled enforce runs of a mounted file
-// system (cli/scan_schedule.h; docs/admin.md "Schedules").
+// system (cli/common/scan_schedule.h; docs/admin.md "Schedules").
 #pragma once
 
 #include <string>

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "cli/exit_codes.h"
-#include "cli/json_fields.h"
-#include "cli/text_table.h"
-#include "cli/units.h"
-#include "cli/volume_table.h"
+#include "cli/common/exit_codes.h"
+#include "cli/common/json_fields.h"
+#include "cli/common/text_table.h"
+#include "cli/common/units.h"
+#include "cli/common/volume_table.h"
 
 namespace tierfs::cli::fsppadm {
 namespace {

@@ -22,7 +22,7 @@ struct StatusOptions {
 // option, or not exactly one operand ("expected one MOUNT").
 Result<StatusOptions> ParseStatusOptions(const std::vector<std::string>& args);
 
-// Returns the exit status (cli/exit_codes.h).
+// Returns the exit status (cli/common/exit_codes.h).
 int RunStatus(const StatusOptions& options, const CliEnv& env);
 
 extern const Subcommand kStatusCommand;

@@ -1,13 +1,13 @@
 // What every fsppadm subcommand shares: how it is described to the dispatcher
-// (cli/fsppadm.cc), the options all of them take (-h/--help, --version), the
+// (cli/fsppadm/fsppadm.cc), the options all of them take (-h/--help, --version), the
 // option-parsing helpers, and calling the daemon of a mount (reached with
-// ConnectToMount, cli/tool_support.h).
+// ConnectToMount, cli/common/tool_support.h).
 //
 // A subcommand lives in its own file(s) in cli/fsppadm/: its options struct, its
 // option parsing and usage text, and its run function. Commands that take the
 // same options share them: enforce, analyze and query (cli/fsppadm/scan.h),
 // assign and validate (cli/fsppadm/policy_file.h).
-// Not thread-safe: parsing uses getopt_long (cli/option_parser.h).
+// Not thread-safe: parsing uses getopt_long (cli/common/option_parser.h).
 #pragma once
 
 #include <functional>
@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli_env.h"
-#include "cli/control_client.h"
-#include "cli/option_parser.h"
-#include "cli/tool_support.h"
+#include "cli/common/cli_env.h"
+#include "cli/common/control_client.h"
+#include "cli/common/option_parser.h"
+#include "cli/common/tool_support.h"
 #include "common/status.h"
 
 namespace tierfs::cli::fsppadm {
@@ -39,7 +39,7 @@ struct CommonFlags {
 // A command line parsed and ready to run.
 struct Invocation {
   CommonFlags flags;
-  // Runs the command and returns its exit status (cli/exit_codes.h). Empty when
+  // Runs the command and returns its exit status (cli/common/exit_codes.h). Empty when
   // flags.help or flags.version is set.
   std::function<int(const CliEnv&)> run;
 };
@@ -91,7 +91,7 @@ Result<Invocation> ParseToInvocation(const std::vector<std::string>& args) {
   return invocation;
 }
 
-// CallOrReport (cli/tool_support.h) for fsppadm: prints "fsppadm: MOUNT:
+// CallOrReport (cli/common/tool_support.h) for fsppadm: prints "fsppadm: MOUNT:
 // message" on failure, raises *exit_code and returns nullopt.
 inline std::optional<nlohmann::json> CallOrReport(const CliEnv& env, MountConnection& target,
                                                   const nlohmann::json& request, int* exit_code,

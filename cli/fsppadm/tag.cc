@@ -12,7 +12,7 @@
 #include <sstream>
 #include <vector>
 
-#include "cli/exit_codes.h"
+#include "cli/common/exit_codes.h"
 #include "policy/file_record.h"
 
 namespace tierfs::cli::fsppadm {

@@ -1,6 +1,6 @@
 #include "cli/fsppadm/unassign.h"
 
-#include "cli/exit_codes.h"
+#include "cli/common/exit_codes.h"
 
 namespace tierfs::cli::fsppadm {
 namespace {

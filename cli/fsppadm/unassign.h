@@ -18,7 +18,7 @@ struct UnassignOptions {
 // ones, or no operand ("expected MOUNT...").
 Result<UnassignOptions> ParseUnassignOptions(const std::vector<std::string>& args);
 
-// Returns the worst exit status of the mounts (cli/exit_codes.h).
+// Returns the worst exit status of the mounts (cli/common/exit_codes.h).
 int RunUnassign(const UnassignOptions& options, const CliEnv& env);
 
 extern const Subcommand kUnassignCommand;

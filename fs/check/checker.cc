@@ -171,8 +171,9 @@ std::string Checker::ObjectName(uint32_t volume_id, uint64_t ino, uint64_t gener
   return ObjectPath(volume_id, ino, generation);
 }
 
-std::optional<std::pair<uint64_t, std::string>> Checker::LengthAndHash(uint32_t volume_id, uint64_t ino,
-                                                                     uint64_t generation) {
+std::optional<std::pair<uint64_t, std::string>> Checker::LengthAndHash(uint32_t volume_id,
+                                                                       uint64_t ino,
+                                                                       uint64_t generation) {
   if (ObjectVolume* store = Store(volume_id)) {
     Result<S3ObjectInfo> head =
         store->transfer().HeadObject(store->location().bucket, store->Key(ino, generation));

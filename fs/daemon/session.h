@@ -49,7 +49,7 @@ struct SessionOptions {
   MetricsOptions metrics;            // Prometheus endpoint / textfile (off when empty)
   bool syslog = true;                // also log to syslog (common/log.h)
   // Logged as warnings once the daemon's log is open (retired options:
-  // cli/retired_options.h).
+  // cli/tierfs/retired_options.h).
   std::vector<std::string> startup_warnings;
 };
 

@@ -4,8 +4,9 @@
 // Why: on a VM every request served over /dev/fuse wakes a worker thread on another
 // CPU and the reply wakes the caller back across; that hand-off, not tierfs's
 // code, is most of a request's cost (docs/benchmarks-history.md, "Seventh
-// round: where a request's time goes"). Over io_uring the kernel queues each request on a ring of the CPU that
-// made it, and threads pinned to that CPU serve it there.
+// round: where a request's time goes"). Over io_uring the kernel queues each
+// request on a ring of the CPU that made it, and threads pinned to that CPU
+// serve it there.
 //
 // How, through libfuse 3.14's public API:
 //   - fuse_session_custom_io() routes every read of /dev/fuse and every reply through

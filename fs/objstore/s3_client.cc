@@ -298,7 +298,9 @@ Result<std::string> S3Client::GetBucketVersioning(const std::string& bucket) {
   Result<S3HttpResult> r = Perform(S3Op::kGetBucketVersioning, what, req, nullptr);
   if (!r.ok()) return r.status();
   Result<std::string> state = ParseBucketVersioning(r->text);
-  if (!state.ok()) return Status::Error(state.status().code(), what + ": " + state.status().message());
+  if (!state.ok()) {
+    return Status::Error(state.status().code(), what + ": " + state.status().message());
+  }
   return state;
 }
 

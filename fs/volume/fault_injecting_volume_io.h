@@ -29,7 +29,7 @@
 // Example: `write:/ssd/@1+=ENOSPC` makes the ssd volume full for data writes;
 // `rename@2=stop` kills the daemon at the second rename. The daemon reads a spec
 // from the environment variable TIERFS_FAULTS at mount (fs/daemon/session.cc), and
-// so does an unmounted `tierfs check` (cli/check_command.cc), so integration tests
+// so does an unmounted `tierfs check` (cli/tierfs/check_command.cc), so integration tests
 // can fail any step of writes, creates, relocations, recovery and checks through
 // the mounted file system and the real command.
 //

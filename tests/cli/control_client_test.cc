@@ -1,6 +1,6 @@
 // The control channel end to end: ControlClient against a real ControlServer on a
 // socket in a temporary directory.
-#include "cli/control_client.h"
+#include "cli/common/control_client.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "cli/exit_codes.h"
+#include "cli/common/exit_codes.h"
 #include "fs/control/control_server.h"
 #include "temp_dir.h"
 

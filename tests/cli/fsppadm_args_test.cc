@@ -6,13 +6,13 @@
 
 #include <sstream>
 
-#include "cli/exit_codes.h"
-#include "cli/fsppadm.h"
+#include "cli/common/exit_codes.h"
+#include "cli/fsppadm/fsppadm.h"
 #include "cli/fsppadm/policy_file.h"
 #include "cli/fsppadm/heatbucket.h"
 #include "cli/fsppadm/scan.h"
 #include "cli/fsppadm/status.h"
-#include "cli/option_parser.h"
+#include "cli/common/option_parser.h"
 
 namespace tierfs::cli::fsppadm {
 namespace {

@@ -1,4 +1,4 @@
-#include "cli/fsppadm_report.h"
+#include "cli/fsppadm/scan_report.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

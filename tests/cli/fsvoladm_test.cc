@@ -1,15 +1,15 @@
 // fsvoladm's pure parts: argument parsing, the shared volume table, and the
 // planning rules fsvoladm add shares with mkdstfs (PlanVolume,
 // DefaultCreateClasses).
-#include "cli/fsvoladm.h"
+#include "cli/fsvoladm/fsvoladm.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
-#include "cli/mkdstfs_plan.h"
-#include "cli/object_volume_add.h"
-#include "cli/volume_table.h"
+#include "cli/mkdstfs/mkdstfs_plan.h"
+#include "cli/common/object_volume_add.h"
+#include "cli/common/volume_table.h"
 
 namespace tierfs::cli {
 namespace {

@@ -88,9 +88,9 @@ bool ListsOption(const std::string& text, const std::string& option) {
   return std::regex_search(text, word);
 }
 
-// The flags cli/tierfs_main.cc defines: what tierfs --help must list.
+// The flags cli/tierfs/main.cc defines: what tierfs --help must list.
 std::vector<std::string> TierfsFlags() {
-  std::string source = ReadFile(std::string(TIERFS_SOURCE_DIR) + "/cli/tierfs_main.cc");
+  std::string source = ReadFile(std::string(TIERFS_SOURCE_DIR) + "/cli/tierfs/main.cc");
   std::regex define("DEFINE_(bool|string|int32|uint32|int64|uint64|double)\\(\\s*(\\w+)");
   std::vector<std::string> flags;
   for (auto it = std::sregex_iterator(source.begin(), source.end(), define);
@@ -169,7 +169,7 @@ TEST(HelpTest, TierfsHelpListsItsOwnFlagsOnly) {
     EXPECT_NE(r.out.find("-fcl_keep_hours HOURS"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("(default: 336)"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("usage: tierfs"), std::string::npos) << r.out;
-    // Retired options still parse (cli/retired_options.h) but are not offered.
+    // Retired options still parse (cli/tierfs/retired_options.h) but are not offered.
     for (const char* retired : {"splice_writes", "precreate_objects"}) {
       EXPECT_EQ(r.out.find(retired), std::string::npos) << retired << " in\n" << r.out;
     }

@@ -1,5 +1,5 @@
-#include "cli/default_policy.h"
-#include "cli/mkdstfs_plan.h"
+#include "cli/mkdstfs/default_policy.h"
+#include "cli/mkdstfs/mkdstfs_plan.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "cli/mkdstfs.h"
+#include "cli/mkdstfs/mkdstfs.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -8,9 +8,9 @@
 
 #include <sstream>
 
-#include "cli/cron_entry.h"
-#include "cli/default_policy.h"
-#include "cli/exit_codes.h"
+#include "cli/common/cron_entry.h"
+#include "cli/mkdstfs/default_policy.h"
+#include "cli/common/exit_codes.h"
 #include "fs/volume/volume_label.h"
 #include "meta/metadata.h"
 #include "temp_dir.h"

@@ -1,4 +1,4 @@
-#include "cli/mount_table.h"
+#include "cli/common/mount_table.h"
 
 #include <sys/sysmacros.h>
 

@@ -1,17 +1,17 @@
 // Every numeric option of the tools refuses negative and out-of-range values
-// with a message naming the option (cli/units.h limits): fsppadm -s -n -t -p and
+// with a message naming the option (cli/common/units.h limits): fsppadm -s -n -t -p and
 // status -n, fcladm print -s -n -t. (fsmap has no numeric option; mkdstfs's
-// only one, --cron, is checked by cli/cron_entry.h; tierfs's flags are checked by
+// only one, --cron, is checked by cli/common/cron_entry.h; tierfs's flags are checked by
 // gflags validators, tested in tests/integration/mount_safety_test.cc.)
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "cli/fcladm.h"
+#include "cli/fcladm/fcladm.h"
 #include "cli/fsppadm/command_line.h"
 #include "cli/fsppadm/scan.h"
-#include "cli/units.h"
+#include "cli/common/units.h"
 
 namespace tierfs::cli {
 namespace {

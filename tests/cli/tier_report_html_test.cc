@@ -1,12 +1,12 @@
-// The HTML writer of `fsppadm report --html` (cli/tier_report_html.h): escaping,
+// The HTML writer of `fsppadm report --html` (cli/fsppadm/tier_report_html.h): escaping,
 // bar widths, and a page built from a daemon answer; and the report's options.
-#include "cli/tier_report_html.h"
+#include "cli/fsppadm/tier_report_html.h"
 
 #include <gtest/gtest.h>
 
 #include "cli/fsppadm/command_line.h"
 #include "cli/fsppadm/report.h"
-#include "cli/tier_report.h"
+#include "cli/fsppadm/tier_report.h"
 
 namespace tierfs::cli {
 namespace {

@@ -8,13 +8,13 @@
 #include <mutex>
 #include <sstream>
 
-#include "cli/cli_env.h"
-#include "cli/default_policy.h"
-#include "cli/exit_codes.h"
-#include "cli/fcladm.h"
-#include "cli/fsmap.h"
-#include "cli/fsppadm.h"
-#include "cli/units.h"
+#include "cli/common/cli_env.h"
+#include "cli/mkdstfs/default_policy.h"
+#include "cli/common/exit_codes.h"
+#include "cli/fcladm/fcladm.h"
+#include "cli/fsmap/fsmap.h"
+#include "cli/fsppadm/fsppadm.h"
+#include "cli/common/units.h"
 #include "fs/control/control_server.h"
 #include "fs/volume/volume_label.h"
 #include "temp_dir.h"

@@ -1,4 +1,4 @@
-#include "cli/units.h"
+#include "cli/common/units.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

@@ -41,8 +41,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/cli_env.h"
-#include "cli/mkdstfs.h"
+#include "cli/common/cli_env.h"
+#include "cli/mkdstfs/mkdstfs.h"
 #include "fs/control/control_handlers.h"
 #include "fs/control/control_server.h"
 #include "fs/core/file_system.h"

@@ -1,6 +1,6 @@
 // mount(8) and /etc/fstab lines of type fuse.tierfs ("Mount at boot"):
 // `mount -t fuse.tierfs SSDDIR MOUNTPOINT -o OPTS` runs /sbin/mount.fuse.tierfs
-// (cli/mount.fuse.tierfs), which runs mount.fuse3, which starts tierfs. The
+// (cli/tierfs/mount.fuse.tierfs), which runs mount.fuse3, which starts tierfs. The
 // test runs the whole chain in a private mount namespace (unshare -m), where
 // /sbin holds the build's helper beside everything /sbin holds already, with a
 // PATH that has no sbin directory (as mount(8) may be run), and fstab options
@@ -26,7 +26,7 @@ TEST_F(MountCommandTest, MountTypeFuseTierfsServesTheFileSystem) {
   // The helper as installed: next to a `tierfs` it finds through its own directory.
   const std::string helper_dir = root_ + "/helper";
   std::filesystem::create_directories(helper_dir);
-  std::filesystem::copy_file(TIERFS_SOURCE_DIR "/cli/mount.fuse.tierfs",
+  std::filesystem::copy_file(TIERFS_SOURCE_DIR "/cli/tierfs/mount.fuse.tierfs",
                              helper_dir + "/mount.fuse.tierfs");
   std::filesystem::create_symlink(TIERFS_BINARY_DIR "/cli/tierfs", helper_dir + "/tierfs");
   const std::string script = R"sh(

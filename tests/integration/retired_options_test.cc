@@ -1,4 +1,4 @@
-// Retired options (cli/retired_options.h): an /etc/fstab line or command line
+// Retired options (cli/tierfs/retired_options.h): an /etc/fstab line or command line
 // written for an older tierfs that still names `splice_writes` or
 // `precreate_objects` mounts as before, and the daemon's log says once per
 // mount that each no longer has an effect, and since which version.

@@ -1,4 +1,4 @@
-// fsppadm schedule ("Scheduled scans"; cli/scan_schedule.h): the cron
+// fsppadm schedule ("Scheduled scans"; cli/common/scan_schedule.h): the cron
 // file or the systemd service and timer it installs, replaced and removed; and
 // a scheduled run refused by the daemon while another enforce runs, the refusal
 // listed by `fsppadm status` with its message.
