@@ -62,7 +62,7 @@ struct MetadataOptions {
   const Clock* clock = &SystemClock::Get();  // must outlive the Metadata
 };
 
-// ---- Consistency check and repair: records (meta/check.cc, fs/check/fsck.h) ----------------
+// ---- Consistency check and repair: records (meta/check_queries.cc, fs/check/fsck.h) ----------------
 // A directory entry that cannot stand: its inode does not exist, or its parent does
 // not exist or is not a directory.
 struct DirentProblem {
@@ -409,7 +409,7 @@ class Metadata {
   Status RecordScan(ScanRecord* record);
   Result<std::vector<ScanRecord>> RecentScans(size_t limit);  // newest first; 0 = all
 
-  // ---- Consistency check, repair and backup (meta/check.cc, meta/backup.cc) ----------
+  // ---- Consistency check, repair and backup (meta/check_queries.cc, meta/backup.cc) ----------
   // Used by fs/check/fsck.h (`tierfs check`) and fs/check/db_backup.h (`tierfs backup`).
   //
   // Opens an existing database for inspection only (Database::OpenForCheck): no

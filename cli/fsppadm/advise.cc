@@ -10,7 +10,7 @@
 #include "cli/common/exit_codes.h"
 #include "cli/fsppadm/policy_file.h"
 #include "cli/common/json_fields.h"
-#include "cli/fsppadm/policy_check.h"
+#include "cli/fsppadm/policy_validation.h"
 #include "cli/common/text_table.h"
 #include "cli/common/units.h"
 #include "common/owner_names.h"

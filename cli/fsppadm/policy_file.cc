@@ -5,7 +5,7 @@
 #include "cli/common/exit_codes.h"
 #include "cli/fsppadm/subcommand.h"
 #include "cli/common/json_fields.h"
-#include "cli/fsppadm/policy_check.h"
+#include "cli/fsppadm/policy_validation.h"
 
 namespace tierfs::cli::fsppadm {
 namespace {

@@ -1,6 +1,6 @@
 // A policy file on its way to the daemons: read and checked locally, then sent
 // to each mount, with the daemons' diagnostics printed as FILE:LINE: <ELEMENT>:
-// message (cli/fsppadm/policy_check.h). The two commands that do only that share their
+// message (cli/fsppadm/policy_validation.h). The two commands that do only that share their
 // options here; each has its own usage and run in its own file:
 //
 //   fsppadm assign   [-f] MOUNT... POLICY.xml    (assign.cc: control op assign)

@@ -34,9 +34,13 @@ DEFINE_string(o, "",
 DEFINE_bool(sync_full, kDefaults.sync_full, "SQLite synchronous=FULL: every metadata commit reaches the disk");
 DEFINE_double(entry_timeout, kDefaults.entry_timeout, "seconds the kernel may cache directory entries (0..31536000)");
 DEFINE_double(attr_timeout, kDefaults.attr_timeout, "seconds the kernel may cache attributes (0..31536000)");
+DEFINE_int32(flush_seconds, kDefaults.flush_seconds,
+             "period of the periodic flush of I/O counters and dirty inode attributes to the "
+             "database, seconds (1..3600)");
+// "Writeback" is the kernel's word (--writeback_cache); the flush's old name
+// stays for the mount lines that carry it.
 DEFINE_int32(writeback_seconds, kDefaults.flush_seconds,
-             "period of the flush of I/O counters and dirty inode attributes to the database, "
-             "seconds (1..3600)");
+             "the former name of --flush_seconds, still accepted");
 DEFINE_int32(threads, kDefaults.max_threads, "maximum FUSE worker threads (1..1024)");
 DEFINE_int32(running_threads, kDefaults.running_threads,
              "FUSE worker threads that read and serve requests at once over /dev/fuse "
@@ -167,6 +171,7 @@ DEFINE_validator(metrics_listen, &ValidateListen);
 DEFINE_validator(metrics_textfile, &ValidateTextfile);
 DEFINE_validator(passthrough, &ValidatePassthrough);
 DEFINE_validator(attr_timeout, &ValidateTimeout);
+DEFINE_validator(flush_seconds, &ValidateFlushPeriod);
 DEFINE_validator(writeback_seconds, &ValidateFlushPeriod);
 DEFINE_validator(threads, &ValidateThreads);
 DEFINE_validator(running_threads, &ValidateRunningThreads);
@@ -210,6 +215,7 @@ std::string ValueName(const gflags::CommandLineFlagInfo& flag) {
       {"o", "OPTS"},
       {"entry_timeout", "SECONDS"},
       {"attr_timeout", "SECONDS"},
+      {"flush_seconds", "SECONDS"},
       {"writeback_seconds", "SECONDS"},
       {"threads", "N"},
       {"running_threads", "N"},
@@ -386,6 +392,19 @@ int main(int argc, char** argv) {
   }
   std::string fuse_options;
   if (!TakeOwnMountOptions(FLAGS_o, &fuse_options)) return 1;
+  // --writeback_seconds, the former name of --flush_seconds, where it was given.
+  int flush_seconds = FLAGS_flush_seconds;
+  if (!gflags::GetCommandLineFlagInfoOrDie("writeback_seconds").is_default) {
+    if (!gflags::GetCommandLineFlagInfoOrDie("flush_seconds").is_default &&
+        FLAGS_flush_seconds != FLAGS_writeback_seconds) {
+      std::fprintf(stderr,
+                   "tierfs: --flush_seconds=%d and its former name --writeback_seconds=%d "
+                   "disagree: give one\n",
+                   FLAGS_flush_seconds, FLAGS_writeback_seconds);
+      return 1;
+    }
+    flush_seconds = FLAGS_writeback_seconds;
+  }
   tierfs::SessionOptions options;
   options.metadata_dir = argv[1];
   options.mountpoint = argv[2];
@@ -395,7 +414,7 @@ int main(int argc, char** argv) {
   options.sync_full = FLAGS_sync_full;
   options.entry_timeout = FLAGS_entry_timeout;
   options.attr_timeout = FLAGS_attr_timeout;
-  options.flush_seconds = FLAGS_writeback_seconds;
+  options.flush_seconds = flush_seconds;
   options.max_threads = FLAGS_threads;
   options.running_threads = FLAGS_running_threads;
   options.commit_window_us = static_cast<int64_t>(FLAGS_commit_ms * 1000);

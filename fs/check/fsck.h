@@ -36,7 +36,7 @@
 //             label, and no file is repaired as "missing" while one exists
 //
 // An object volume (a bucket and prefix on an S3 store) is listed whole and its
-// objects judged by the same rules as a local volume's (fs/check/store_check.h);
+// objects judged by the same rules as a local volume's (fs/check/store_listing.h);
 // a store that cannot be listed, or that holds no object while files with bytes
 // are there (a wrong bucket or prefix), is not checked, as a bad label.
 //

@@ -1,11 +1,11 @@
-// Passes over an object volume's store (fs/check/store_check.h lists it):
+// Passes over an object volume's store (fs/check/store_listing.h lists it):
 // its objects are filed like a local volume's, so that later passes judge
 // both kinds by one set of rules; "upload" for multipart uploads in progress.
 #include "fs/check/checker.h"
 
 #include <algorithm>
 
-#include "fs/check/store_check.h"
+#include "fs/check/store_listing.h"
 
 namespace tierfs::fsck {
 

@@ -217,6 +217,7 @@ TEST(HelpTest, TierfsDefaultsAreSessionOptionsDefaults) {
   EXPECT_EQ(ShownDefault(help, "syslog"), on_off(d.syslog));
   EXPECT_EQ(number("entry_timeout"), d.entry_timeout);
   EXPECT_EQ(number("attr_timeout"), d.attr_timeout);
+  EXPECT_EQ(number("flush_seconds"), d.flush_seconds);
   EXPECT_EQ(number("writeback_seconds"), d.flush_seconds);
   EXPECT_EQ(number("threads"), d.max_threads);
   EXPECT_EQ(number("running_threads"), d.running_threads);
@@ -226,6 +227,19 @@ TEST(HelpTest, TierfsDefaultsAreSessionOptionsDefaults) {
   EXPECT_EQ(number("fcl_keep_hours") * 3600, static_cast<double>(d.fcl_keep_seconds));
   EXPECT_EQ(number("fcl_max_records"), static_cast<double>(d.fcl_max_records));
   EXPECT_EQ(number("iostat_keep_days") * 86400, static_cast<double>(d.iostat_keep_seconds));
+}
+
+// --writeback_seconds is the former name of --flush_seconds: accepted, and
+// refused when both are given and disagree.
+TEST(HelpTest, TheFlushPeriodsFormerNameIsAnAlias) {
+  RunResult r = RunShell(Tool("tierfs") + " --flush_seconds=5 --writeback_seconds=6 /nonexistent-a"
+                         " /nonexistent-b");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("--flush_seconds=5 and its former name --writeback_seconds=6"),
+            std::string::npos)
+      << r.err;
+  const std::string help = RunShell(Tool("tierfs") + " --help").out;
+  EXPECT_NE(help.find("the former name of --flush_seconds"), std::string::npos) << help;
 }
 
 TEST(HelpTest, EveryToolListsEveryOption) {

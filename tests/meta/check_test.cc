@@ -1,4 +1,4 @@
-// The consistency-check queries and repairs (meta/check.cc) and the online backup
+// The consistency-check queries and repairs (meta/check_queries.cc) and the online backup
 // (meta/backup.cc).
 #include <gtest/gtest.h>
 #include <sqlite3.h>

@@ -1,4 +1,4 @@
-#include "cli/fsppadm/policy_check.h"
+#include "cli/fsppadm/policy_validation.h"
 
 #include <cctype>
 

@@ -1,4 +1,4 @@
-#include "fs/check/store_check.h"
+#include "fs/check/store_listing.h"
 
 #include "fs/volume/object_location.h"
 
