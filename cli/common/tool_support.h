@@ -68,18 +68,21 @@ void PrintError(const CliEnv& env, std::string_view tool, std::string_view messa
 // error is printed ("<tool>: <message><hint>") and ends the run with kExitUsage;
 // --version prints VersionText(tool) and --help `usage`, each ending it with
 // kExitOk. Returns the exit code when the run ends here, nullopt when the tool
-// goes on with *parsed. `Args` has bool members `version` and `help`.
+// goes on with *parsed. `Args` has bool members `version` and `help`. A
+// subcommand that names itself in errors ("tierfs check") gives its program
+// ("tierfs") as `program`, the name --version prints.
 template <typename Args>
 std::optional<int> AnswerParseVersionHelp(const Result<Args>& parsed, const CliEnv& env,
                                           std::string_view tool,
                                           const std::function<std::string()>& usage,
-                                          std::string_view hint = "") {
+                                          std::string_view hint = "",
+                                          std::string_view program = "") {
   if (!parsed.ok()) {
     PrintError(env, tool, parsed.status().message() + std::string(hint));
     return kExitUsage;
   }
   if (parsed->version) {
-    *env.out << VersionText(tool);
+    *env.out << VersionText(program.empty() ? tool : program);
     return kExitOk;
   }
   if (parsed->help) {

@@ -30,9 +30,9 @@ _tierfs_tierfs() {
       _tierfs_words "@hourly @daily @weekly @monthly"
     elif [[ $cur == -* ]]; then
       if [[ $sub == check ]]; then
-        _tierfs_words "-r --repair --trust-objects --delete-orphans --json -h --help"
+        _tierfs_words "-r --repair --trust-objects --delete-orphans --json -h --help --version"
       else
-        _tierfs_words "--json --cron -h --help"
+        _tierfs_words "--json --cron -h --help --version"
       fi
     else
       _tierfs_files

@@ -36,6 +36,7 @@ namespace {
 struct BackupArgs {
   bool json = false;
   bool help = false;
+  bool version = false;
   std::string cron_schedule;
   std::string operand;
   std::string dest;  // "" = DefaultBackupPath
@@ -44,12 +45,14 @@ struct BackupArgs {
 Result<BackupArgs> ParseBackupArgs(const std::vector<std::string>& args) {
   BackupArgs a;
   const std::vector<OptionSpec> specs = {
-      {"json", 0, false, ""}, {"help", 'h', false, ""}, {"cron", 0, true, "SCHEDULE"}};
+      {"json", 0, false, ""}, {"help", 'h', false, ""}, {"version", 0, false, ""},
+      {"cron", 0, true, "SCHEDULE"}};
   Result<std::vector<std::string>> operands =
       ParseOptions(args, specs, [&a](const OptionSpec& spec, const char* value) -> Status {
         const std::string name = spec.long_name;
         if (name == "json") a.json = true;
         if (name == "help") a.help = true;
+        if (name == "version") a.version = true;
         if (name == "cron") {
           Status st = CheckCronSchedule(value);
           if (!st.ok()) return Status::Invalid("--cron: " + st.message());
@@ -58,7 +61,7 @@ Result<BackupArgs> ParseBackupArgs(const std::vector<std::string>& args) {
         return Status::Ok();
       });
   if (!operands.ok()) return operands.status();
-  if (a.help) return a;
+  if (a.help || a.version) return a;
   if (operands->empty() || operands->size() > 2) {
     return Status::Invalid("expected MOUNT|METADATA_VOLUME_DIR [DEST]");
   }
@@ -121,22 +124,33 @@ std::string BackupUsage() {
          "  --cron SCHEDULE  also install /etc/cron.d/tierfs-backup-FSNAME running this\n"
          "                   backup on SCHEDULE (\"0 * * * *\", @daily...)\n"
          "  --json           the result as JSON\n"
+         "  -h, --help       this text\n"
+         "  --version        print the version and exit\n"
          "Restoring: docs/reliability.md, \"Check and backup\".\n"
          "Exit status: 0 ok, 1 the backup failed, 2 usage or refused DEST, 3 daemon unreachable.\n";
 }
 
+namespace {
+// The backup itself, once its arguments are parsed: the exit status.
+int RunBackup(const BackupArgs& args, const CliEnv& env);
+}  // namespace
+
 int BackupMain(const std::vector<std::string>& args, const CliEnv& env) {
   constexpr char kTool[] = "tierfs backup";
   Result<BackupArgs> a = ParseBackupArgs(args);
-  if (!a.ok()) {
-    PrintError(env, kTool, a.status().message());
-    *env.err << BackupUsage();
-    return kExitUsage;
+  if (std::optional<int> done =
+          AnswerParseVersionHelp(a, env, kTool, BackupUsage, " (see tierfs backup --help)",
+                                 "tierfs")) {
+    return *done;
   }
-  if (a->help) {
-    *env.out << BackupUsage();
-    return kExitOk;
-  }
+  return RunToolBody(env, kTool, [&] { return RunBackup(*a, env); });
+}
+
+namespace {
+
+int RunBackup(const BackupArgs& args, const CliEnv& env) {
+  constexpr char kTool[] = "tierfs backup";
+  const BackupArgs* a = &args;
   std::string dest;
   if (!a->dest.empty()) {
     Result<std::string> resolved = ResolveDest(a->dest);
@@ -236,5 +250,7 @@ int BackupMain(const std::vector<std::string>& args, const CliEnv& env) {
   env.out->flush();
   return kExitOk;
 }
+
+}  // namespace
 
 }  // namespace tierfs::cli

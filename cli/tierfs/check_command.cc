@@ -37,6 +37,7 @@ struct CheckArgs {
   bool delete_orphans = false;
   bool json = false;
   bool help = false;
+  bool version = false;
   std::string operand;
 };
 
@@ -46,7 +47,8 @@ Result<CheckArgs> ParseCheckArgs(const std::vector<std::string>& args) {
                                          {"trust-objects", 0, false, ""},
                                          {"delete-orphans", 0, false, ""},
                                          {"json", 0, false, ""},
-                                         {"help", 'h', false, ""}};
+                                         {"help", 'h', false, ""},
+                                         {"version", 0, false, ""}};
   Result<std::vector<std::string>> operands =
       ParseOptions(args, specs, [&a](const OptionSpec& spec, const char*) -> Status {
         const std::string name = spec.long_name;
@@ -55,10 +57,11 @@ Result<CheckArgs> ParseCheckArgs(const std::vector<std::string>& args) {
         if (name == "delete-orphans") a.delete_orphans = true;
         if (name == "json") a.json = true;
         if (name == "help") a.help = true;
+        if (name == "version") a.version = true;
         return Status::Ok();
       });
   if (!operands.ok()) return operands.status();
-  if (a.help) return a;
+  if (a.help || a.version) return a;
   if (operands->size() != 1) return Status::Invalid("expected one MOUNT or METADATA_VOLUME_DIR");
   if (a.trust_objects && !a.repair) return Status::Invalid("--trust-objects needs --repair");
   if (a.delete_orphans && !a.repair) return Status::Invalid("--delete-orphans needs --repair");
@@ -170,23 +173,34 @@ std::string CheckUsage() {
          "  --delete-orphans   with --repair: delete orphan objects on a store that nothing\n"
          "                     claims (kept by default), each one named\n"
          "  --json             the report as JSON\n"
+         "  -h, --help         this text\n"
+         "  --version          print the version and exit\n"
          "Exit status: 0 clean, 1 repaired (nothing left), 2 usage, 3 daemon unreachable,\n"
          "4 damage found and not (all) repaired, 8 could not check (or repair refused:\n"
          "the file system is mounted). See tierfs-check(8) and docs/reliability.md.\n";
 }
 
+namespace {
+// The check itself, once its arguments are parsed: the exit status.
+int RunCheck(const CheckArgs& args, const CliEnv& env);
+}  // namespace
+
 int CheckMain(const std::vector<std::string>& args, const CliEnv& env) {
   constexpr char kTool[] = "tierfs check";
   Result<CheckArgs> a = ParseCheckArgs(args);
-  if (!a.ok()) {
-    PrintError(env, kTool, a.status().message());
-    *env.err << CheckUsage();
-    return kCheckUsage;
+  if (std::optional<int> done =
+          AnswerParseVersionHelp(a, env, kTool, CheckUsage, " (see tierfs check --help)",
+                                 "tierfs")) {
+    return *done;
   }
-  if (a->help) {
-    *env.out << CheckUsage();
-    return kCheckClean;
-  }
+  return RunToolBody(env, kTool, [&] { return RunCheck(*a, env); });
+}
+
+namespace {
+
+int RunCheck(const CheckArgs& args, const CliEnv& env) {
+  constexpr char kTool[] = "tierfs check";
+  const CheckArgs* a = &args;
   int exit_code = kCheckError;
   Result<Target> t = LocateTarget(env, a->operand,
                             a->repair ? DaemonLock::Mode::kExclusive : DaemonLock::Mode::kInspect,
@@ -247,5 +261,7 @@ int CheckMain(const std::vector<std::string>& args, const CliEnv& env) {
   }
   return status;
 }
+
+}  // namespace
 
 }  // namespace tierfs::cli

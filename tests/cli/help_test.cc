@@ -62,6 +62,10 @@ std::vector<HelpCase> HelpCases() {
       {"mkdstfs", "--help",
        {"-f", "--force", "-v", "--verbose", "-m", "--cron", "--heat-bucket", "--no-mount", "-h",
         "--help", "--version"}},
+      {"tierfs check", "--help",
+       {"-r", "--repair", "--trust-objects", "--delete-orphans", "--json", "-h", "--help",
+        "--version"}},
+      {"tierfs backup", "--help", {"--cron", "--json", "-h", "--help", "--version"}},
       {"fsppadm", "--help", {"--help", "--version"}},
       {"fsppadm assign", "--help", {"-f", "--force", "--help", "--version"}},
       {"fsppadm unassign", "--help", {"--help", "--version"}},
@@ -110,7 +114,8 @@ TEST(HelpTest, VersionEverywhere) {
       {"fsppadm", "enforce --version"}, {"fsppadm", "status --version"},
       {"fcladm", "--version"},        {"fcladm", "print --version"},
       {"fsvoladm", "--version"},      {"fsvoladm", "remove --version"},
-      {"fsmap", "--version"}};
+      {"fsmap", "--version"},         {"tierfs", "check --version"},
+      {"tierfs", "backup --version"}};
   for (const auto& [tool, args] : cases) {
     SCOPED_TRACE(tool + " " + args);
     RunResult r = RunShell(Tool(tool) + " " + args);
