@@ -19,8 +19,8 @@ namespace {
 using StoreErrorsTest = ObjectVolumeTest;
 
 TEST_F(StoreErrorsTest, AStoreThatAnswersBadlyStaysOnlineOneThatRefusesTheKeysGoesOffline) {
-  const std::string& e = cluster_->endpoint();
-  FlakyProxy proxy(std::atoi(e.c_str() + e.rfind(':') + 1));
+  std::unique_ptr<FlakyProxy> proxied = FlakyProxy::InFrontOf(cluster_->endpoint());
+  FlakyProxy& proxy = *proxied;
   ASSERT_NO_FATAL_FAILURE(AddStore(proxy.endpoint()));
   const std::string data = RandomBytes(1 * kMiB, 21);
   WriteFile(Path("cold"), data);

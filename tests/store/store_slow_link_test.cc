@@ -24,8 +24,8 @@ TEST_F(StoreSlowLinkTest, ARecallOverASlowLinkThatDropsResumesAndIsVerified) {
   const char* long_tests = std::getenv("TIERFS_LONG_TESTS");
   const bool full = long_tests != nullptr && std::string(long_tests) == "1";
   const size_t size = full ? size_t{2} << 30 : size_t{256} << 20;
-  const std::string& e = cluster_->endpoint();
-  FlakyProxy proxy(std::atoi(e.c_str() + e.rfind(':') + 1));
+  std::unique_ptr<FlakyProxy> proxied = FlakyProxy::InFrontOf(cluster_->endpoint());
+  FlakyProxy& proxy = *proxied;
   ASSERT_NO_FATAL_FAILURE(AddStore(proxy.endpoint()));
   {
     const std::string data = RandomBytes(size, 61);

@@ -14,6 +14,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -39,6 +41,10 @@ class FlakyProxy {
 
   // Listens on a free loopback port and forwards to 127.0.0.1:`target_port`.
   explicit FlakyProxy(int target_port);
+  // The same in front of `endpoint` ("http://127.0.0.1:PORT", a cluster's).
+  static std::unique_ptr<FlakyProxy> InFrontOf(const std::string& endpoint) {
+    return std::make_unique<FlakyProxy>(std::atoi(endpoint.c_str() + endpoint.rfind(':') + 1));
+  }
   ~FlakyProxy();
   FlakyProxy(const FlakyProxy&) = delete;
   FlakyProxy& operator=(const FlakyProxy&) = delete;

@@ -18,26 +18,7 @@
 namespace tierfs::testing {
 namespace {
 
-class RetriesTest : public RgwTest {
- protected:
-  void SetUp() override {
-    RgwTest::SetUp();
-    if (HasFatalFailure()) return;
-    const std::string& e = cluster_->endpoint();
-    proxy_ = std::make_unique<FlakyProxy>(std::atoi(e.c_str() + e.rfind(':') + 1));
-  }
-  void TearDown() override {
-    proxy_.reset();
-    RgwTest::TearDown();
-  }
-  // A new client (no connection yet) through the proxy.
-  std::unique_ptr<S3Client> ProxiedClient() { return ProxiedClient(Options()); }
-  std::unique_ptr<S3Client> ProxiedClient(S3ClientOptions options) {
-    options.endpoint = proxy_->endpoint();
-    return MakeClient(options);
-  }
-  std::unique_ptr<FlakyProxy> proxy_;
-};
+using RetriesTest = ProxiedRgwTest;
 
 TEST_F(RetriesTest, SlowDownIsRetriedUntilItPasses) {
   int fd = RandomFile(3 << 20, 1);

@@ -96,4 +96,20 @@ std::string RgwTest::CompareFiles(int a, uint64_t a_offset, int b, uint64_t b_of
   return "";
 }
 
+void ProxiedRgwTest::SetUp() {
+  RgwTest::SetUp();
+  if (HasFatalFailure()) return;
+  proxy_ = FlakyProxy::InFrontOf(cluster_->endpoint());
+}
+
+void ProxiedRgwTest::TearDown() {
+  proxy_.reset();
+  RgwTest::TearDown();
+}
+
+std::unique_ptr<S3Client> ProxiedRgwTest::ProxiedClient(S3ClientOptions options) {
+  options.endpoint = proxy_->endpoint();
+  return MakeClient(options);
+}
+
 }  // namespace tierfs::testing

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "fs/objstore/s3_client.h"
+#include "tests/objstore/rgw/flaky_proxy.h"
 #include "tests/support/ceph_cluster.h"
 
 namespace tierfs::testing {
@@ -58,6 +59,20 @@ class RgwTest : public ::testing::Test {
   CephCluster* cluster_ = nullptr;
   std::unique_ptr<S3Client> client_;
   std::string bucket_;
+};
+
+// RgwTest with a FlakyProxy (flaky_proxy.h) in front of the gateway, made per
+// test, for clients that meet the faults it injects.
+class ProxiedRgwTest : public RgwTest {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+  // A new client (no connection yet) through the proxy, with `options`
+  // (default: Options()).
+  std::unique_ptr<S3Client> ProxiedClient() { return ProxiedClient(Options()); }
+  std::unique_ptr<S3Client> ProxiedClient(S3ClientOptions options);
+
+  std::unique_ptr<FlakyProxy> proxy_;
 };
 
 }  // namespace tierfs::testing

@@ -60,8 +60,8 @@ TEST_F(StatsTest, CallsBytesErrorsAndLatencyAreCountedPerOperation) {
 }
 
 TEST_F(StatsTest, RetriesAreAttemptsOfOneCallAndTheirBytesCountEachTime) {
-  const std::string& e = cluster_->endpoint();
-  FlakyProxy proxy(std::atoi(e.c_str() + e.rfind(':') + 1));
+  std::unique_ptr<FlakyProxy> proxied = FlakyProxy::InFrontOf(cluster_->endpoint());
+  FlakyProxy& proxy = *proxied;
   S3ClientOptions o = Options();
   o.endpoint = proxy.endpoint();
   std::unique_ptr<S3Client> client = MakeClient(o);

@@ -17,25 +17,7 @@ namespace {
 
 constexpr uint64_t kMiB = 1 << 20;
 
-class VerifyTest : public RgwTest {
- protected:
-  void SetUp() override {
-    RgwTest::SetUp();
-    if (HasFatalFailure()) return;
-    const std::string& e = cluster_->endpoint();
-    proxy_ = std::make_unique<FlakyProxy>(std::atoi(e.c_str() + e.rfind(':') + 1));
-  }
-  void TearDown() override {
-    proxy_.reset();
-    RgwTest::TearDown();
-  }
-  std::unique_ptr<S3Client> ProxiedClient() {
-    S3ClientOptions options = Options();
-    options.endpoint = proxy_->endpoint();
-    return MakeClient(options);
-  }
-  std::unique_ptr<FlakyProxy> proxy_;
-};
+using VerifyTest = ProxiedRgwTest;
 
 TEST_F(VerifyTest, ABodyDamagedOnTheWayIsRefusedByTheStoreAndSentAgain) {
   int fd = RandomFile(2 * kMiB, 11);
