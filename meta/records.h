@@ -72,6 +72,13 @@ struct Volume {
   // itself is never in the database.
   std::string endpoint;
   std::string credentials_file;
+  // Object volumes only, "" for the default: the region requests are signed
+  // for ("" = us-east-1), "path" or "virtual" addressing ("" = path), and the
+  // path of a PEM file of CA certificates for an HTTPS endpoint ("" = the
+  // system's).
+  std::string region;
+  std::string addressing;
+  std::string ca_file;
 };
 
 // Whether `v` keeps its objects on an S3-compatible store (its path is an

@@ -15,7 +15,11 @@
 // and key, and what the store or the network said:
 //   ENOENT        no such key, bucket or upload
 //   EACCES        a bad access key or secret, a clock skew the retry did not
-//                 fix, or a request the credentials may not make
+//                 fix, or a request the credentials may not make; a bucket in
+//                 another region than the one signed for (the message names
+//                 it: "the bucket lives in eu-west-1: add it with --region
+//                 eu-west-1"); an HTTPS store whose certificate does not
+//                 verify (the message names the endpoint and the CAs used)
 //   ENOSPC        the store is full or over its quota
 //   EINVAL        a name or argument the client or the store refuses
 //   ECONNREFUSED  no connection could be made to the store, on every attempt
@@ -25,9 +29,16 @@
 //                 whose ETag differs from its MD5
 //   ETIMEDOUT     the call's time ran out, or the store stalled, on the last attempt
 //   EAGAIN        the store said SlowDown (429/503) through the whole retry budget
-//   EPROTO        a reply that is not what S3 sends
+//   EPROTO        a reply that is not what S3 sends; more redirects than
+//                 S3ClientOptions::max_redirects, or one from https to http
 //   others        from the file descriptor a body is read from or written to
-// No message ever contains the secret key.
+// No message ever contains the secret key or the session token.
+//
+// Addressing, region, TLS and redirects follow S3ClientOptions: path-style or
+// virtual-hosted URLs (signed for the host they name), the region of the
+// signature's scope, the store's certificate verified against the system's or
+// a given CA file, and a redirect to another endpoint followed for the request
+// at hand (never remembered, so that a later request starts at the endpoint).
 //
 // Sizes and offsets are bytes. Names: buckets DNS-style (3-63 of a-z 0-9 . -),
 // keys up to 1024 bytes, metadata names of a-z 0-9 - _ (s3_names.h).
@@ -64,12 +75,16 @@ class S3Client {
   static Result<std::unique_ptr<S3Client>> Create(S3ClientOptions options);
 
   // --- Buckets (setup and tests; an object volume's bucket exists before it) ---
-  // EEXIST when the bucket exists (also when this user owns it).
+  // EEXIST when the bucket exists (also when this user owns it). Made in the
+  // options' region: outside us-east-1 the request names it as its
+  // LocationConstraint, as AWS wants.
   Status CreateBucket(const std::string& bucket);
   // ENOTEMPTY while it holds objects or uploads; ENOENT when missing.
   Status DeleteBucket(const std::string& bucket);
   // Whether the bucket exists and these credentials reach it: OK, ENOENT,
   // EACCES, or the network's error. The cheapest probe of a store's health.
+  // EACCES too when the reply names the bucket's region (x-amz-bucket-region)
+  // and it is not the options' region, also from a store that answered 200.
   Status HeadBucket(const std::string& bucket);
   // The bucket's versioning state: "Enabled", "Suspended", or "" when it was
   // never turned on. A versioned bucket keeps every replaced or deleted object
