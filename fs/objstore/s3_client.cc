@@ -277,7 +277,8 @@ Result<S3HttpResult> S3Client::Attempt(const std::string& what, const S3HttpRequ
                         " does not verify against " +
                         (options_.ca_file.empty() ? "the system's CA certificates"
                                                   : "the CA file " + options_.ca_file) +
-                        " (" + r.curl_error + "); give the CA that signed it with --ca-file FILE");
+                        " (" + r.curl_error + "); give the CA that signed it with --ca-file FILE" +
+                        Attempts(attempt, SecondsSince(start)));
       }
     } else if ((r.status >= 200 && r.status < 300) || (also_ok != 0 && r.status == also_ok)) {
       return r;
@@ -294,7 +295,8 @@ Result<S3HttpResult> S3Client::Attempt(const std::string& what, const S3HttpRequ
         // be refused alike, so it is told at once, with the fix.
         return Status::Error(EACCES, text + " (signed for region " + options_.region +
                                          "): the bucket lives in " + region +
-                                         ": add it with --region " + region);
+                                         ": add it with --region " + region +
+                                         Attempts(attempt, SecondsSince(start)));
       }
       auto location = r.headers.find("location");
       if (r.status >= 300 && r.status < 400 && location != r.headers.end() &&
@@ -316,10 +318,15 @@ Result<S3HttpResult> S3Client::Attempt(const std::string& what, const S3HttpRequ
         --attempt;  // a redirect is no failed attempt
         continue;
       }
-      if (r.status == 301 && code == "PermanentRedirect") {
+      if (r.status == 301) {
+        // Moved for good, and no Location to follow (AWS: the bucket is
+        // reached through its region's endpoint only): the configuration
+        // must change, so it is refused as a wrong region is.
         std::string endpoint = XmlField(r.text, "Endpoint");
-        return Status::Error(EACCES, text + (endpoint.empty() ? "" : " (the bucket is served at " +
-                                                                          endpoint + ")"));
+        return Status::Error(EACCES, text + (endpoint.empty()
+                                                 ? " (the bucket is served at another endpoint)"
+                                                 : " (the bucket is served at " + endpoint +
+                                                       "; give that as --endpoint)"));
       }
       // A HEAD's 403 has no body to say RequestTimeTooSkewed: a Date far
       // from the time it was signed at says it instead.

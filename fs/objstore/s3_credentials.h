@@ -40,7 +40,8 @@ struct S3Credentials {
 //   EACCES: the file is readable or writable by group or others (the message
 //           names the file and its mode, and says chmod 600);
 //   EINVAL: not a regular file, a line that is not NAME = VALUE, an unknown or
-//           repeated NAME (session_token included), a missing access_key or secret_key, an empty value,
+//           repeated NAME (session_token included), a missing access_key or
+//           secret_key, an empty value,
 //           or a file over 64 KiB.
 Result<S3Credentials> LoadS3Credentials(const std::string& path);
 

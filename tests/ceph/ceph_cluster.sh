@@ -228,7 +228,8 @@ make_tls() {
       >"$tls/server.ext"
     openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" \
       -CAcreateserial -out "$tls/server.pem" -days 2 -extfile "$tls/server.ext"
-  } >"$1/log/openssl.out" 2>&1 || { log_tail "$1" openssl; die "openssl failed to make the certificates"; }
+  } >"$1/log/openssl.out" 2>&1 ||
+    { log_tail "$1" openssl; die "openssl failed to make the certificates"; }
   chmod 600 "$tls"/*.key
 }
 

@@ -24,7 +24,9 @@ using Clock = std::chrono::steady_clock;
 constexpr double kStartSeconds = 30;
 constexpr double kStopSeconds = 5;
 
-bool Executable(const std::string& path) { return !path.empty() && access(path.c_str(), X_OK) == 0; }
+bool Executable(const std::string& path) {
+  return !path.empty() && access(path.c_str(), X_OK) == 0;
+}
 
 int FreePort() {
   int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);

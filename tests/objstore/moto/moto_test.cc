@@ -70,9 +70,12 @@ class Redirector {
         ssize_t n = read(c, buf, sizeof buf);
         if (n <= 0) break;
         in.append(buf, static_cast<size_t>(n));
-        if (head_end == std::string::npos && (head_end = in.find("\r\n\r\n")) != std::string::npos) {
+        if (head_end == std::string::npos) head_end = in.find("\r\n\r\n");
+        if (head_end != std::string::npos && want == 0) {
           std::string lower = in.substr(0, head_end);
-          for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+          for (char& ch : lower) {
+            ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+          }
           size_t cl = lower.find("content-length:");
           if (cl != std::string::npos) want = std::stoull(lower.substr(cl + 15));
         }

@@ -54,8 +54,11 @@ TEST_F(TlsTest, WithoutTheCaFileTheStoreIsRefusedNamingIt) {
   EXPECT_NE(st.message().find("(1 attempt in"), std::string::npos) << st.message();
   EXPECT_EQ(client->replies(), 0u);
 
-  // A CA file of another CA (here: a certificate that is no CA's) refuses alike.
-  options.ca_file = cluster_->dir() + "/tls/server.pem";
+  // A CA file of other CAs (the system's bundle, given as a file) refuses
+  // alike, and names that file. (The gateway's own certificate would not do:
+  // curl trusts a certificate found in the CA file itself.)
+  options.ca_file = "/etc/ssl/certs/ca-certificates.crt";
+  if (access(options.ca_file.c_str(), R_OK) != 0) GTEST_SKIP() << "no " << options.ca_file;
   client = MakeClient(options);
   ASSERT_NE(client, nullptr);
   st = client->HeadBucket(bucket_);
