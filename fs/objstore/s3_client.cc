@@ -178,6 +178,17 @@ Result<std::unique_ptr<S3Client>> S3Client::Create(S3ClientOptions options) {
     return Status::Invalid("S3 client: " + st.message());
   }
   if (options.max_redirects < 0) return Status::Invalid("S3 client: max_redirects below 0");
+  if (options.addressing == S3Addressing::kVirtual) {
+    // BUCKET.HOST must be a name: BUCKET.127.0.0.1 names nothing.
+    const size_t begin = options.endpoint.find("://") + 3;
+    const std::string host =
+        options.endpoint.substr(begin, options.endpoint.find(':', begin) - begin);
+    if (host.empty() || host[0] == '[' ||
+        host.find_first_not_of("0123456789.") == std::string::npos) {
+      return Status::Invalid("S3 client: virtual-hosted addressing needs a host name in the "
+                             "endpoint, not an address (" + options.endpoint + ")");
+    }
+  }
   if (!options.ca_file.empty()) {
     // Checked here so that a wrong path is told as such, not as a certificate
     // that does not verify at the first request.

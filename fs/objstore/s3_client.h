@@ -70,8 +70,10 @@ class S3Client {
   static constexpr uint64_t kToEnd = UINT64_MAX;
 
   // A client for `options.endpoint`. EINVAL when the endpoint is not
-  // http[s]://HOST[:PORT], a timeout is not positive, max_attempts < 1, or a
-  // key is empty. Sends nothing (HeadBucket checks that the store answers).
+  // http[s]://HOST[:PORT] (or, with virtual-hosted addressing, its HOST is an
+  // IP address), a timeout is not positive, max_attempts < 1, max_redirects
+  // < 0, a key is empty, or the region is not 1-64 of a-z 0-9 -; ENOENT,
+  // EACCES or EINVAL when ca_file is given and is not a readable regular file. Sends nothing (HeadBucket checks that the store answers).
   static Result<std::unique_ptr<S3Client>> Create(S3ClientOptions options);
 
   // --- Buckets (setup and tests; an object volume's bucket exists before it) ---

@@ -55,6 +55,15 @@ TEST(S3ClientTest, CreateChecksItsOptions) {
   EXPECT_EQ(refused(o), ENOENT);
   o.ca_file = "/";
   EXPECT_EQ(refused(o), EINVAL);
+  // Virtual-hosted addressing puts the bucket in the host name: an address
+  // has none.
+  o = Valid();
+  o.addressing = S3Addressing::kVirtual;
+  EXPECT_EQ(refused(o), EINVAL);
+  o.endpoint = "http://[::1]:9000";
+  EXPECT_EQ(refused(o), EINVAL);
+  o.endpoint = "https://s3.eu-west-1.amazonaws.com";
+  EXPECT_TRUE(S3Client::Create(o).ok());
 }
 
 TEST(S3ClientTest, AnUnreachableEndpointIsEconnrefusedWithinTheBound) {
