@@ -19,14 +19,16 @@ namespace {
 
 constexpr char kInsertVolume[] =
     "INSERT INTO volumes(id, name, path, placement_class, media_type, media_type_source, role, "
-    "state, endpoint, credentials_file) VALUES (NULLIF(?1, 0), ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-    "NULLIF(?9, ''), NULLIF(?10, ''))";
+    "state, endpoint, credentials_file, region, addressing, ca_file) VALUES (NULLIF(?1, 0), ?2, "
+    "?3, ?4, ?5, ?6, ?7, ?8, NULLIF(?9, ''), NULLIF(?10, ''), NULLIF(?11, ''), NULLIF(?12, ''), "
+    "NULLIF(?13, ''))";
 
 Status InsertVolume(Database* db, Volume* volume) {
   Statement st = db->Prepare(kInsertVolume);
   st.BindAll(volume->id, volume->name, volume->path, volume->placement_class,
              volume->media_type, volume->media_type_source, volume->role, volume->state,
-             volume->endpoint, volume->credentials_file);
+             volume->endpoint, volume->credentials_file, volume->region, volume->addressing,
+             volume->ca_file);
   TIERFS_RETURN_IF_ERROR(st.Run());
   volume->id = static_cast<uint32_t>(db->LastInsertRowId());
   return Status::Ok();
@@ -172,7 +174,8 @@ Result<std::vector<Volume>> Metadata::ListVolumes() {
   auto lock = db_->Lock();
   Statement st = db_->Prepare(
       "SELECT id, name, path, placement_class, media_type, media_type_source, role, state, "
-      "coalesce(endpoint, ''), coalesce(credentials_file, '') FROM volumes ORDER BY id");
+      "coalesce(endpoint, ''), coalesce(credentials_file, ''), coalesce(region, ''), "
+      "coalesce(addressing, ''), coalesce(ca_file, '') FROM volumes ORDER BY id");
   std::vector<Volume> volumes;
   TIERFS_RETURN_IF_ERROR(st.AppendRows(&volumes, [](const Statement& r) {
     Volume v;
@@ -186,6 +189,9 @@ Result<std::vector<Volume>> Metadata::ListVolumes() {
     v.state = r.Text(7);
     v.endpoint = r.Text(8);
     v.credentials_file = r.Text(9);
+    v.region = r.Text(10);
+    v.addressing = r.Text(11);
+    v.ca_file = r.Text(12);
     return v;
   }));
   return volumes;

@@ -55,7 +55,7 @@ constexpr uint32_t kAttrCtime = 1u << 6;
 constexpr uint32_t kAttrBlocks = 1u << 7;
 
 // One volume of the set, a row of `volumes`: a backing directory, or (an object
-// volume, issue 29) a bucket and key prefix on an S3-compatible store.
+// volume) a bucket and key prefix on an S3-compatible store.
 struct Volume {
   uint32_t id = 0;                // 1-based; 1 is the metadata volume
   std::string name;               // "vol1", unique within the file system
@@ -72,6 +72,13 @@ struct Volume {
   // itself is never in the database.
   std::string endpoint;
   std::string credentials_file;
+  // Object volumes only, "" for the default: the region requests are signed
+  // for ("" = us-east-1), "path" or "virtual" addressing ("" = path), and the
+  // path of a PEM file of CA certificates for an HTTPS endpoint ("" = the
+  // system's).
+  std::string region;
+  std::string addressing;
+  std::string ca_file;
 };
 
 // Whether `v` keeps its objects on an S3-compatible store (its path is an

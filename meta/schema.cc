@@ -157,12 +157,22 @@ constexpr char kMigrateV2ToV3[] = "ALTER TABLE inodes ADD COLUMN blocks INTEGER"
 // shows failed and refused runs, scheduled ones included, with their message.
 constexpr char kMigrateV3ToV4[] = "ALTER TABLE scans ADD COLUMN failure TEXT";
 
-// Version 5: object volumes (issue 29). A volume whose path is "s3://BUCKET/PREFIX"
+// Version 5: object volumes. A volume whose path is "s3://BUCKET/PREFIX"
 // keeps its objects on an S3 store: its endpoint URL and the path of its
 // credentials file (never the secret) are stored with it; NULL for a directory.
 constexpr char kMigrateV4ToV5[] =
     "ALTER TABLE volumes ADD COLUMN endpoint TEXT;"
     "ALTER TABLE volumes ADD COLUMN credentials_file TEXT;";
+
+// Version 6: how an object volume reaches its store beyond the endpoint: the
+// region its requests are signed for, path or virtual-hosted addressing, and
+// the path of a PEM file of the CA certificates its HTTPS endpoint is verified
+// against. NULL (a directory, or an object volume of version 5) reads as
+// "" and means the defaults: us-east-1, path, the system's CAs.
+constexpr char kMigrateV5ToV6[] =
+    "ALTER TABLE volumes ADD COLUMN region TEXT;"
+    "ALTER TABLE volumes ADD COLUMN addressing TEXT;"
+    "ALTER TABLE volumes ADD COLUMN ca_file TEXT;";
 
 // True when `table` already has `column` (a migration step must be idempotent).
 Result<bool> HasColumn(Database* db, const char* table, const char* column) {
@@ -190,6 +200,10 @@ Status MigrateStep(Database* db, int64_t version) {
     case 4: {
       META_ASSIGN_OR_RETURN(bool has, HasColumn(db, "volumes", "endpoint"));
       return has ? Status::Ok() : db->Exec(kMigrateV4ToV5);
+    }
+    case 5: {
+      META_ASSIGN_OR_RETURN(bool has, HasColumn(db, "volumes", "region"));
+      return has ? Status::Ok() : db->Exec(kMigrateV5ToV6);
     }
     default:
       return Status::Invalid("no migration from metadata schema version " +

@@ -37,5 +37,6 @@ else
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
-# Playwright (PyPI) for the browser test, in a venv: not a Debian package.
+# Playwright (the browser test) and moto (an S3 server like AWS) from PyPI, in a
+# venv: not Debian packages.
 bash "$(dirname "$0")/test-venv.sh"

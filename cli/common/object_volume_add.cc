@@ -2,8 +2,9 @@
 
 #include <sys/stat.h>
 
-#include "cli/mkdstfs/mkdstfs_plan.h"
 #include "cli/common/mount_table.h"
+#include "cli/mkdstfs/mkdstfs_plan.h"
+#include "fs/objstore/s3_client_options.h"
 #include "fs/objstore/s3_names.h"
 #include "fs/volume/object_location.h"
 
@@ -16,6 +17,16 @@ bool IsObjectVolumeOperand(const std::string& operand) { return operand.rfind("s
 Result<meta::Volume> ParseObjectVolumeOperand(const std::string& operand,
                                               const std::string& endpoint,
                                               const std::string& credentials) {
+  ObjectStoreOptions store;
+  store.endpoint = endpoint;
+  store.credentials = credentials;
+  return ParseObjectVolumeOperand(operand, store);
+}
+
+Result<meta::Volume> ParseObjectVolumeOperand(const std::string& operand,
+                                              const ObjectStoreOptions& store) {
+  const std::string& endpoint = store.endpoint;
+  const std::string& credentials = store.credentials;
   Result<VolumeSpec> spec = ParseVolumeSpec(operand);
   if (!spec.ok()) return spec.status();
   if (spec->placement_class.empty()) {
@@ -37,6 +48,27 @@ Result<meta::Volume> ParseObjectVolumeOperand(const std::string& operand,
   }
   Result<std::string> absolute = ResolvePath(credentials);
   if (!absolute.ok()) return Status::Invalid("--credentials: " + absolute.status().message());
+  if (!store.region.empty()) {
+    if (Status st = CheckS3Region(store.region); !st.ok()) {
+      return Status::Invalid("--region: " + st.message());
+    }
+  }
+  if (!store.addressing.empty()) {
+    Result<S3Addressing> addressing = ParseS3Addressing(store.addressing);
+    if (!addressing.ok()) return Status::Invalid("--addressing: " + addressing.status().message());
+  }
+  std::string ca_file;
+  if (!store.ca_file.empty()) {
+    if (normal->rfind("https://", 0) != 0) {
+      return Status::Invalid("--ca-file is for an https:// --endpoint, not " + *normal);
+    }
+    if (stat(store.ca_file.c_str(), &st) != 0) {
+      return Status::FromErrno("--ca-file: " + store.ca_file);
+    }
+    Result<std::string> ca = ResolvePath(store.ca_file);
+    if (!ca.ok()) return Status::Invalid("--ca-file: " + ca.status().message());
+    ca_file = *ca;
+  }
   meta::Volume row;
   row.path = ObjectUrl(*location);
   row.placement_class = spec->placement_class;
@@ -45,6 +77,9 @@ Result<meta::Volume> ParseObjectVolumeOperand(const std::string& operand,
   row.role = "dataonly";
   row.endpoint = *normal;
   row.credentials_file = *absolute;
+  row.region = store.region;
+  row.addressing = store.addressing;
+  row.ca_file = ca_file;
   return row;
 }
 
@@ -53,8 +88,11 @@ Result<json> AddObjectVolumeOnline(ControlClient& client, const meta::Volume& ro
   if (verbose != nullptr) {
     *verbose << "fsvoladm add " << client.mount().mount_point << " " << row.path << ":"
              << row.placement_class << " --endpoint " << row.endpoint << " --credentials "
-             << row.credentials_file << "\n"
-             << std::flush;
+             << row.credentials_file;
+    if (!row.region.empty()) *verbose << " --region " << row.region;
+    if (!row.addressing.empty()) *verbose << " --addressing " << row.addressing;
+    if (!row.ca_file.empty()) *verbose << " --ca-file " << row.ca_file;
+    *verbose << "\n" << std::flush;
   }
   return client.Call(json{{"op", "volume_add"},
                           {"path", row.path},
@@ -62,7 +100,10 @@ Result<json> AddObjectVolumeOnline(ControlClient& client, const meta::Volume& ro
                           {"media_type", row.media_type},
                           {"media_type_source", row.media_type_source},
                           {"endpoint", row.endpoint},
-                          {"credentials_file", row.credentials_file}});
+                          {"credentials_file", row.credentials_file},
+                          {"region", row.region},
+                          {"addressing", row.addressing},
+                          {"ca_file", row.ca_file}});
 }
 
 }  // namespace tierfs::cli

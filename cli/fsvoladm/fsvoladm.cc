@@ -42,6 +42,10 @@ int RunList(const FsvoladmArgs& a, const CliEnv& env, ControlClient& client) {
   return code;
 }
 
+ObjectStoreOptions StoreOptions(const FsvoladmArgs& a) {
+  return ObjectStoreOptions{a.endpoint, a.credentials, a.region, a.addressing, a.ca_file};
+}
+
 int RunAdd(const FsvoladmArgs& a, const CliEnv& env, ControlClient& client) {
   std::vector<std::string> dirs;
   std::vector<meta::Volume> stores;  // s3:// operands
@@ -50,15 +54,17 @@ int RunAdd(const FsvoladmArgs& a, const CliEnv& env, ControlClient& client) {
       dirs.push_back(operand);
       continue;
     }
-    Result<meta::Volume> row = ParseObjectVolumeOperand(operand, a.endpoint, a.credentials);
+    Result<meta::Volume> row = ParseObjectVolumeOperand(operand, StoreOptions(a));
     if (!row.ok()) {
       PrintError(env, kTool, row.status().message());
       return kExitUsage;
     }
     stores.push_back(*row);
   }
-  if (stores.empty() && (!a.endpoint.empty() || !a.credentials.empty())) {
-    PrintError(env, kTool, "--endpoint and --credentials are for s3://BUCKET/PREFIX:CLASS volumes");
+  if (stores.empty() && StoreOptions(a).any()) {
+    PrintError(env, kTool,
+               "--endpoint, --credentials, --region, --addressing and --ca-file are for "
+               "s3://BUCKET/PREFIX:CLASS volumes");
     return kExitUsage;
   }
   Result<std::vector<VolumeProbe>> probes = ProbeVolumes(dirs);
@@ -159,8 +165,9 @@ int RunSetClass(const FsvoladmArgs& a, const CliEnv& env, ControlClient& client)
 std::string FsvoladmUsage() {
   return "usage: fsvoladm list [--json] MOUNT\n"
          "       fsvoladm add [-v] [--json] MOUNT DIR[:CLASS]...\n"
-         "       fsvoladm add [-v] [--json] --endpoint URL --credentials FILE MOUNT\n"
-         "                    s3://BUCKET/PREFIX:CLASS...\n"
+         "       fsvoladm add [-v] [--json] --endpoint URL --credentials FILE\n"
+         "                    [--region REGION] [--addressing path|virtual] [--ca-file FILE]\n"
+         "                    MOUNT s3://BUCKET/PREFIX:CLASS...\n"
          "       fsvoladm remove [--json] MOUNT VOLUME\n"
          "       fsvoladm setclass [--json] MOUNT VOLUME CLASS\n"
          "The volumes of a mounted tierfs file system; every change is made online.\n"
@@ -174,7 +181,13 @@ std::string FsvoladmUsage() {
          "             bucket (which must exist) on the S3 store at --endpoint\n"
          "             (http[s]://HOST[:PORT]), reached with the keys in --credentials\n"
          "             FILE (access_key = ..., secret_key = ...; mode 0600 or 0400, read\n"
-         "             by the daemon, never stored). Files go there by relocation only\n"
+         "             by the daemon, never stored; an optional session_token = ...\n"
+         "             for temporary keys). --region: the bucket's (default us-east-1;\n"
+         "             a wrong one is refused, naming the right one). --addressing:\n"
+         "             path (ENDPOINT/BUCKET/KEY, the default) or virtual\n"
+         "             (BUCKET.HOST/KEY). --ca-file: PEM CA certificates that an https\n"
+         "             endpoint's certificate must verify against (default: the\n"
+         "             system's). Files go there by relocation only\n"
          "  remove     move every file off VOLUME (its name, e.g. vol3, its directory, or\n"
          "             its id) to the volumes its policy's CREATE rule allows (else to any\n"
          "             with room), files staying open and in use; then forget VOLUME and\n"
@@ -205,16 +218,25 @@ Result<FsvoladmArgs> ParseFsvoladmArgs(const std::vector<std::string>& args) {
     specs.push_back({"verbose", 'v', false, ""});
     specs.push_back({"endpoint", 0, true, "URL"});
     specs.push_back({"credentials", 0, true, "FILE"});
+    specs.push_back({"region", 0, true, "REGION"});
+    specs.push_back({"addressing", 0, true, "path|virtual"});
+    specs.push_back({"ca-file", 0, true, "FILE"});
   }
   std::vector<std::string> rest(args.begin() + 1, args.end());
   Result<std::vector<std::string>> operands =
       ParseOptions(rest, specs, [&a](const OptionSpec& spec, const char* value) -> Status {
         const std::string name = spec.long_name != nullptr ? spec.long_name : "";
-        if (name == "endpoint" || name == "credentials") {
+        if (name == "endpoint" || name == "credentials" || name == "region" ||
+            name == "addressing" || name == "ca-file") {
           if (value == nullptr || *value == '\0') {
             return Status::Invalid("--" + name + " needs a value");
           }
-          (name == "endpoint" ? a.endpoint : a.credentials) = value;
+          std::string* target = name == "endpoint"      ? &a.endpoint
+                                : name == "credentials" ? &a.credentials
+                                : name == "region"      ? &a.region
+                                : name == "addressing"  ? &a.addressing
+                                                        : &a.ca_file;
+          *target = value;
         } else if (spec.short_name == 'h') {
           a.help = true;
         } else if (spec.short_name == 'v') {

@@ -3,7 +3,8 @@
 // daemon):
 //
 //   fsvoladm list [--json] MOUNT
-//   fsvoladm add [-v] [--json] [--endpoint URL --credentials FILE] MOUNT DIR[:CLASS]...
+//   fsvoladm add [-v] [--json] [--endpoint URL --credentials FILE [--region REGION]
+//                [--addressing path|virtual] [--ca-file FILE]] MOUNT DIR[:CLASS]...
 //                (a DIR may be s3://BUCKET/PREFIX:CLASS, an object volume)
 //   fsvoladm remove [--json] MOUNT VOLUME
 //   fsvoladm setclass [--json] MOUNT VOLUME CLASS
@@ -36,6 +37,9 @@ struct FsvoladmArgs {
   bool verbose = false;               // add -v
   std::string endpoint;               // add --endpoint, for s3:// operands
   std::string credentials;            // add --credentials, for s3:// operands
+  std::string region;                 // add --region, for s3:// operands
+  std::string addressing;             // add --addressing path|virtual, for s3:// operands
+  std::string ca_file;                // add --ca-file, for s3:// operands
   std::string mount;
   std::vector<std::string> operands;  // after MOUNT: DIR[:CLASS]... | VOLUME | VOLUME CLASS
 };

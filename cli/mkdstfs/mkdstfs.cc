@@ -37,17 +37,19 @@ constexpr char kTool[] = "mkdstfs";
 Result<std::vector<meta::Volume>> SplitObjectVolumes(const MkdstfsArgs& a,
                                                      std::vector<std::string>* dirs) {
   std::vector<meta::Volume> stores;
+  const ObjectStoreOptions store{a.endpoint, a.credentials, a.region, a.addressing, a.ca_file};
   for (const std::string& operand : a.volumes) {
     if (!IsObjectVolumeOperand(operand)) {
       dirs->push_back(operand);
       continue;
     }
-    Result<meta::Volume> row = ParseObjectVolumeOperand(operand, a.endpoint, a.credentials);
+    Result<meta::Volume> row = ParseObjectVolumeOperand(operand, store);
     if (!row.ok()) return row.status();
     stores.push_back(*row);
   }
-  if (stores.empty() && (!a.endpoint.empty() || !a.credentials.empty())) {
-    return Status::Invalid("--endpoint and --credentials are for s3://BUCKET/PREFIX:CLASS volumes");
+  if (stores.empty() && store.any()) {
+    return Status::Invalid("--endpoint, --credentials, --region, --addressing and --ca-file are "
+                           "for s3://BUCKET/PREFIX:CLASS volumes");
   }
   return stores;
 }
@@ -235,7 +237,8 @@ int AddToExisting(const MkdstfsArgs& a, const CliEnv& env, const TierfsMount& mo
 
 std::string MkdstfsUsage() {
   return "usage: mkdstfs [-f] [-v] [-h] [-m MOUNTOPTS] [--cron SCHEDULE]\n"
-         "               [--heat-bucket SECONDS] [--no-mount] [--endpoint URL --credentials FILE]\n"
+         "               [--heat-bucket SECONDS] [--no-mount] [--endpoint URL --credentials FILE\n"
+         "               [--region REGION] [--addressing path|virtual] [--ca-file FILE]]\n"
          "               MOUNTPOINT FSNAME DIR[:CLASS]...\n"
          "Creates a tierfs file system over the directories DIR (one per device) and mounts\n"
          "it on MOUNTPOINT. When FSNAME is already mounted on MOUNTPOINT, adds each DIR that\n"
@@ -264,7 +267,14 @@ std::string MkdstfsUsage() {
          "                   take files by relocation only (the bucket must exist)\n"
          "  --credentials FILE\n"
          "                   the keys for --endpoint (access_key = ..., secret_key = ...;\n"
-         "                   mode 0600 or 0400), read by the daemon at every mount\n"
+         "                   mode 0600 or 0400; optional session_token = ...), read by\n"
+         "                   the daemon at every mount\n"
+         "  --region REGION  the bucket's region, which requests are signed for (default\n"
+         "                   us-east-1); a wrong one is refused, naming the right one\n"
+         "  --addressing path|virtual\n"
+         "                   ENDPOINT/BUCKET/KEY (path, the default) or BUCKET.HOST/KEY\n"
+         "  --ca-file FILE   PEM CA certificates that an https --endpoint's certificate\n"
+         "                   must verify against (default: the system's)\n"
          "  -h, --help       this text\n"
          "  --version        print the version and exit\n"
          "Exit status: 0 ok, 1 the creation failed (and was undone), 2 usage error or a\n"
@@ -279,6 +289,9 @@ Result<MkdstfsArgs> ParseMkdstfsArgs(const std::vector<std::string>& args) {
                                    {"heat-bucket", 0, true, "SECONDS"},
                                    {"endpoint", 0, true, "URL"},
                                    {"credentials", 0, true, "FILE"},
+                                   {"region", 0, true, "REGION"},
+                                   {"addressing", 0, true, "path|virtual"},
+                                   {"ca-file", 0, true, "FILE"},
                                    {"version", 0, false, ""}};
   Result<std::vector<std::string>> operands =
       ParseOptions(args, specs, [&a](const OptionSpec& spec, const char* value) -> Status {
@@ -304,6 +317,12 @@ Result<MkdstfsArgs> ParseMkdstfsArgs(const std::vector<std::string>& args) {
           a.endpoint = value;
         } else if (std::string(spec.long_name) == "credentials") {
           a.credentials = value;
+        } else if (std::string(spec.long_name) == "region") {
+          a.region = value;
+        } else if (std::string(spec.long_name) == "addressing") {
+          a.addressing = value;
+        } else if (std::string(spec.long_name) == "ca-file") {
+          a.ca_file = value;
         } else if (std::string(spec.long_name) == "cron") {
           Status st = CheckCronSchedule(value);
           if (!st.ok()) return Status::Invalid("--cron: " + st.message());
@@ -455,7 +474,9 @@ int MkdstfsBody(const std::vector<std::string>& args, const CliEnv& env) {
     row.name = "vol" + std::to_string(row.id);
     row.state = "online";
     if (verbose != nullptr) {
-      *verbose << "s3 head-bucket " << row.path << " --endpoint " << row.endpoint << "\n";
+      *verbose << "s3 head-bucket " << row.path << " --endpoint " << row.endpoint;
+      if (!row.region.empty()) *verbose << " --region " << row.region;
+      *verbose << "\n";
     }
     auto store = ObjectVolume::Open(row);
     Status st = store.ok() ? (*store)->CheckUsable() : store.status();

@@ -3,7 +3,8 @@
 // directories in place of VxVM volumes):
 //
 //   mkdstfs [-f] [-v] [-h] [-m MOUNTOPTS] [--cron SCHEDULE] [--heat-bucket SECONDS]
-//           [--no-mount] [--endpoint URL --credentials FILE] MOUNTPOINT FSNAME DIR[:CLASS]...
+//           [--no-mount] [--endpoint URL --credentials FILE [--region REGION]
+//           [--addressing path|virtual] [--ca-file FILE]] MOUNTPOINT FSNAME DIR[:CLASS]...
 //   (a DIR may be s3://BUCKET/PREFIX:CLASS: an object volume, cli/common/object_volume_add.h)
 //   mkdstfs --version
 //
@@ -45,6 +46,9 @@ struct MkdstfsArgs {
   std::vector<std::string> volumes;  // DIR[:CLASS] operands, in order (s3:// ones included)
   std::string endpoint;              // --endpoint, for s3://BUCKET/PREFIX:CLASS operands
   std::string credentials;           // --credentials, for s3:// operands
+  std::string region;                // --region, for s3:// operands
+  std::string addressing;            // --addressing path|virtual, for s3:// operands
+  std::string ca_file;               // --ca-file, for s3:// operands
 };
 
 // Parses {"mkdstfs", ...}. EINVAL naming the bad option or operand.

@@ -100,6 +100,9 @@ Result<json> ControlHandlers::Volumes() {
     if (meta::IsObjectVolume(v)) {
       entry["endpoint"] = v.endpoint;
       entry["credentials_file"] = v.credentials_file;  // its path; the secret stays there
+      entry["region"] = v.region.empty() ? "us-east-1" : v.region;
+      entry["addressing"] = v.addressing.empty() ? "path" : v.addressing;
+      if (!v.ca_file.empty()) entry["ca_file"] = v.ca_file;
     }
     for (const policy::VolumeState& s : space) {
       // A store's capacity is unknown: no size, used or free is shown for it.
@@ -134,6 +137,9 @@ json VolumeRowJson(const meta::Volume& v) {
   if (meta::IsObjectVolume(v)) {
     row["endpoint"] = v.endpoint;
     row["credentials_file"] = v.credentials_file;
+    row["region"] = v.region.empty() ? "us-east-1" : v.region;
+    row["addressing"] = v.addressing.empty() ? "path" : v.addressing;
+    if (!v.ca_file.empty()) row["ca_file"] = v.ca_file;
   }
   return row;
 }
@@ -160,7 +166,9 @@ Result<json> ControlHandlers::VolumeAdd(const json& request) {
                                {"media_type", &add.media_type},
                                {"media_type_source", &add.media_type_source},
                                {"endpoint", &add.endpoint},
-                               {"credentials_file", &add.credentials_file}}) {
+                               {"credentials_file", &add.credentials_file},
+                               {"region", &add.region}, {"addressing", &add.addressing},
+                               {"ca_file", &add.ca_file}}) {
     auto value = RequestString(request, field, "");
     if (!value.ok()) return value.status();
     *target = *value;

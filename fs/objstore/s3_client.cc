@@ -1,6 +1,7 @@
 #include "fs/objstore/s3_client.h"
 
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -35,6 +36,43 @@ constexpr int64_t kSkewSeconds = 60;
 double UnitRandom() {
   thread_local std::minstd_rand rng(std::random_device{}());
   return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+}
+
+// "SCHEME://HOST[:PORT]" of a URL: how messages name where a request went
+// (never its query, which may carry an upload id).
+std::string Origin(const std::string& url) {
+  const size_t host = url.find("://");
+  if (host == std::string::npos) return url;
+  const size_t end = url.find_first_of("/?", host + 3);
+  return end == std::string::npos ? url : url.substr(0, end);
+}
+
+// The URL a redirect's Location sends a request from `url` to: an absolute
+// http[s] URL, or a path on the same origin. EINVAL for another form, and for
+// one that would take an HTTPS request to plain HTTP (the signed request, and
+// the body, in clear).
+Result<std::string> RedirectTarget(const std::string& url, const std::string& location) {
+  std::string to;
+  if (location.rfind("http://", 0) == 0 || location.rfind("https://", 0) == 0) {
+    to = location;
+  } else if (!location.empty() && location[0] == '/') {
+    to = Origin(url) + location;
+  } else {
+    return Status::Invalid("a Location that is neither an http[s] URL nor a path");
+  }
+  if (url.rfind("https://", 0) == 0 && to.rfind("https://", 0) != 0) {
+    return Status::Invalid("from https to " + Origin(to));
+  }
+  return to;
+}
+
+// The text of the first <NAME> element of an XML body, "" when none.
+std::string XmlField(const std::string& body, const std::string& name) {
+  const size_t open = body.find("<" + name + ">");
+  if (open == std::string::npos) return "";
+  const size_t start = open + name.size() + 2, close = body.find("</" + name + ">", start);
+  if (close == std::string::npos || close - start > 256) return "";
+  return body.substr(start, close - start);
 }
 
 std::string Describe(const std::string& bucket, const std::string& key) {
@@ -136,8 +174,34 @@ Result<std::unique_ptr<S3Client>> S3Client::Create(S3ClientOptions options) {
   if (options.credentials.access_key.empty() || options.credentials.secret_key.empty()) {
     return Status::Invalid("S3 client: empty access key or secret key");
   }
-  if (options.region.empty() || options.region.find(':') != std::string::npos) {
-    return Status::Invalid("S3 client: bad region '" + options.region + "'");
+  if (Status st = CheckS3Region(options.region); !st.ok()) {
+    return Status::Invalid("S3 client: " + st.message());
+  }
+  if (options.max_redirects < 0) return Status::Invalid("S3 client: max_redirects below 0");
+  if (options.addressing == S3Addressing::kVirtual) {
+    // BUCKET.HOST must be a name: BUCKET.127.0.0.1 names nothing.
+    const size_t begin = options.endpoint.find("://") + 3;
+    const std::string host =
+        options.endpoint.substr(begin, options.endpoint.find(':', begin) - begin);
+    if (host.empty() || host[0] == '[' ||
+        host.find_first_not_of("0123456789.") == std::string::npos) {
+      return Status::Invalid("S3 client: virtual-hosted addressing needs a host name in the "
+                             "endpoint, not an address (" + options.endpoint + ")");
+    }
+  }
+  if (!options.ca_file.empty()) {
+    // Checked here so that a wrong path is told as such, not as a certificate
+    // that does not verify at the first request.
+    struct stat st;
+    if (::stat(options.ca_file.c_str(), &st) != 0) {
+      return Status::FromErrno("S3 client: CA file " + options.ca_file);
+    }
+    if (!S_ISREG(st.st_mode)) {
+      return Status::Invalid("S3 client: CA file " + options.ca_file + " is not a regular file");
+    }
+    if (::access(options.ca_file.c_str(), R_OK) != 0) {
+      return Status::FromErrno("S3 client: CA file " + options.ca_file);
+    }
   }
   return std::unique_ptr<S3Client>(new S3Client(std::move(options)));
 }
@@ -147,7 +211,7 @@ S3Client::S3Client(S3ClientOptions options)
 
 std::string S3Client::Url(const std::string& bucket, const std::string& key,
                           const std::map<std::string, std::string>& query) const {
-  std::string url = options_.endpoint + ObjectPath(bucket, key);
+  std::string url = RequestUrl(options_.endpoint, options_.addressing, bucket, key);
   if (!query.empty()) url += "?" + CanonicalQuery(query);
   return url;
 }
@@ -193,11 +257,14 @@ Result<S3HttpResult> S3Client::Attempt(const std::string& what, const S3HttpRequ
   int attempt = 0;
   int counted = 0;  // attempts that count against max_attempts
   bool clock_corrected = false;
+  // The request as sent: its URL changes when the store redirects it.
+  S3HttpRequest current = request;
+  int redirects = 0;
   for (;;) {
     *attempts = ++attempt;
     double remaining = std::chrono::duration<double>(deadline - Clock::now()).count();
     if (sink != nullptr) sink->Rewind();
-    S3HttpResult r = http_.Exchange(request, sink, remaining, clock_offset_.load());
+    S3HttpResult r = http_.Exchange(current, sink, remaining, clock_offset_.load());
     stats_.RecordBytes(r.bytes_sent, r.bytes_received);
     if (r.local_errno == 0 && r.curl_code == 0) replies_.fetch_add(1, std::memory_order_relaxed);
     // How this failure may be retried: not at all; while the retry budget
@@ -214,6 +281,16 @@ Result<S3HttpResult> S3Client::Attempt(const std::string& what, const S3HttpRequ
               : IsRetryableCurlWithinBudget(r.curl_code) ? Retry::kWithinBudget
                                                           : Retry::kCounted;
       last = Status::Error(ErrnoForCurl(r.curl_code), what + ": " + r.curl_error);
+      if (IsCertificateFailure(r.curl_code)) {
+        // Never retried, and never worked around by skipping the check.
+        return Status::Error(
+            EACCES, what + ": the TLS certificate of " + Origin(current.url) +
+                        " does not verify against " +
+                        (options_.ca_file.empty() ? "the system's CA certificates"
+                                                  : "the CA file " + options_.ca_file) +
+                        " (" + r.curl_error + "); give the CA that signed it with --ca-file FILE" +
+                        Attempts(attempt, SecondsSince(start)));
+      }
     } else if ((r.status >= 200 && r.status < 300) || (also_ok != 0 && r.status == also_ok)) {
       return r;
     } else {
@@ -223,6 +300,45 @@ Result<S3HttpResult> S3Client::Attempt(const std::string& what, const S3HttpRequ
       if (!code.empty()) text += " " + code;
       if (!message.empty()) text += ": " + message;
       last = Status::Error(ErrnoForS3Error(r.status, code), text);
+      const std::string region = RegionOfReply(r.status, code, r.headers, r.text);
+      if (!region.empty() && region != options_.region) {
+        // Signed for one region, the bucket in another: every request would
+        // be refused alike, so it is told at once, with the fix.
+        return Status::Error(EACCES, text + " (signed for region " + options_.region +
+                                         "): the bucket lives in " + region +
+                                         ": add it with --region " + region +
+                                         Attempts(attempt, SecondsSince(start)));
+      }
+      auto location = r.headers.find("location");
+      if (r.status >= 300 && r.status < 400 && location != r.headers.end() &&
+          !location->second.empty()) {
+        // A store that moves this request elsewhere (a 307 to another
+        // endpoint while a bucket's name spreads through DNS): the same
+        // request there, signed for that host, for this call only.
+        Result<std::string> to = RedirectTarget(current.url, location->second);
+        if (!to.ok()) {
+          return Status::Error(EPROTO, what + ": HTTP " + std::to_string(r.status) +
+                                           " redirect refused: " + to.status().message());
+        }
+        if (++redirects > options_.max_redirects) {
+          return Status::Error(EPROTO, what + ": more than " +
+                                           std::to_string(options_.max_redirects) +
+                                           " redirects (the last to " + Origin(*to) + ")");
+        }
+        current.url = *to;
+        --attempt;  // a redirect is no failed attempt
+        continue;
+      }
+      if (r.status == 301) {
+        // Moved for good, and no Location to follow (AWS: the bucket is
+        // reached through its region's endpoint only): the configuration
+        // must change, so it is refused as a wrong region is.
+        std::string endpoint = XmlField(r.text, "Endpoint");
+        return Status::Error(EACCES, text + (endpoint.empty()
+                                                 ? " (the bucket is served at another endpoint)"
+                                                 : " (the bucket is served at " + endpoint +
+                                                       "; give that as --endpoint)"));
+      }
       // A HEAD's 403 has no body to say RequestTimeTooSkewed: a Date far
       // from the time it was signed at says it instead.
       const bool skewed = code == "RequestTimeTooSkewed" || (r.status == 403 && code.empty());
@@ -278,7 +394,21 @@ Status S3Client::BucketRequest(S3Op op, const char* method, const std::string& w
 }
 
 Status S3Client::CreateBucket(const std::string& bucket) {
-  return BucketRequest(S3Op::kCreateBucket, "PUT", "create bucket", bucket);
+  if (options_.region == "us-east-1") {
+    return BucketRequest(S3Op::kCreateBucket, "PUT", "create bucket", bucket);
+  }
+  // Elsewhere than AWS's first region, the region is named in the body too
+  // (AWS refuses a bucket without it with IllegalLocationConstraintException).
+  TIERFS_RETURN_IF_ERROR(CheckBucketName(bucket));
+  S3HttpRequest req;
+  req.method = "PUT";
+  req.url = Url(bucket, "");
+  req.headers = {"Content-Type: application/xml"};
+  req.body = "<CreateBucketConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
+             "<LocationConstraint>" + options_.region +
+             "</LocationConstraint></CreateBucketConfiguration>";
+  Result<S3HttpResult> r = Perform(S3Op::kCreateBucket, "create bucket " + bucket, req, nullptr);
+  return r.ok() ? Status::Ok() : r.status();
 }
 
 Status S3Client::DeleteBucket(const std::string& bucket) {
@@ -286,7 +416,25 @@ Status S3Client::DeleteBucket(const std::string& bucket) {
 }
 
 Status S3Client::HeadBucket(const std::string& bucket) {
-  return BucketRequest(S3Op::kHeadBucket, "HEAD", "HEAD bucket", bucket);
+  TIERFS_RETURN_IF_ERROR(CheckBucketName(bucket));
+  S3HttpRequest req;
+  req.method = "HEAD";
+  req.url = Url(bucket, "");
+  const std::string what = "HEAD bucket " + bucket;
+  Result<S3HttpResult> r = Perform(S3Op::kHeadBucket, what, req, nullptr);
+  if (!r.ok()) return r.status();
+  // A store that does not hold the signature's region against the bucket's
+  // (moto; RGW takes any) still names the bucket's in this reply: AWS would
+  // refuse every request of a wrong one, so it is refused here alike, before
+  // a volume is made of it.
+  auto region = r->headers.find("x-amz-bucket-region");
+  if (region != r->headers.end() && !region->second.empty() &&
+      region->second != options_.region) {
+    return Status::Error(EACCES, what + " (signed for region " + options_.region +
+                                     "): the bucket lives in " + region->second +
+                                     ": add it with --region " + region->second);
+  }
+  return Status::Ok();
 }
 
 Result<std::string> S3Client::GetBucketVersioning(const std::string& bucket) {

@@ -1,7 +1,7 @@
 // S3Client: the operations tierfs needs on an S3-compatible object store (Ceph's
 // RADOS Gateway, MinIO, AWS S3): objects put from and read into file
 // descriptors or buffers, their metadata, listings, multipart uploads, buckets.
-// The object volume (issue 29) keeps one object per file here.
+// The object volume keeps one object per file here.
 //
 // Every call is bounded in time: a connect timeout, a stall timeout and a bound
 // on the whole call. Failures that may pass are retried with exponential
@@ -15,7 +15,11 @@
 // and key, and what the store or the network said:
 //   ENOENT        no such key, bucket or upload
 //   EACCES        a bad access key or secret, a clock skew the retry did not
-//                 fix, or a request the credentials may not make
+//                 fix, or a request the credentials may not make; a bucket in
+//                 another region than the one signed for (the message names
+//                 it: "the bucket lives in eu-west-1: add it with --region
+//                 eu-west-1"); an HTTPS store whose certificate does not
+//                 verify (the message names the endpoint and the CAs used)
 //   ENOSPC        the store is full or over its quota
 //   EINVAL        a name or argument the client or the store refuses
 //   ECONNREFUSED  no connection could be made to the store, on every attempt
@@ -25,9 +29,16 @@
 //                 whose ETag differs from its MD5
 //   ETIMEDOUT     the call's time ran out, or the store stalled, on the last attempt
 //   EAGAIN        the store said SlowDown (429/503) through the whole retry budget
-//   EPROTO        a reply that is not what S3 sends
+//   EPROTO        a reply that is not what S3 sends; more redirects than
+//                 S3ClientOptions::max_redirects, or one from https to http
 //   others        from the file descriptor a body is read from or written to
-// No message ever contains the secret key.
+// No message ever contains the secret key or the session token.
+//
+// Addressing, region, TLS and redirects follow S3ClientOptions: path-style or
+// virtual-hosted URLs (signed for the host they name), the region of the
+// signature's scope, the store's certificate verified against the system's or
+// a given CA file, and a redirect to another endpoint followed for the request
+// at hand (never remembered, so that a later request starts at the endpoint).
 //
 // Sizes and offsets are bytes. Names: buckets DNS-style (3-63 of a-z 0-9 . -),
 // keys up to 1024 bytes, metadata names of a-z 0-9 - _ (s3_names.h).
@@ -59,17 +70,23 @@ class S3Client {
   static constexpr uint64_t kToEnd = UINT64_MAX;
 
   // A client for `options.endpoint`. EINVAL when the endpoint is not
-  // http[s]://HOST[:PORT], a timeout is not positive, max_attempts < 1, or a
-  // key is empty. Sends nothing (HeadBucket checks that the store answers).
+  // http[s]://HOST[:PORT] (or, with virtual-hosted addressing, its HOST is an
+  // IP address), a timeout is not positive, max_attempts < 1, max_redirects
+  // < 0, a key is empty, or the region is not 1-64 of a-z 0-9 -; ENOENT,
+  // EACCES or EINVAL when ca_file is given and is not a readable regular file. Sends nothing (HeadBucket checks that the store answers).
   static Result<std::unique_ptr<S3Client>> Create(S3ClientOptions options);
 
   // --- Buckets (setup and tests; an object volume's bucket exists before it) ---
-  // EEXIST when the bucket exists (also when this user owns it).
+  // EEXIST when the bucket exists (also when this user owns it). Made in the
+  // options' region: outside us-east-1 the request names it as its
+  // LocationConstraint, as AWS wants.
   Status CreateBucket(const std::string& bucket);
   // ENOTEMPTY while it holds objects or uploads; ENOENT when missing.
   Status DeleteBucket(const std::string& bucket);
   // Whether the bucket exists and these credentials reach it: OK, ENOENT,
   // EACCES, or the network's error. The cheapest probe of a store's health.
+  // EACCES too when the reply names the bucket's region (x-amz-bucket-region)
+  // and it is not the options' region, also from a store that answered 200.
   Status HeadBucket(const std::string& bucket);
   // The bucket's versioning state: "Enabled", "Suspended", or "" when it was
   // never turned on. A versioned bucket keeps every replaced or deleted object

@@ -6,19 +6,49 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
+#include "common/status.h"
 #include "fs/objstore/s3_credentials.h"
 
 namespace tierfs {
 
+// How a request names its bucket.
+//  kPath     ENDPOINT/BUCKET/KEY: needs no DNS name per bucket (RGW, MinIO, and
+//            AWS too, which still accepts it for existing buckets).
+//  kVirtual  SCHEME://BUCKET.HOST[:PORT]/KEY (virtual-hosted): what AWS prefers;
+//            BUCKET.HOST must resolve, and over HTTPS the store's certificate
+//            must cover it (a bucket name with '.' is not covered by *.HOST).
+enum class S3Addressing { kPath, kVirtual };
+
+// "path" or "virtual".
+const char* S3AddressingName(S3Addressing addressing);
+// The addressing named `name` ("path" or "virtual"); EINVAL naming it otherwise.
+Result<S3Addressing> ParseS3Addressing(const std::string& name);
+
+// EINVAL unless `region` is 1-64 of a-z 0-9 - (us-east-1, eu-west-1; RGW's
+// zone group names such as "default" pass too).
+Status CheckS3Region(const std::string& region);
+
 struct S3ClientOptions {
-  // "http://HOST:PORT" or "https://HOST[:PORT]"; requests use path-style
-  // addressing (ENDPOINT/BUCKET/KEY), which needs no DNS name per bucket.
+  // "http://HOST:PORT" or "https://HOST[:PORT]" (s3_names.h NormalizeEndpoint).
   std::string endpoint;
   // The region in the signature's scope. RGW and MinIO accept any; AWS wants the
-  // bucket's own.
+  // bucket's own, and a call signed for another fails with an error that names
+  // the bucket's (S3Client's EACCES "the bucket lives in REGION").
   std::string region = "us-east-1";
+  S3Addressing addressing = S3Addressing::kPath;
   S3Credentials credentials;
+  // HTTPS: a PEM file of the CA certificates that the store's certificate must
+  // verify against, instead of the system's (a private CA); "" for the
+  // system's. The certificate is always verified, its name included: a store
+  // whose certificate does not verify is refused (EACCES), never reached
+  // unverified.
+  std::string ca_file;
+  // Redirects (301/302/307/308 with a Location) followed per request, each to
+  // the place given, with the request signed again for it; an HTTPS request is
+  // never redirected to plain HTTP. Beyond this many, EPROTO.
+  int max_redirects = 3;
 
   // Time to set up a TCP (and TLS) connection before the attempt fails.
   double connect_timeout_seconds = 5;

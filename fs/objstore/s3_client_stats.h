@@ -1,5 +1,5 @@
 // S3ClientStats: what an S3Client counts of its calls, for the metrics of each
-// object volume (docs/admin.md, "Monitoring"; issue 29's "metrics per object
+// object volume (docs/admin.md, "Monitoring"; "metrics per object
 // volume: requests, errors, bytes, latency").
 //
 // A call is one S3Client operation (PutObject, GetObject...), however many

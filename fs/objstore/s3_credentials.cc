@@ -30,7 +30,7 @@ std::string OctalMode(mode_t mode) {
 
 Result<S3Credentials> ParseS3Credentials(const std::string& text, const std::string& origin) {
   S3Credentials creds;
-  bool have_access = false, have_secret = false;
+  bool have_access = false, have_secret = false, have_token = false;
   size_t pos = 0;
   int line_no = 0;
   while (pos < text.size()) {
@@ -57,13 +57,17 @@ Result<S3Credentials> ParseS3Credentials(const std::string& text, const std::str
     } else if (name == "secret_key") {
       seen = &have_secret;
       field = &creds.secret_key;
+    } else if (name == "session_token") {
+      seen = &have_token;
+      field = &creds.session_token;
     } else {
       // A name is at most a few words; a long one is more likely a secret.
       if (name.size() > 32 || name.find_first_of(" \t") != std::string::npos) {
-        return Status::Invalid(where + ": unknown name (expected access_key or secret_key)");
+        return Status::Invalid(where + ": unknown name (expected access_key, secret_key or "
+                               "session_token)");
       }
       return Status::Invalid(where + ": unknown name '" + name +
-                             "' (expected access_key or secret_key)");
+                             "' (expected access_key, secret_key or session_token)");
     }
     if (*seen) return Status::Invalid(where + ": " + name + " given twice");
     if (value.empty()) return Status::Invalid(where + ": " + name + " is empty");

@@ -8,13 +8,16 @@
 //   # tierfs S3 credentials
 //   access_key = AKIAIOSFODNN7EXAMPLE
 //   secret_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY
+//   session_token = IQoJb3JpZ2luX2VjE...   (optional)
 //
-// Both names are required, each once; any other name is an error. The file
+// access_key and secret_key are required, each once; session_token is
+// optional (temporary credentials, e.g. from AWS STS: sent as
+// x-amz-security-token and signed); any other name is an error. The file
 // must be a regular file that neither group nor others may read or write (mode
 // 0600 or 0400): a secret readable by every local user is a secret no more,
 // and tierfs refuses it rather than warn, as ssh does with a private key.
 //
-// The secret never appears in an error message or a log line: errors name the
+// The secret and the session token never appear in an error message or a log line: errors name the
 // file, the line number and at most the NAME, never a value. Value type; safe
 // to copy between threads.
 #pragma once
@@ -28,6 +31,8 @@ namespace tierfs {
 struct S3Credentials {
   std::string access_key;  // the key id, sent in every request (not secret)
   std::string secret_key;  // signs requests; never logged, never stored elsewhere
+  // "" for none; else sent with every request, and as secret as secret_key.
+  std::string session_token;
 };
 
 // Reads the credentials file `path`. Errors:
@@ -35,7 +40,8 @@ struct S3Credentials {
 //   EACCES: the file is readable or writable by group or others (the message
 //           names the file and its mode, and says chmod 600);
 //   EINVAL: not a regular file, a line that is not NAME = VALUE, an unknown or
-//           repeated NAME, a missing access_key or secret_key, an empty value,
+//           repeated NAME (session_token included), a missing access_key or
+//           secret_key, an empty value,
 //           or a file over 64 KiB.
 Result<S3Credentials> LoadS3Credentials(const std::string& path);
 

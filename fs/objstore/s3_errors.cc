@@ -77,8 +77,38 @@ int ErrnoForCurl(int code) {
     case CURLE_BAD_FUNCTION_ARGUMENT:
     case CURLE_UNKNOWN_OPTION: return EINVAL;
     case CURLE_OUT_OF_MEMORY: return ENOMEM;
-    default: return EIO;
+    default: return IsCertificateFailure(code) ? EACCES : EIO;
   }
+}
+
+bool IsCertificateFailure(int code) {
+  switch (static_cast<CURLcode>(code)) {
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+    case CURLE_SSL_INVALIDCERTSTATUS:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string RegionOfReply(long http_status, std::string_view c,
+                          const std::map<std::string, std::string>& headers,
+                          std::string_view body) {
+  const bool says_region = c == "AuthorizationHeaderMalformed" || c == "PermanentRedirect" ||
+                           (c.empty() && (http_status == 301 || http_status == 400));
+  if (!says_region) return "";
+  if (auto it = headers.find("x-amz-bucket-region"); it != headers.end() && !it->second.empty()) {
+    return it->second;
+  }
+  const size_t open = body.find("<Region>");
+  if (open == std::string_view::npos) return "";
+  const size_t start = open + 8, close = body.find("</Region>", start);
+  if (close == std::string_view::npos || close - start > 64) return "";
+  return std::string(body.substr(start, close - start));
 }
 
 bool IsRetryableCurl(int code) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -43,10 +44,28 @@ bool IsRetryableS3Error(long http_status, std::string_view s3_code);
 // The errno for a libcurl result code (a CURLcode, as an int to keep curl out of
 // this header): a timeout (CURLE_OPERATION_TIMEDOUT) is ETIMEDOUT; a connection
 // that could not be made (refused, no route) ECONNREFUSED; a name that does not
-// resolve EHOSTUNREACH; a URL or option curl refuses is EINVAL; out of memory
+// resolve EHOSTUNREACH; a certificate that does not verify EACCES
+// (IsCertificateFailure); a URL or option curl refuses is EINVAL; out of memory
 // ENOMEM; every failure to send or receive on a connection made (reset, cut,
 // an empty or broken reply) is EIO (the store went away mid-request).
 int ErrnoForCurl(int curl_code);
+
+// Whether a libcurl result code says that the store's TLS certificate did not
+// verify (an unknown issuer, a name that does not match, an expired one) or
+// that the CA file could not be used: never retried, and EACCES from
+// ErrnoForCurl (this end refuses the store, as the store refuses bad keys).
+bool IsCertificateFailure(int curl_code);
+
+// The region an error reply says the bucket lives in, when it says one: the
+// x-amz-bucket-region header (AWS sends it with a 301 PermanentRedirect and
+// with the 400 of a HEAD signed for another region), else the <Region> of an
+// AuthorizationHeaderMalformed or PermanentRedirect body. Only a 301 or 400
+// reply, or one whose S3 code `s3_code` is one of those two, is read (other
+// replies of RGW may carry its zone group's name in that header); "" otherwise.
+// `headers` have lower-case names, as S3HttpResult's.
+std::string RegionOfReply(long http_status, std::string_view s3_code,
+                          const std::map<std::string, std::string>& headers,
+                          std::string_view body);
 
 // Whether a libcurl failure is one of the network's (resolve, connect, send,
 // receive, timeout, reset, an empty or partial reply), which a new attempt on a

@@ -218,6 +218,11 @@ S3HttpResult S3Http::Exchange(const S3HttpRequest& request, S3ResponseSink* sink
   add_header(std::string("x-amz-content-sha256: ") +
              (streamed ? "UNSIGNED-PAYLOAD" : Sha256Hex(request.body)));
   if (!request.content_md5.empty()) add_header("Content-MD5: " + request.content_md5);
+  // Temporary credentials: libcurl signs every header it is given, this one
+  // too, as SigV4 wants.
+  if (!options_.credentials.session_token.empty()) {
+    add_header("x-amz-security-token: " + options_.credentials.session_token);
+  }
   if (clock_offset_seconds != 0) {
     // The store's clock and this machine's differ: sign at the store's time
     // (libcurl takes the time to sign with from this header when it is there).
@@ -234,6 +239,15 @@ S3HttpResult S3Http::Exchange(const S3HttpRequest& request, S3ResponseSink* sink
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
   curl_easy_setopt(curl, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_1_1);
   curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
+  // HTTPS: the peer and its name are always verified (curl's defaults, set
+  // again so that no reuse of a handle could carry other settings); a private
+  // CA replaces the system's.
+  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, 1L);
+  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, 2L);
+  if (!options_.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, options_.ca_file.c_str());
+  // Redirects are S3Client's to follow: it signs the request again for the
+  // place it is sent to.
+  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
   // Larger buffers than curl's 16 KiB / 64 KiB: fewer callbacks per MiB.
   curl_easy_setopt(curl, CURLOPT_BUFFERSIZE, 512L * 1024);
   curl_easy_setopt(curl, CURLOPT_UPLOAD_BUFFERSIZE, 1024L * 1024);

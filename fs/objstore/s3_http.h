@@ -14,6 +14,9 @@
 // which libcurl (>= 7.75 here; checked with 7.88) signs with instead. (libcurl
 // 7.88 then sends that x-amz-date line twice with one value; RGW takes it.)
 //
+// HTTPS: the store's certificate is verified against S3ClientOptions::ca_file
+// when given, else the system's CAs; redirects are not followed here.
+//
 // Easy handles (each with its connection cache) are pooled and reused, so
 // consecutive requests keep their TCP connection. Thread-safe: each exchange
 // takes a handle of its own.

@@ -83,6 +83,31 @@ Status CheckMetadata(const std::map<std::string, std::string>& metadata) {
   return Status::Ok();
 }
 
+std::string RequestUrl(std::string_view endpoint, S3Addressing addressing,
+                       std::string_view bucket, std::string_view key) {
+  if (addressing == S3Addressing::kPath) return std::string(endpoint) + ObjectPath(bucket, key);
+  const size_t host = endpoint.find("://") + 3;
+  return std::string(endpoint.substr(0, host)) + std::string(bucket) + "." +
+         std::string(endpoint.substr(host)) + "/" + UriEncode(key, /*keep_slash=*/true);
+}
+
+const char* S3AddressingName(S3Addressing addressing) {
+  return addressing == S3Addressing::kVirtual ? "virtual" : "path";
+}
+
+Result<S3Addressing> ParseS3Addressing(const std::string& name) {
+  if (name == "path") return S3Addressing::kPath;
+  if (name == "virtual") return S3Addressing::kVirtual;
+  return Status::Invalid("addressing '" + name + "': expected path or virtual");
+}
+
+Status CheckS3Region(const std::string& region) {
+  bool ok = !region.empty() && region.size() <= 64;
+  for (char c : region) ok = ok && (IsLowerAlnum(c) || c == '-');
+  if (!ok) return Status::Invalid("region '" + region + "': expected 1 to 64 of a-z 0-9 -");
+  return Status::Ok();
+}
+
 Result<std::string> NormalizeEndpoint(std::string_view e) {
   std::string_view rest;
   if (e.substr(0, 7) == "http://") {

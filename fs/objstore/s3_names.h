@@ -1,6 +1,7 @@
 // The parts of an S3 request's URL, spelled the way AWS Signature V4 signs them:
 // path-style addressing (http://HOST:PORT/BUCKET/KEY, which every S3 store,
-// RGW and MinIO included, accepts without a DNS name per bucket), each key
+// RGW and MinIO included, accepts without a DNS name per bucket) or
+// virtual-hosted (http://BUCKET.HOST:PORT/KEY, AWS's preferred), each key
 // byte percent-encoded except the unreserved ones and '/', and the query's
 // parameters sorted, each `name=value` (libcurl 7.88 signs the query as given:
 // unsorted parameters, or a bare `?uploads`, fail with SignatureDoesNotMatch).
@@ -14,6 +15,7 @@
 #include <string_view>
 
 #include "common/status.h"
+#include "fs/objstore/s3_client_options.h"
 
 namespace tierfs {
 
@@ -23,6 +25,12 @@ std::string UriEncode(std::string_view s, bool keep_slash);
 
 // "/BUCKET" or "/BUCKET/KEY" with the key encoded.
 std::string ObjectPath(std::string_view bucket, std::string_view key);
+
+// The URL (no query) of `bucket`/`key` ("" for the bucket itself) at the
+// normalized `endpoint` with `addressing`: ENDPOINT/BUCKET/KEY, or
+// SCHEME://BUCKET.HOST[:PORT]/KEY. The key is encoded as in ObjectPath.
+std::string RequestUrl(std::string_view endpoint, S3Addressing addressing,
+                       std::string_view bucket, std::string_view key);
 
 // The query string (no '?') of `params`, sorted by name (std::map), names and
 // values encoded, "name=value" joined by '&'; "" for none.

@@ -32,7 +32,8 @@ Result<std::string> ParseInitiateMultipartUpload(std::string_view body);
 Result<std::string> ParseCompleteMultipartUpload(std::string_view body);
 
 // VersioningConfiguration of GetBucketVersioning: its <Status> ("Enabled",
-// "Suspended"), "" for a bucket whose versioning was never turned on.
+// "Suspended"), "" for a bucket whose versioning was never turned on (also
+// when the reply's element is GetBucketVersioningResponse, as moto's is).
 Result<std::string> ParseBucketVersioning(std::string_view body);
 
 // ListMultipartUploadsResult: the uploads of this page; *next_key_marker and

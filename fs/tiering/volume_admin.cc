@@ -13,6 +13,7 @@
 #include "common/byte_count.h"
 #include "common/log.h"
 #include "common/page.h"
+#include "fs/objstore/s3_client_options.h"
 #include "fs/volume/object_location.h"
 #include "fs/volume/volume_label.h"
 #include "policy/evacuation.h"
@@ -55,6 +56,16 @@ Result<meta::Volume> VolumeAdmin::AddObjectLocked(const AddVolumeRequest& reques
                            ": the credentials file must be an absolute path, got \"" +
                            request.credentials_file + "\"");
   }
+  if (!request.ca_file.empty() && request.ca_file[0] != '/') {
+    return Status::Invalid("object volume " + request.path +
+                           ": the CA file must be an absolute path, got \"" + request.ca_file +
+                           "\"");
+  }
+  if (!request.region.empty()) TIERFS_RETURN_IF_ERROR(CheckS3Region(request.region));
+  if (!request.addressing.empty()) {
+    Result<S3Addressing> addressing = ParseS3Addressing(request.addressing);
+    if (!addressing.ok()) return addressing.status();
+  }
   meta::Volume row;
   row.path = ObjectUrl(*location);
   row.placement_class = request.placement_class;
@@ -64,6 +75,9 @@ Result<meta::Volume> VolumeAdmin::AddObjectLocked(const AddVolumeRequest& reques
   row.state = "online";
   row.endpoint = request.endpoint;
   row.credentials_file = request.credentials_file;
+  row.region = request.region;
+  row.addressing = request.addressing;
+  row.ca_file = request.ca_file;
   for (const meta::Volume& v : fs_.volumes().volumes()) {
     if (!meta::IsObjectVolume(v)) continue;
     Result<ObjectLocation> other = ParseObjectUrl(v.path);
@@ -107,8 +121,9 @@ Result<meta::Volume> VolumeAdmin::AddObjectLocked(const AddVolumeRequest& reques
     fs_.metadata().RemoveVolume(row.id);
     return st;
   }
-  LogInfo("object volume {} ({} at {}, class {}) added", row.name, row.path, row.endpoint,
-          row.placement_class);
+  LogInfo("object volume {} ({} at {}, region {}, {} addressing, class {}) added", row.name,
+          row.path, row.endpoint, row.region.empty() ? "us-east-1" : row.region,
+          row.addressing.empty() ? "path" : row.addressing, row.placement_class);
   return row;
 }
 
@@ -118,9 +133,10 @@ Result<meta::Volume> VolumeAdmin::Add(const AddVolumeRequest& request) {
     MutexLock admin(admin_mu_);
     return AddObjectLocked(request);
   }
-  if (!request.endpoint.empty() || !request.credentials_file.empty()) {
-    return Status::Invalid("--endpoint and --credentials are for s3:// volumes, not " +
-                           request.path);
+  if (!request.endpoint.empty() || !request.credentials_file.empty() ||
+      !request.region.empty() || !request.addressing.empty() || !request.ca_file.empty()) {
+    return Status::Invalid("--endpoint, --credentials, --region, --addressing and --ca-file are "
+                           "for s3:// volumes, not " + request.path);
   }
   if (request.path.empty() || request.path[0] != '/') {
     return Status::Invalid("the volume directory must be an absolute path, got \"" +

@@ -54,6 +54,12 @@ struct AddVolumeRequest {
   // credentials file (read by the daemon, never stored but as a path).
   std::string endpoint;
   std::string credentials_file;
+  // Object volumes only, "" for the defaults: the region requests are signed
+  // for (us-east-1), "path" or "virtual" addressing (path), the absolute path
+  // of a PEM file of CA certificates for an HTTPS endpoint (the system's).
+  std::string region;
+  std::string addressing;
+  std::string ca_file;
 };
 
 struct RemoveVolumeReport {
@@ -100,7 +106,10 @@ class VolumeAdmin {
   // Add for an object volume: checks the URL, the endpoint and the credentials
   // file (ObjectVolume::Open), asks the store for the bucket (ENOENT naming the
   // bucket and the endpoint when it is missing, EACCES when the credentials are
-  // refused, EIO/ETIMEDOUT when the store does not answer), refuses a prefix
+  // refused, when the bucket lives in another region than the one given (the
+  // message names it and says --region REGION) or when the endpoint's
+  // certificate does not verify, EIO/ETIMEDOUT when the store does not
+  // answer), refuses a prefix
   // another volume of this file system uses or that already holds objects
   // (EEXIST), then commits the row and adds it to the set. admin_mu_ held.
   Result<meta::Volume> AddObjectLocked(const AddVolumeRequest& request) REQUIRES(admin_mu_);

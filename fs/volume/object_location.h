@@ -1,4 +1,4 @@
-// Where an object volume (issue 29) keeps its objects: "s3://BUCKET/PREFIX",
+// Where an object volume keeps its objects: "s3://BUCKET/PREFIX",
 // the spelling `fsvoladm add`, `mkdstfs`, the database's `volumes.path` and
 // every report use, and the key each file's object has there.
 //

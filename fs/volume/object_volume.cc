@@ -20,6 +20,14 @@ Result<std::unique_ptr<ObjectVolume>> ObjectVolume::Open(const meta::Volume& row
   S3ClientOptions transfer;
   transfer.endpoint = row.endpoint;
   transfer.credentials = *creds;
+  // "" in a row is the default (and all a row of schema version 5 has).
+  if (!row.region.empty()) transfer.region = row.region;
+  if (!row.addressing.empty()) {
+    Result<S3Addressing> addressing = ParseS3Addressing(row.addressing);
+    if (!addressing.ok()) return Status::Invalid(who + ": " + addressing.status().message());
+    transfer.addressing = *addressing;
+  }
+  transfer.ca_file = row.ca_file;
   S3ClientOptions quick = transfer;
   quick.connect_timeout_seconds = kQuickConnectSeconds;
   quick.stall_timeout_seconds = kQuickStallSeconds;
@@ -31,9 +39,9 @@ Result<std::unique_ptr<ObjectVolume>> ObjectVolume::Open(const meta::Volume& row
   std::unique_ptr<ObjectVolume> v(new ObjectVolume);
   v->location_ = *location;
   auto t = S3Client::Create(std::move(transfer));
-  if (!t.ok()) return Status::Invalid(who + ": " + t.status().message());
+  if (!t.ok()) return Status::Error(t.status().code(), who + ": " + t.status().message());
   auto q = S3Client::Create(std::move(quick));
-  if (!q.ok()) return Status::Invalid(who + ": " + q.status().message());
+  if (!q.ok()) return Status::Error(q.status().code(), who + ": " + q.status().message());
   v->endpoint_ = (*t)->options().endpoint;
   v->transfer_ = std::move(*t);
   v->quick_ = std::move(*q);

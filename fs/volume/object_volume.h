@@ -1,4 +1,4 @@
-// ObjectVolume: an object volume's store (issue 29): where its objects are
+// ObjectVolume: an object volume's store: where its objects are
 // (fs/volume/object_location.h), and the S3 clients that reach them.
 //
 // Two clients, because a FUSE read and a relocation want different bounds:
@@ -10,8 +10,10 @@
 //    (kQuick* below; an application's read(2) waits at most about
 //    kQuickRequestSeconds).
 // The credentials are read from the volume's credentials file once, when the
-// volume is opened (at mount, or when `fsvoladm add` adds it); the secret stays
-// in memory, handed to libcurl to sign, and in no message.
+// volume is opened (at mount, or when `fsvoladm add` adds it); the secret (and
+// a session token) stays in memory, handed to libcurl to sign, and in no
+// message. The row's region, addressing and CA file set both clients' (the
+// defaults when empty: us-east-1, path-style, the system's CAs).
 //
 // Thread-safe (S3Client is).
 #pragma once
@@ -42,9 +44,9 @@ class ObjectVolume {
   // Opens the store of object volume `row` (IsObjectVolume): parses its path,
   // loads its credentials file (LoadS3Credentials: refused when group or others
   // may read it) and makes the clients. Sends nothing. Errors name the volume:
-  // EINVAL (a bad URL or endpoint, a malformed credentials file), EACCES (a
-  // credentials file others may read, or that cannot be read), ENOENT (no such
-  // credentials file).
+  // EINVAL (a bad URL, endpoint, region or addressing, a malformed credentials
+  // file), EACCES (a credentials or CA file that cannot be read, a credentials
+  // file others may read), ENOENT (no such credentials or CA file).
   static Result<std::unique_ptr<ObjectVolume>> Open(const meta::Volume& row);
 
   const ObjectLocation& location() const { return location_; }

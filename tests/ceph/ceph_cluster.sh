@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A throw-away single-node Ceph cluster with an S3 gateway, for tests.
 #
-#   ceph_cluster.sh start DIR RGW_PORT [--owner PID]
+#   ceph_cluster.sh start DIR RGW_PORT [--owner PID] [--tls TLS_PORT]
 #   ceph_cluster.sh stop DIR
 #   ceph_cluster.sh stop-rgw DIR [--kill]  # the gateway alone (fault tests);
 #                                          # --kill: SIGKILL, as in a crash
@@ -22,7 +22,12 @@
 # No manager daemon: S3 does not need one, and it triples the start time and
 # the memory. With --owner PID, a watcher stops the cluster once process PID
 # is gone, so a test binary that crashes or is killed does not leave daemons
-# behind.
+# behind. With --tls TLS_PORT, the gateway also serves HTTPS on
+# 127.0.0.1:TLS_PORT (beast's ssl_endpoint) with a certificate for 127.0.0.1
+# and localhost signed by a throw-away CA that the script makes with openssl
+# in DIR/tls (never trusted by the system), and prints two more lines:
+#   https_endpoint=https://127.0.0.1:TLS_PORT
+#   ca_file=DIR/tls/ca.pem
 #
 # `stop` signals exactly the daemons this script started in DIR (their pids are
 # in DIR/pids, checked against /proc/PID/cmdline so a reused pid is never
@@ -207,10 +212,32 @@ start_rgw() {
   spawn "$dir" rgw radosgw -f -c "$dir/ceph.conf" -n client.rgw
 }
 
+# Makes DIR/tls: a CA (ca.pem, its key ca.key) and the gateway's certificate
+# and key (server.pem, server.key), for 127.0.0.1 and localhost, valid 2 days.
+# EC keys: made in milliseconds, where RSA ones take a second on a slow machine.
+make_tls() {
+  local tls=$1/tls
+  mkdir -p "$tls"
+  {
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+      -keyout "$tls/ca.key" -out "$tls/ca.pem" -days 2 -subj "/CN=tierfs test CA" \
+      -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign"
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+      -keyout "$tls/server.key" -out "$tls/server.csr" -subj "/CN=127.0.0.1"
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' \
+      >"$tls/server.ext"
+    openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" \
+      -CAcreateserial -out "$tls/server.pem" -days 2 -extfile "$tls/server.ext"
+  } >"$1/log/openssl.out" 2>&1 ||
+    { log_tail "$1" openssl; die "openssl failed to make the certificates"; }
+  chmod 600 "$tls"/*.key
+}
+
 cmd_start() {
-  local dir=$1 port=$2 owner=$3
+  local dir=$1 port=$2 owner=$3 tls_port=$4
   local p
-  for p in ceph-mon ceph-osd radosgw radosgw-admin monmaptool ceph curl uuidgen; do
+  for p in ceph-mon ceph-osd radosgw radosgw-admin monmaptool ceph curl uuidgen \
+    ${tls_port:+openssl}; do
     command -v "$p" >/dev/null || {
       echo "ceph_cluster: $p not found; install ceph-mon ceph-osd radosgw ceph-common" \
         "(scripts/install-deps.sh)" >&2
@@ -227,6 +254,13 @@ cmd_start() {
   mkdir -p "$dir"/{mon,osd,run,log,pids,tmp}
   dir=$(cd "$dir" && pwd)
   echo "$port" >"$dir/rgw_port"
+  local frontend="beast endpoint=127.0.0.1:$port"
+  if [ -n "$tls_port" ]; then
+    [[ $tls_port =~ ^[0-9]+$ ]] && [ "$tls_port" -gt 0 ] && [ "$tls_port" -lt 65536 ] || usage
+    make_tls "$dir"
+    frontend+=" ssl_endpoint=127.0.0.1:$tls_port ssl_certificate=$dir/tls/server.pem"
+    frontend+=" ssl_private_key=$dir/tls/server.key"
+  fi
   local fsid
   fsid=$(uuidgen)
   cat >"$dir/ceph.conf" <<EOF
@@ -266,7 +300,7 @@ objecter_tick_interval = 0.2
 mon_data_avail_warn = 2
 mon_data_avail_crit = 1
 [client.rgw]
-rgw_frontends = beast endpoint=127.0.0.1:$port
+rgw_frontends = $frontend
 rgw_cache_enabled = false
 rgw_gc_obj_min_wait = 0
 rgw_gc_processor_period = 2
@@ -316,6 +350,10 @@ EOF
   echo "endpoint=http://127.0.0.1:$port"
   echo "access_key=$ACCESS_KEY"
   echo "secret_key=$SECRET_KEY"
+  if [ -n "$tls_port" ]; then
+    echo "https_endpoint=https://127.0.0.1:$tls_port"
+    echo "ca_file=$dir/tls/ca.pem"
+  fi
 }
 
 cmd_stop() {
@@ -347,9 +385,19 @@ dir=$2
 case "$command" in
   start)
     [ $# -ge 3 ] || usage
-    owner=""
-    if [ $# -ge 5 ] && [ "$4" = "--owner" ]; then owner=$5; fi
-    cmd_start "$dir" "$3" "$owner"
+    start_port=$3
+    owner="" tls_port=""
+    set -- "${@:4}"
+    while [ $# -ge 2 ]; do
+      case "$1" in
+        --owner) owner=$2 ;;
+        --tls) tls_port=$2 ;;
+        *) usage ;;
+      esac
+      shift 2
+    done
+    [ $# -eq 0 ] || usage
+    cmd_start "$dir" "$start_port" "$owner" "$tls_port"
     ;;
   stop) cmd_stop "$dir" ;;
   stop-rgw)

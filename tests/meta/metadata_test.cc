@@ -223,12 +223,19 @@ TEST_F(MetaTest, ObjectVolumeKeepsEndpointAndCredentialsPath) {
   v.path = "s3://bucket/tierfs";
   v.endpoint = "http://127.0.0.1:7480";
   v.credentials_file = "/etc/tierfs/s3.cred";
+  v.region = "eu-west-1";
+  v.addressing = "virtual";
+  v.ca_file = "/etc/tierfs/ca.pem";
   ASSERT_TRUE(meta_->AddVolume(&v).ok());
   auto volumes = meta_->ListVolumes();
   ASSERT_EQ(volumes->size(), 3u);
   EXPECT_TRUE(IsObjectVolume((*volumes)[2]));
   EXPECT_EQ((*volumes)[2].endpoint, "http://127.0.0.1:7480");
   EXPECT_EQ((*volumes)[2].credentials_file, "/etc/tierfs/s3.cred");
+  EXPECT_EQ((*volumes)[2].region, "eu-west-1");
+  EXPECT_EQ((*volumes)[2].addressing, "virtual");
+  EXPECT_EQ((*volumes)[2].ca_file, "/etc/tierfs/ca.pem");
+  EXPECT_EQ((*volumes)[1].region, "");
   EXPECT_FALSE(IsObjectVolume((*volumes)[1]));
   EXPECT_EQ((*volumes)[1].endpoint, "");
   EXPECT_EQ((*volumes)[1].credentials_file, "");
@@ -379,7 +386,7 @@ TEST_F(MetaTest, VersionOneWithAPendingObjectMountsAndMigrates) {
 class MigrationTest : public MetaTest, public ::testing::WithParamInterface<int> {};
 
 TEST_P(MigrationTest, FromAnOlderSchemaVersionNothingIsLost) {
-  static_assert(kSchemaVersion == 5, "a new schema version needs its step undone here too");
+  static_assert(kSchemaVersion == 6, "a new schema version needs its step undone here too");
   const int from = GetParam();
   Inode dir = MakeDir(kRootIno, "dir");
   Inode file = MakeFile(dir.ino, "file", 2);
@@ -391,9 +398,23 @@ TEST_P(MigrationTest, FromAnOlderSchemaVersionNothingIsLost) {
   ASSERT_TRUE(meta_->AddPendingObject({file.ino, file.generation, 1}).ok());
   const size_t fcl_records = Fcl().size();
   ASSERT_GT(fcl_records, 0u);
+  // An object volume of version 5, which had no region, addressing or CA file.
+  Volume store = TwoVolumes(dir_.path())[1];
+  if (from == 5) {
+    store.name = "vol3";
+    store.path = "s3://bucket/old";
+    store.endpoint = "http://127.0.0.1:7480";
+    store.credentials_file = "/etc/tierfs/s3.cred";
+    ASSERT_TRUE(meta_->AddVolume(&store).ok());
+  }
   meta_.reset();
 
   std::string undo;
+  if (from < 6) {
+    undo += "ALTER TABLE volumes DROP COLUMN region;"
+            "ALTER TABLE volumes DROP COLUMN addressing;"
+            "ALTER TABLE volumes DROP COLUMN ca_file;";
+  }
   if (from < 5) {
     undo += "ALTER TABLE volumes DROP COLUMN endpoint;"
             "ALTER TABLE volumes DROP COLUMN credentials_file;";
@@ -426,11 +447,22 @@ TEST_P(MigrationTest, FromAnOlderSchemaVersionNothingIsLost) {
   EXPECT_EQ((*pending)[0].volume_id, 1u);
   EXPECT_EQ(Fcl().size(), fcl_records);
   EXPECT_EQ(Names(dir.ino), std::vector<std::string>{"file"});
+  if (from == 5) {
+    // Its store as before, with the defaults for what version 5 did not keep.
+    auto volumes = meta_->ListVolumes();
+    ASSERT_TRUE(volumes.ok());
+    ASSERT_EQ(volumes->size(), 3u);
+    EXPECT_EQ((*volumes)[2].endpoint, "http://127.0.0.1:7480");
+    EXPECT_EQ((*volumes)[2].credentials_file, "/etc/tierfs/s3.cred");
+    EXPECT_EQ((*volumes)[2].region, "");
+    EXPECT_EQ((*volumes)[2].addressing, "");
+    EXPECT_EQ((*volumes)[2].ca_file, "");
+  }
   meta_.reset();
   EXPECT_EQ(QueryInt(db_path_, kSchemaVersionQuery), kSchemaVersion);
 }
 
-INSTANTIATE_TEST_SUITE_P(EachOlderVersion, MigrationTest, ::testing::Values(1, 2, 3, 4));
+INSTANTIATE_TEST_SUITE_P(EachOlderVersion, MigrationTest, ::testing::Values(1, 2, 3, 4, 5));
 
 }  // namespace
 }  // namespace tierfs::meta

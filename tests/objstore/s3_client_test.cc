@@ -11,7 +11,8 @@ namespace {
 S3ClientOptions Valid() {
   S3ClientOptions o;
   o.endpoint = "http://127.0.0.1:9";
-  o.credentials = {"AKID", "secret"};
+  o.credentials.access_key = "AKID";
+  o.credentials.secret_key = "secret";
   return o;
 }
 
@@ -44,6 +45,25 @@ TEST(S3ClientTest, CreateChecksItsOptions) {
   o = Valid();
   o.region = "a:b";  // would break the signature's scope string
   EXPECT_EQ(refused(o), EINVAL);
+  o = Valid();
+  o.max_redirects = -1;
+  EXPECT_EQ(refused(o), EINVAL);
+  // A CA file that is not there is told as such at once, not as a
+  // certificate that fails to verify at the first request.
+  o = Valid();
+  o.ca_file = "/nonexistent/ca.pem";
+  EXPECT_EQ(refused(o), ENOENT);
+  o.ca_file = "/";
+  EXPECT_EQ(refused(o), EINVAL);
+  // Virtual-hosted addressing puts the bucket in the host name: an address
+  // has none.
+  o = Valid();
+  o.addressing = S3Addressing::kVirtual;
+  EXPECT_EQ(refused(o), EINVAL);
+  o.endpoint = "http://[::1]:9000";
+  EXPECT_EQ(refused(o), EINVAL);
+  o.endpoint = "https://s3.eu-west-1.amazonaws.com";
+  EXPECT_TRUE(S3Client::Create(o).ok());
 }
 
 TEST(S3ClientTest, AnUnreachableEndpointIsEconnrefusedWithinTheBound) {

@@ -81,5 +81,26 @@ TEST_F(S3CredentialsTest, MissingFileAndDirectory) {
   EXPECT_EQ(LoadS3Credentials(dir_).status().code(), EINVAL);  // not a regular file
 }
 
+// Temporary credentials: an optional session_token, as secret as the secret key.
+TEST_F(S3CredentialsTest, AnOptionalSessionTokenIsReadAndNeverEchoed) {
+  const std::string token = "IQoJb3JpZ2luX2VjEXAMPLETOKEN";
+  Result<S3Credentials> c = LoadS3Credentials(
+      Write("access_key = a\nsecret_key = b\nsession_token = " + token + "\n", 0600));
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->session_token, token);
+  c = LoadS3Credentials(Write("access_key = a\nsecret_key = b\n", 0600));
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->session_token, "");
+  for (const std::string& text :
+       {"access_key = a\nsecret_key = b\nsession_token = " + token + "\nsession_token = " + token +
+            "\n",
+        std::string("access_key = a\nsecret_key = b\nsession_token =\n")}) {
+    c = LoadS3Credentials(Write(text, 0600));
+    ASSERT_FALSE(c.ok());
+    EXPECT_EQ(c.status().code(), EINVAL);
+    EXPECT_EQ(c.status().message().find(token), std::string::npos) << c.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace tierfs

@@ -103,5 +103,31 @@ TEST(S3ErrorsTest, RetryAfterInSecondsOrAsADate) {
   EXPECT_EQ(HttpDateSeconds("not a date"), -1);
 }
 
+// Where AWS names the bucket's region when a request was signed for another.
+TEST(S3ErrorsTest, TheRegionOfAWrongRegionReply) {
+  std::map<std::string, std::string> headers = {{"x-amz-bucket-region", "eu-west-1"}};
+  EXPECT_EQ(RegionOfReply(301, "PermanentRedirect", headers, ""), "eu-west-1");
+  EXPECT_EQ(RegionOfReply(301, "", headers, ""), "eu-west-1");  // a HEAD's
+  EXPECT_EQ(RegionOfReply(400, "", headers, ""), "eu-west-1");
+  EXPECT_EQ(RegionOfReply(400, "AuthorizationHeaderMalformed", {},
+                          "<Error><Code>AuthorizationHeaderMalformed</Code><Message>the region "
+                          "'us-east-1' is wrong; expecting 'eu-west-1'</Message>"
+                          "<Region>eu-west-1</Region></Error>"),
+            "eu-west-1");
+  // Other replies say nothing of the region, whatever their headers.
+  EXPECT_EQ(RegionOfReply(404, "NoSuchKey", headers, ""), "");
+  EXPECT_EQ(RegionOfReply(403, "AccessDenied", headers, ""), "");
+  EXPECT_EQ(RegionOfReply(400, "InvalidArgument", headers, ""), "");
+  EXPECT_EQ(RegionOfReply(301, "PermanentRedirect", {}, "<Error/>"), "");
+}
+
+TEST(S3ErrorsTest, ACertificateThatDoesNotVerifyIsEaccesAndNotRetried) {
+  EXPECT_TRUE(IsCertificateFailure(CURLE_PEER_FAILED_VERIFICATION));
+  EXPECT_TRUE(IsCertificateFailure(CURLE_SSL_CACERT_BADFILE));
+  EXPECT_FALSE(IsCertificateFailure(CURLE_COULDNT_CONNECT));
+  EXPECT_EQ(ErrnoForCurl(CURLE_PEER_FAILED_VERIFICATION), EACCES);
+  EXPECT_FALSE(IsRetryableCurl(CURLE_PEER_FAILED_VERIFICATION));
+}
+
 }  // namespace
 }  // namespace tierfs

@@ -66,5 +66,29 @@ TEST(S3NamesTest, Endpoints) {
   EXPECT_EQ(NormalizeEndpoint("http://").status().code(), EINVAL);
 }
 
+TEST(S3NamesTest, PathAndVirtualHostedUrls) {
+  EXPECT_EQ(RequestUrl("http://127.0.0.1:7480", S3Addressing::kPath, "b", "a/k 1"),
+            "http://127.0.0.1:7480/b/a/k%201");
+  EXPECT_EQ(RequestUrl("http://127.0.0.1:7480", S3Addressing::kPath, "b", ""),
+            "http://127.0.0.1:7480/b");
+  EXPECT_EQ(RequestUrl("https://s3.eu-west-1.amazonaws.com", S3Addressing::kVirtual, "b", "a/k 1"),
+            "https://b.s3.eu-west-1.amazonaws.com/a/k%201");
+  EXPECT_EQ(RequestUrl("http://localhost:9000", S3Addressing::kVirtual, "b", ""),
+            "http://b.localhost:9000/");
+}
+
+TEST(S3NamesTest, AddressingAndRegionNames) {
+  EXPECT_EQ(*ParseS3Addressing("path"), S3Addressing::kPath);
+  EXPECT_EQ(*ParseS3Addressing("virtual"), S3Addressing::kVirtual);
+  EXPECT_EQ(ParseS3Addressing("vhost").status().code(), EINVAL);
+  EXPECT_STREQ(S3AddressingName(S3Addressing::kVirtual), "virtual");
+  EXPECT_TRUE(CheckS3Region("eu-west-1").ok());
+  EXPECT_TRUE(CheckS3Region("default").ok());
+  EXPECT_EQ(CheckS3Region("").code(), EINVAL);
+  EXPECT_EQ(CheckS3Region("a:b").code(), EINVAL);  // would break the signature's scope
+  EXPECT_EQ(CheckS3Region("EU-WEST-1").code(), EINVAL);
+  EXPECT_EQ(CheckS3Region(std::string(65, 'a')).code(), EINVAL);
+}
+
 }  // namespace
 }  // namespace tierfs

@@ -102,5 +102,17 @@ TEST(S3XmlTest, Times) {
   EXPECT_EQ(UnquoteEtag("abc"), "abc");
 }
 
+TEST(S3XmlTest, BucketVersioning) {
+  EXPECT_EQ(*ParseBucketVersioning(
+                "<VersioningConfiguration><Status>Enabled</Status></VersioningConfiguration>"),
+            "Enabled");
+  EXPECT_EQ(*ParseBucketVersioning("<VersioningConfiguration/>"), "");
+  // moto's reply for a bucket never versioned.
+  EXPECT_EQ(*ParseBucketVersioning("<?xml version=\"1.0\"?><GetBucketVersioningResponse "
+                                   "xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"/>"),
+            "");
+  EXPECT_EQ(ParseBucketVersioning("<ListBucketResult/>").status().code(), EPROTO);
+}
+
 }  // namespace
 }  // namespace tierfs

@@ -73,7 +73,7 @@ std::string g_start_error = "the Ceph environment was not set up (CephEnvironmen
 
 }  // namespace
 
-Result<std::unique_ptr<CephCluster>> CephCluster::Start(uint64_t memstore_bytes) {
+Result<std::unique_ptr<CephCluster>> CephCluster::Start(uint64_t memstore_bytes, bool tls) {
   const char* tmp = getenv("TMPDIR");
   std::string dir_template = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
                              "/tierfs-ceph-XXXXXX";
@@ -93,9 +93,23 @@ Result<std::unique_ptr<CephCluster>> CephCluster::Start(uint64_t memstore_bytes)
     if (port == 0) return Status::Io("no free pair of loopback ports");
     output.clear();
     // The script bounds its own wait at 60 s; the margin covers its cleanup.
-    rc = RunCommandTo({"/bin/bash", Script(), "start", cluster->dir_, std::to_string(port),
-                          "--owner", std::to_string(getpid())},
-                         90, &output);
+    std::vector<std::string> args = {"/bin/bash", Script(), "start", cluster->dir_,
+                                     std::to_string(port), "--owner", std::to_string(getpid())};
+    if (tls) {
+      // Another free port, neither of the pair's (the kernel may hand out a
+      // port again once its socket is closed).
+      int tls_port = 0;
+      for (int tries = 0; tries < 20 && (tls_port == 0 || tls_port == port ||
+                                         tls_port == port + 1); ++tries) {
+        tls_port = FreePortPair();
+      }
+      if (tls_port == 0 || tls_port == port || tls_port == port + 1) {
+        return Status::Io("no free loopback port for HTTPS");
+      }
+      args.push_back("--tls");
+      args.push_back(std::to_string(tls_port));
+    }
+    rc = RunCommandTo(args, 90, &output);
     if (rc == 0) break;
     // Whatever was left (a script killed at its deadline) goes by its pids;
     // the stop removes the directory, so it is made again for a retry.
@@ -115,6 +129,11 @@ Result<std::unique_ptr<CephCluster>> CephCluster::Start(uint64_t memstore_bytes)
   cluster->endpoint_ = Field(output, "endpoint");
   cluster->access_key_ = Field(output, "access_key");
   cluster->secret_key_ = Field(output, "secret_key");
+  cluster->https_endpoint_ = Field(output, "https_endpoint");
+  cluster->ca_file_ = Field(output, "ca_file");
+  if (tls && (cluster->https_endpoint_.empty() || cluster->ca_file_.empty())) {
+    return Status::Io("ceph_cluster.sh printed no https_endpoint and ca_file:\n" + output);
+  }
   if (cluster->endpoint_.empty() || cluster->access_key_.empty() ||
       cluster->secret_key_.empty()) {
     return Status::Io("ceph_cluster.sh printed no endpoint and keys:\n" + output);
@@ -194,9 +213,9 @@ uint64_t CephCluster::ResidentBytes() const {
 void CephEnvironment::SetUp() {
   // The long tests move objects larger than the default memstore holds.
   const char* bytes = getenv("TIERFS_TEST_CEPH_MEMSTORE_BYTES");
-  Result<std::unique_ptr<CephCluster>> cluster =
-      bytes != nullptr && *bytes != '\0' ? CephCluster::Start(std::strtoull(bytes, nullptr, 10))
-                                        : CephCluster::Start();
+  const uint64_t memstore_bytes =
+      bytes != nullptr && *bytes != '\0' ? std::strtoull(bytes, nullptr, 10) : 2ull << 30;
+  Result<std::unique_ptr<CephCluster>> cluster = CephCluster::Start(memstore_bytes, tls_);
   if (!cluster.ok()) {
     g_start_error = cluster.status().message();
     // Not FAIL(): GoogleTest skips every test after a fatal failure here, and a

@@ -29,8 +29,11 @@ class CephCluster {
   // Starts a cluster on free loopback ports; `memstore_bytes` bounds the data
   // the OSD holds in memory (the pool is full beyond it). Bounded by the
   // script's 60 s plus a margin; EIO with the script's output on failure,
-  // ENOENT when the Ceph packages are missing.
-  static Result<std::unique_ptr<CephCluster>> Start(uint64_t memstore_bytes = 2ull << 30);
+  // ENOENT when the Ceph packages are missing. With `tls`, the gateway serves
+  // HTTPS too (https_endpoint()), with a certificate for 127.0.0.1 and
+  // localhost signed by a CA made for the cluster (ca_file()).
+  static Result<std::unique_ptr<CephCluster>> Start(uint64_t memstore_bytes = 2ull << 30,
+                                                    bool tls = false);
   // Stops the cluster (Stop()) if still running.
   ~CephCluster();
   CephCluster(const CephCluster&) = delete;
@@ -51,6 +54,10 @@ class CephCluster {
   Status SetBucketQuota(const std::string& bucket, uint64_t bytes);
 
   const std::string& endpoint() const { return endpoint_; }  // http://127.0.0.1:PORT
+  // With Start's `tls`: "https://127.0.0.1:PORT" and the PEM file of the CA that
+  // signed its certificate (under dir()); "" without.
+  const std::string& https_endpoint() const { return https_endpoint_; }
+  const std::string& ca_file() const { return ca_file_; }
   const std::string& access_key() const { return access_key_; }
   const std::string& secret_key() const { return secret_key_; }
   const std::string& dir() const { return dir_; }
@@ -62,7 +69,7 @@ class CephCluster {
   CephCluster() = default;
   Status Run(const std::vector<std::string>& args, int timeout_seconds, std::string* output);
 
-  std::string dir_, endpoint_, access_key_, secret_key_;
+  std::string dir_, endpoint_, access_key_, secret_key_, https_endpoint_, ca_file_;
   double start_seconds_ = 0;
   bool running_ = false;
 };
@@ -72,11 +79,16 @@ class CephCluster {
 // ::testing::AddGlobalTestEnvironment); tests reach it with Cluster().
 class CephEnvironment : public ::testing::Environment {
  public:
+  // `tls`: the cluster's gateway serves HTTPS too (CephCluster::Start).
+  explicit CephEnvironment(bool tls = false) : tls_(tls) {}
   void SetUp() override;
   void TearDown() override;
 
   // The running cluster, or nullptr with *why set (the start's error).
   static CephCluster* Cluster(std::string* why);
+
+ private:
+  const bool tls_;
 };
 
 }  // namespace tierfs::testing

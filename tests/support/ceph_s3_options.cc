@@ -5,7 +5,8 @@ namespace tierfs::testing {
 S3ClientOptions CephS3ClientOptions(const CephCluster& cluster) {
   S3ClientOptions o;
   o.endpoint = cluster.endpoint();
-  o.credentials = {cluster.access_key(), cluster.secret_key()};
+  o.credentials.access_key = cluster.access_key();
+  o.credentials.secret_key = cluster.secret_key();
   o.connect_timeout_seconds = 2;
   o.stall_timeout_seconds = 5;
   o.request_timeout_seconds = 20;
