@@ -1,6 +1,6 @@
-// S3ClientStats: what an S3Client counts of its calls, for the metrics of each
-// object volume (docs/admin.md, "Monitoring"; "metrics per object
-// volume: requests, errors, bytes, latency").
+// S3ClientStats: what an S3Client counts of its calls (requests, errors,
+// bytes, latency), for the metrics of each object volume (docs/admin.md,
+// "Monitoring").
 //
 // A call is one S3Client operation (PutObject, GetObject...), however many
 // HTTP attempts its retries took; its latency runs from the first attempt's
