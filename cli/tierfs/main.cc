@@ -89,12 +89,12 @@ DEFINE_bool(no_open, kDefaults.no_open,
 DEFINE_int32(cached_opens, kDefaults.cached_opens,
              "with --no_open, files whose object stays open between requests (1..1000000; "
              "up to two fds each, within the daemon's open-file limit)");
-DEFINE_double(fcl_keep_hours, 14 * 24,
+DEFINE_double(fcl_keep_hours, kDefaults.fcl_keep_seconds / 3600.0,
               "File Change Log retention: drop records older than this many hours "
               "(0 = keep; at most 876000)");
 DEFINE_uint64(fcl_max_records, kDefaults.fcl_max_records,
               "File Change Log retention: keep at most this many records (0 = no limit)");
-DEFINE_double(iostat_keep_days, 31,
+DEFINE_double(iostat_keep_days, kDefaults.iostat_keep_seconds / 86400.0,
               "keep I/O statistics buckets this many days (0 = keep all; at most 36500)");
 DEFINE_bool(syslog, kDefaults.syslog,
             "also send the daemon's log to syslog (the journal), ident tierfs, facility "
