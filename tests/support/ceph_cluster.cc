@@ -1,5 +1,6 @@
 #include "tests/support/ceph_cluster.h"
 
+#include "tests/support/free_port.h"
 #include "tests/support/run_command.h"
 
 #include <arpa/inet.h>
@@ -38,23 +39,9 @@ std::string Script() { return std::string(TIERFS_SOURCE_DIR) + "/tests/ceph/ceph
 // Ephemeral ports lie above 32768, outside the OSD's 6800-7300.
 int FreePortPair() {
   for (int tries = 0; tries < 50; ++tries) {
-    int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    int port = 0;
-    if (bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-        getsockname(s, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-      port = ntohs(addr.sin_port);
-    }
-    close(s);
+    const int port = FreeLoopbackPort();
     if (port == 0 || port >= 65534) continue;
-    int s2 = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    addr.sin_port = htons(static_cast<uint16_t>(port + 1));
-    bool next_free = bind(s2, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-    close(s2);
-    if (next_free) return port;
+    if (BindLoopback(port + 1)) return port;
   }
   return 0;
 }

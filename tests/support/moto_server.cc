@@ -16,6 +16,8 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/support/free_port.h"
+
 namespace tierfs::testing {
 namespace {
 
@@ -28,20 +30,6 @@ bool Executable(const std::string& path) {
   return !path.empty() && access(path.c_str(), X_OK) == 0;
 }
 
-int FreePort() {
-  int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  int port = 0;
-  if (bind(s, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      getsockname(s, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  close(s);
-  return port;
-}
 
 // Whether an HTTP request to the port gets any reply line.
 bool Answers(int port) {
@@ -98,7 +86,7 @@ Result<std::unique_ptr<MotoServer>> MotoServer::Start() {
   if (mkdtemp(dir.data()) == nullptr) return Status::FromErrno("mkdtemp " + dir);
   std::unique_ptr<MotoServer> server(new MotoServer());
   server->dir_ = dir;
-  server->port_ = FreePort();
+  server->port_ = FreeLoopbackPort();
   if (server->port_ == 0) return Status::Io("no free loopback port for moto");
   const std::string log = dir + "/moto.log";
   const std::string port = std::to_string(server->port_);
