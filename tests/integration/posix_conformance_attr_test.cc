@@ -36,6 +36,17 @@ long long Blocks(const std::string& path) {
   return lstat(path.c_str(), &st) == 0 ? static_cast<long long>(st.st_blocks) : -1;
 }
 
+// st_blocks of a file that posix_fallocate grew, without ext4's extent-tree
+// blocks: from 512 KiB on, counted in 32 KiB. A file whose extents no longer fit
+// in its inode takes a 4 KiB index block, or not, depending on how fragmented
+// the free space was when each of the two files compared (the host's and the
+// mount's object, both on the root ext4) was allocated: 4096 against 4104
+// sectors, seen once in a few hundred runs.
+long long FallocatedBlocks(const std::string& path) {
+  const long long blocks = Blocks(path);
+  return blocks < 1024 ? blocks : blocks / 64 * 64;
+}
+
 std::string TooLongPath(const std::string& b) {
   std::string p = b;
   while (p.size() <= PATH_MAX) p += "/" + std::string(200, 'p');
@@ -461,7 +472,7 @@ TEST_F(PosixConformanceAttrTest, PosixFallocate) {
       TimesMoved(o, label, before, path);
       close(fd);
       o.Text((std::string(label) + ": file").c_str(), Describe(path));
-      o.Value((std::string(label) + ": blocks").c_str(), Blocks(path));
+      o.Value((std::string(label) + ": blocks").c_str(), FallocatedBlocks(path));
     };
     pf("beyond the end", f, O_RDWR, 0, 10000);
     o.Flag("contents after growth", ReadFile(f) == "abc" + std::string(9997, '\0'));
