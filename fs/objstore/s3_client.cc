@@ -66,15 +66,6 @@ Result<std::string> RedirectTarget(const std::string& url, const std::string& lo
   return to;
 }
 
-// The text of the first <NAME> element of an XML body, "" when none.
-std::string XmlField(const std::string& body, const std::string& name) {
-  const size_t open = body.find("<" + name + ">");
-  if (open == std::string::npos) return "";
-  const size_t start = open + name.size() + 2, close = body.find("</" + name + ">", start);
-  if (close == std::string::npos || close - start > 256) return "";
-  return body.substr(start, close - start);
-}
-
 std::string Describe(const std::string& bucket, const std::string& key) {
   return "s3://" + bucket + "/" + key;
 }
@@ -333,7 +324,7 @@ Result<S3HttpResult> S3Client::Attempt(const std::string& what, const S3HttpRequ
         // Moved for good, and no Location to follow (AWS: the bucket is
         // reached through its region's endpoint only): the configuration
         // must change, so it is refused as a wrong region is.
-        std::string endpoint = XmlField(r.text, "Endpoint");
+        std::string endpoint = ParseS3ErrorField(r.text, "Endpoint");
         return Status::Error(EACCES, text + (endpoint.empty()
                                                  ? " (the bucket is served at another endpoint)"
                                                  : " (the bucket is served at " + endpoint +

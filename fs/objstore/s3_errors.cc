@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <string>
 
+#include "fs/objstore/s3_xml.h"
+
 namespace tierfs {
 
 int ErrnoForS3Error(long http_status, std::string_view c) {
@@ -104,11 +106,7 @@ std::string RegionOfReply(long http_status, std::string_view c,
   if (auto it = headers.find("x-amz-bucket-region"); it != headers.end() && !it->second.empty()) {
     return it->second;
   }
-  const size_t open = body.find("<Region>");
-  if (open == std::string_view::npos) return "";
-  const size_t start = open + 8, close = body.find("</Region>", start);
-  if (close == std::string_view::npos || close - start > 64) return "";
-  return std::string(body.substr(start, close - start));
+  return ParseS3ErrorField(body, "Region");
 }
 
 bool IsRetryableCurl(int code) {

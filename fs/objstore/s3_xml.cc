@@ -103,6 +103,12 @@ bool ParseS3Error(std::string_view body, std::string* code, std::string* message
   return true;
 }
 
+std::string ParseS3ErrorField(std::string_view body, const char* name) {
+  Doc doc = Parse(body);
+  const xmlNode* root = Root(doc, "Error");
+  return root == nullptr ? "" : ChildText(root, name);
+}
+
 Result<S3ObjectPage> ParseListObjectsV2(std::string_view body) {
   Doc doc = Parse(body);
   const xmlNode* root = Root(doc, "ListBucketResult");

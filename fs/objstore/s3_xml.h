@@ -20,6 +20,10 @@ namespace tierfs {
 // empty) when `body` is not an Error document.
 bool ParseS3Error(std::string_view body, std::string* code, std::string* message);
 
+// The text of child <`name`> of an <Error> reply ("Region", "Endpoint"), ""
+// when `body` is no Error document or has none.
+std::string ParseS3ErrorField(std::string_view body, const char* name);
+
 // ListBucketResult of ListObjectsV2 (list-type=2).
 Result<S3ObjectPage> ParseListObjectsV2(std::string_view body);
 
