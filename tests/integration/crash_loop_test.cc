@@ -1,5 +1,5 @@
-// kill -9 in the middle of a mixed workload with relocations, again and again
-//: after every remount, every fsync'ed or fdatasync'ed byte reads
+// kill -9 in the middle of a mixed workload with relocations, again and again:
+// after every remount, every fsync'ed or fdatasync'ed byte reads
 // back, no byte that was never written shows up (a file extended past its
 // recorded size reads zeros), every namespace change whose directory fsync
 // returned is there, and `tierfs check` finds nothing to repair.
