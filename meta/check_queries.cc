@@ -223,6 +223,17 @@ Status Metadata::RepairInode(const InodeRepair& repair) {
     TIERFS_RETURN_IF_ERROR(st.Run());
     note("volume " + std::to_string(inode.volume_id) + "->" + std::to_string(*repair.volume_id));
   }
+  if (repair.store_version) {
+    if (!S_ISREG(inode.mode)) {
+      return Status::Invalid("inode " + std::to_string(repair.ino) +
+                             ": only a regular file has an object");
+    }
+    Statement st = db->Prepare("UPDATE inodes SET store_version = ?2 WHERE ino = ?1");
+    st.BindAll(repair.ino, *repair.store_version);
+    TIERFS_RETURN_IF_ERROR(st.Run());
+    note("upload " + std::to_string(inode.store_version) + "->" +
+         std::to_string(*repair.store_version));
+  }
   TIERFS_RETURN_IF_ERROR(SetCtime(db, repair.ino, now));
   TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "repair", repair.ino, 0, "", detail));
   return txn.Commit();
@@ -273,7 +284,8 @@ Status Metadata::RepairAddDirent(uint64_t parent, std::string_view name, uint64_
 }
 
 Status Metadata::RepairAdoptObject(uint64_t parent, std::string_view name, uint64_t ino,
-                                   uint64_t generation, uint32_t volume_id, uint64_t size) {
+                                   uint64_t generation, uint64_t store_version,
+                                   uint32_t volume_id, uint64_t size) {
   TIERFS_RETURN_IF_ERROR(ValidateName(name));
   if (ino == 0) return Status::Invalid("inode number 0");
   auto [lock, now] = LockForChange();
@@ -299,9 +311,10 @@ Status Metadata::RepairAdoptObject(uint64_t parent, std::string_view name, uint6
   {
     Statement st = db->Prepare(
         "INSERT INTO inodes(ino, generation, mode, uid, gid, nlink, size, atime_ns, mtime_ns, "
-        "ctime_ns, rdev, symlink, volume_id, blocks) "
-        "VALUES (?1, ?2, ?3, 0, 0, 1, ?4, ?5, ?5, ?5, 0, NULL, ?6, NULL)");
-    st.BindAll(ino, generation, static_cast<uint32_t>(S_IFREG | 0600), size, now, volume_id);
+        "ctime_ns, rdev, symlink, volume_id, blocks, store_version) "
+        "VALUES (?1, ?2, ?3, 0, 0, 1, ?4, ?5, ?5, ?5, 0, NULL, ?6, NULL, ?7)");
+    st.BindAll(ino, generation, static_cast<uint32_t>(S_IFREG | 0600), size, now, volume_id,
+               store_version);
     TIERFS_RETURN_IF_ERROR(st.Run());
   }
   {

@@ -26,6 +26,7 @@ Inode InodeFromRow(const Statement& st, int first) {
   inode.symlink = st.Text(first + 11);
   inode.volume_id = static_cast<uint32_t>(st.Int64(first + 12));
   inode.blocks = st.IsNull(first + 13) ? -1 : st.Int64(first + 13);
+  inode.store_version = st.Uint64(first + 14);
   return inode;
 }
 

@@ -19,10 +19,10 @@
 // The columns InodeFromRow reads, in order, bare and with a table alias `i`.
 #define META_INODE_COLUMNS                                                      \
   "ino, generation, mode, uid, gid, nlink, size, atime_ns, mtime_ns, ctime_ns, rdev, " \
-  "symlink, volume_id, blocks"
+  "symlink, volume_id, blocks, store_version"
 #define META_INODE_COLUMNS_I                                                              \
   "i.ino, i.generation, i.mode, i.uid, i.gid, i.nlink, i.size, i.atime_ns, i.mtime_ns, " \
-  "i.ctime_ns, i.rdev, i.symlink, i.volume_id, i.blocks"
+  "i.ctime_ns, i.rdev, i.symlink, i.volume_id, i.blocks, i.store_version"
 
 namespace tierfs::meta {
 

@@ -91,6 +91,7 @@ struct InodeRepair {
   std::optional<uint32_t> nlink;
   std::optional<uint64_t> size;       // bytes
   std::optional<uint32_t> volume_id;  // regular files only
+  std::optional<uint64_t> store_version;  // Inode::store_version, regular files only
   std::string why;                    // FCL detail, e.g. "missing object: size 4096->0"
 };
 // ---- end of the consistency check records -------------------------------------------
@@ -288,12 +289,16 @@ class Metadata {
   // detail "volFROM->volTO". Returns the inode's row after it (Inode::row_epoch
   // set). ESTALE if the inode is no longer on `from_volume`. With `size`, the
   // size becomes that too (bytes; a recall for a truncate to 0 moves no byte
-  // and commits the empty file at once).
+  // and commits the empty file at once). With `store_version` (an upload's
+  // commit), Inode::store_version becomes that: the upload the store's object is.
   Result<Inode> SetInodeVolume(uint64_t ino, uint32_t from_volume, uint32_t to_volume,
-                               std::optional<uint64_t> size = std::nullopt);
+                               std::optional<uint64_t> size = std::nullopt,
+                               std::optional<uint64_t> store_version = std::nullopt);
   // Records an object about to appear where its inode does not point (before a
   // relocation's copy is put in place), so a crash cannot leak it.
   Status AddPendingObject(const PendingObject& object);
+  // Whether a pending_objects row names inode `ino` on `volume_id`.
+  Result<bool> IsPendingObject(uint64_t ino, uint32_t volume_id);
   // Forgets a pending object once it has been removed (or committed).
   Status RemovePendingObject(uint64_t ino, uint32_t volume_id);
   Result<std::vector<PendingObject>> ListPendingObjects();
@@ -455,15 +460,17 @@ class Metadata {
   Status RepairAddDirent(uint64_t parent, std::string_view name, uint64_t ino);
   // Gives an object that no inode owns a name again under its own inode number:
   // inserts regular file `ino` (generation `generation`, mode 0600, owner root,
-  // nlink 1, `size` bytes, times now) located on `volume_id`, and the entry
-  // `name` -> `ino` in directory `parent`, in one transaction with an FCL
-  // "repair" record. For an object on a store, whose key is fixed by (ino,
-  // generation): no byte moves. The caller raises the inode sequence above
+  // nlink 1, `size` bytes, times now) located on `volume_id` (its object, on a
+  // store, upload `store_version`), and the entry `name` -> `ino` in directory
+  // `parent`, in one transaction with an FCL "repair" record. For an object on
+  // a store, whose key is fixed by (ino, generation, store_version): no byte
+  // moves. The caller raises the inode sequence above
   // `ino` first (RepairInodeSequence). EEXIST when inode `ino` or the entry
   // exists; ENOENT / ENOTDIR for `parent`; EINVAL for an unknown volume or an
   // `ino` of 0.
   Status RepairAdoptObject(uint64_t parent, std::string_view name, uint64_t ino,
-                           uint64_t generation, uint32_t volume_id, uint64_t size);
+                           uint64_t generation, uint64_t store_version, uint32_t volume_id,
+                           uint64_t size);
   // Writes a consistent copy of the database to `dest_path` (a new or empty file)
   // with SQLite's online backup API, `pages_per_step` pages per hold of the
   // database lock, so that other threads keep using the database between steps;

@@ -340,7 +340,8 @@ Result<uint64_t> Metadata::ParentOf(uint64_t dir) {
 }
 
 Result<Inode> Metadata::SetInodeVolume(uint64_t ino, uint32_t from_volume, uint32_t to_volume,
-                                       std::optional<uint64_t> size) {
+                                       std::optional<uint64_t> size,
+                                       std::optional<uint64_t> store_version) {
   auto [lock, now] = LockForChange();
   Database* db = db_.get();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
@@ -357,13 +358,19 @@ Result<Inode> Metadata::SetInodeVolume(uint64_t ino, uint32_t from_volume, uint3
   {
     // The copy may be laid out otherwise (sparse, preallocated): blocks unknown.
     Statement st = db->Prepare(
-        "UPDATE inodes SET volume_id = ?2, blocks = NULL, size = COALESCE(?3, size) "
+        "UPDATE inodes SET volume_id = ?2, blocks = NULL, size = COALESCE(?3, size), "
+        "store_version = COALESCE(?4, store_version) "
         "WHERE ino = ?1 RETURNING " META_INODE_COLUMNS);
     st.BindAll(ino, to_volume);
     if (size) {
       st.Bind(3, *size);
     } else {
       st.BindNull(3);
+    }
+    if (store_version) {
+      st.Bind(4, *store_version);
+    } else {
+      st.BindNull(4);
     }
     // EINVAL (foreign key) for an unknown volume.
     META_ASSIGN_OR_RETURN(after, RunInodeUpdate(db, st, ino));
@@ -394,6 +401,13 @@ Status Metadata::AddPendingObject(const PendingObject& object) {
       "INSERT OR REPLACE INTO pending_objects(ino, generation, volume_id) VALUES (?1, ?2, ?3)");
   st.BindAll(object.ino, object.generation, object.volume_id);
   return st.Run();
+}
+
+Result<bool> Metadata::IsPendingObject(uint64_t ino, uint32_t volume_id) {
+  auto lock = db_->Lock();
+  Statement st = db_->Prepare("SELECT 1 FROM pending_objects WHERE ino = ?1 AND volume_id = ?2");
+  st.BindAll(ino, volume_id);
+  return st.Step();
 }
 
 Status Metadata::RemovePendingObject(uint64_t ino, uint32_t volume_id) {

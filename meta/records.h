@@ -35,6 +35,10 @@ struct Inode {
   // 512-byte blocks allocated to the object as last flushed; -1 unknown
   // (never recorded, or the size or the volume changed since): stat the object.
   int64_t blocks = -1;
+  // On an object volume: which upload of the file its object is (its key's
+  // ".v<N>", fs/volume/object_location.h; 0 = the unversioned key). Kept when
+  // the file leaves the store: the next upload is store_version + 1.
+  uint64_t store_version = 0;
   // Not a column: the database's change count (Database::ChangeEpoch) the row
   // reflects: when it was read, or right after the change that returned it. Of
   // two rows of one inode, the one with the higher epoch is never the older,

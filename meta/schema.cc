@@ -174,6 +174,15 @@ constexpr char kMigrateV5ToV6[] =
     "ALTER TABLE volumes ADD COLUMN addressing TEXT;"
     "ALTER TABLE volumes ADD COLUMN ca_file TEXT;";
 
+// Version 7: the upload number of a regular file's object on an object volume.
+// Every upload to a store writes a key of its own (ObjectKey's ".v<N>"
+// suffix), so a reader can never be served an earlier upload's bytes under
+// the key of a later one. 0 (every file of version 6) is the unversioned key
+// "<ino>.<generation>". It stays when the file leaves the store, so the next
+// upload takes the next number.
+constexpr char kMigrateV6ToV7[] =
+    "ALTER TABLE inodes ADD COLUMN store_version INTEGER NOT NULL DEFAULT 0";
+
 // True when `table` already has `column` (a migration step must be idempotent).
 Result<bool> HasColumn(Database* db, const char* table, const char* column) {
   Statement has = db->Prepare("SELECT COUNT(*) FROM pragma_table_info(?1) WHERE name = ?2");
@@ -204,6 +213,10 @@ Status MigrateStep(Database* db, int64_t version) {
     case 5: {
       META_ASSIGN_OR_RETURN(bool has, HasColumn(db, "volumes", "region"));
       return has ? Status::Ok() : db->Exec(kMigrateV5ToV6);
+    }
+    case 6: {
+      META_ASSIGN_OR_RETURN(bool has, HasColumn(db, "inodes", "store_version"));
+      return has ? Status::Ok() : db->Exec(kMigrateV6ToV7);
     }
     default:
       return Status::Invalid("no migration from metadata schema version " +

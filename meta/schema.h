@@ -17,7 +17,7 @@ namespace tierfs::meta {
 
 // The version CreateSchema writes and Migrate brings databases to
 // (fs_info key "schema_version").
-constexpr int64_t kSchemaVersion = 6;
+constexpr int64_t kSchemaVersion = 7;
 // PRAGMA application_id of every tierfs database: "TRFS".
 constexpr int32_t kApplicationId = 0x54524653;
 // The first dirent cookie: readdir offsets 1 and 2 stay free for "." and "..".

@@ -95,6 +95,7 @@ Status Checker::LoadFiles() {
   return meta_.ForEachRegularFile([&](const meta::Inode& inode) {
     FileEntry& e = files_[inode.ino];
     e.generation = inode.generation;
+    e.store_version = inode.store_version;
     e.volume_id = inode.volume_id;
     e.size = inode.size;
     e.nlink = inode.nlink;
@@ -137,13 +138,13 @@ bool Checker::LacksObject(const std::string& path) {
 }
 
 Result<std::optional<uint64_t>> Checker::ObjectSizeOn(uint32_t volume_id, uint64_t ino,
-                                                    uint64_t generation) {
+                                                    uint64_t generation, uint64_t version) {
   ObjectVolume* store = Store(volume_id);
   if (store == nullptr) {
     if (VolumeById(volume_id) == nullptr) return std::optional<uint64_t>();
     return ObjectSize(ObjectPath(volume_id, ino, generation));
   }
-  const std::string key = store->Key(ino, generation);
+  const std::string key = store->Key(ino, generation, version);
   Result<S3ObjectInfo> head = store->transfer().HeadObject(store->location().bucket, key);
   if (head.ok()) return std::optional<uint64_t>(head->size);
   if (head.status().code() == ENOENT) return std::optional<uint64_t>();
@@ -152,31 +153,38 @@ Result<std::optional<uint64_t>> Checker::ObjectSizeOn(uint32_t volume_id, uint64
   return error;
 }
 
-bool Checker::HasObjectOn(uint32_t volume_id, uint64_t ino, uint64_t generation) {
-  Result<std::optional<uint64_t>> size = ObjectSizeOn(volume_id, ino, generation);
+bool Checker::HasObjectOn(uint32_t volume_id, uint64_t ino, uint64_t generation,
+                          uint64_t version) {
+  Result<std::optional<uint64_t>> size = ObjectSizeOn(volume_id, ino, generation, version);
   return size.ok() && size->has_value();
 }
 
-bool Checker::LacksObjectOn(uint32_t volume_id, uint64_t ino, uint64_t generation) {
-  Result<std::optional<uint64_t>> size = ObjectSizeOn(volume_id, ino, generation);
+bool Checker::LacksObjectOn(uint32_t volume_id, uint64_t ino, uint64_t generation,
+                            uint64_t version) {
+  Result<std::optional<uint64_t>> size = ObjectSizeOn(volume_id, ino, generation, version);
   return size.ok() && !size->has_value();
 }
 
 bool Checker::StillThere(const ObjectEntry& o) {
-  return o.key.empty() ? HasObject(o.path) : HasObjectOn(o.volume_id, o.ino, o.generation);
+  return o.key.empty() ? HasObject(o.path)
+                       : HasObjectOn(o.volume_id, o.ino, o.generation, o.version);
 }
 
-std::string Checker::ObjectName(uint32_t volume_id, uint64_t ino, uint64_t generation) const {
-  if (const ObjectVolume* store = Store(volume_id)) return store->Url(store->Key(ino, generation));
+std::string Checker::ObjectName(uint32_t volume_id, uint64_t ino, uint64_t generation,
+                                uint64_t version) const {
+  if (const ObjectVolume* store = Store(volume_id)) {
+    return store->Url(store->Key(ino, generation, version));
+  }
   return ObjectPath(volume_id, ino, generation);
 }
 
 std::optional<std::pair<uint64_t, std::string>> Checker::LengthAndHash(uint32_t volume_id,
                                                                        uint64_t ino,
-                                                                       uint64_t generation) {
+                                                                       uint64_t generation,
+                                                                       uint64_t version) {
   if (ObjectVolume* store = Store(volume_id)) {
-    Result<S3ObjectInfo> head =
-        store->transfer().HeadObject(store->location().bucket, store->Key(ino, generation));
+    Result<S3ObjectInfo> head = store->transfer().HeadObject(store->location().bucket,
+                                                             store->Key(ino, generation, version));
     if (!head.ok()) return std::nullopt;
     auto hash = head->metadata.find(kObjectHashMetadata);
     if (hash == head->metadata.end()) return std::nullopt;

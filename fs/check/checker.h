@@ -41,6 +41,7 @@ namespace tierfs::fsck {
 // One regular file as the database has it, and what the walk found for it.
 struct FileEntry {
   uint64_t generation = 0;
+  uint64_t store_version = 0;  // which upload its object is, on a store
   uint32_t volume_id = 0;
   uint64_t size = 0;
   uint32_t nlink = 0;
@@ -53,6 +54,7 @@ struct ObjectEntry {
   uint32_t volume_id = 0;
   uint64_t ino = 0;
   uint64_t generation = 0;
+  uint64_t version = 0;       // on a store: the upload its key names
   uint64_t size = 0;
   std::string path;           // a local object's path; a store's object's s3:// URL
   std::string key;            // on a store: the object's key ("" for a local object)
@@ -151,27 +153,32 @@ class Checker {
   bool LacksObject(const std::string& path);
 
   // The same for the object of (ino, generation) on volume `volume_id`, of
-  // either kind: a store's is asked with a HEAD (its listing may be old: live,
-  // or after a repair). Nullopt on a volume the database does not know.
+  // either kind (on a store: upload `version`'s key): a store's is asked with
+  // a HEAD (its listing may be old: live, or after a repair). Nullopt on a
+  // volume the database does not know.
   Result<std::optional<uint64_t>> ObjectSizeOn(uint32_t volume_id, uint64_t ino,
-                                               uint64_t generation);
+                                               uint64_t generation, uint64_t version);
 
-  bool HasObjectOn(uint32_t volume_id, uint64_t ino, uint64_t generation);
+  bool HasObjectOn(uint32_t volume_id, uint64_t ino, uint64_t generation, uint64_t version);
 
-  bool LacksObjectOn(uint32_t volume_id, uint64_t ino, uint64_t generation);
+  bool LacksObjectOn(uint32_t volume_id, uint64_t ino, uint64_t generation, uint64_t version);
 
   // Whether set-aside object `o` is still there.
   bool StillThere(const ObjectEntry& o);
 
-  // How messages name the object of (ino, generation) on `volume_id`.
-  std::string ObjectName(uint32_t volume_id, uint64_t ino, uint64_t generation) const;
+  // How messages name the object of (ino, generation) on `volume_id` (on a
+  // store: upload `version`'s key).
+  std::string ObjectName(uint32_t volume_id, uint64_t ino, uint64_t generation,
+                         uint64_t version) const;
 
-  // The length and XXH3-64 of the object of (ino, generation) on `volume_id`: a
-  // local object is read and hashed; an object on a store carries the hash it
-  // was uploaded with (x-amz-meta-xxh3, checked against the source before the
-  // upload committed). Nullopt when it cannot be read or has no hash.
+  // The length and XXH3-64 of the object of (ino, generation) on `volume_id`
+  // (on a store: upload `version`'s): a local object is read and hashed; an
+  // object on a store carries the hash it was uploaded with (x-amz-meta-xxh3,
+  // checked against the source before the upload committed). Nullopt when it
+  // cannot be read or has no hash.
   std::optional<std::pair<uint64_t, std::string>> LengthAndHash(uint32_t volume_id, uint64_t ino,
-                                                                uint64_t generation);
+                                                                uint64_t generation,
+                                                                uint64_t version);
 
   // Deletes set-aside object `o` (unlink, or DELETE on its store).
   Status DeleteObject(const ObjectEntry& o);
@@ -277,6 +284,16 @@ class Checker {
   // seen where its row points, or the file is gone: a copy whose file's
   // location could not be read may be the only one left.
   void CheckPendingLeftover(const ObjectEntry& o);
+
+  // Whether `o` is an earlier upload of a file whose own upload (a higher
+  // number, on the same store) was seen: what a delete that failed after a
+  // recall, or a relocation's cleanup that did not finish, leaves.
+  bool IsSuperseded(const ObjectEntry& o);
+
+  // superseded: reported; the repair (offline) deletes it once the file's
+  // own upload is seen again. An earlier upload holds bytes the file has
+  // since replaced, never the file's only copy.
+  void CheckSuperseded(const ObjectEntry& o);
 
   // Why `o` is an orphan, or nullopt when it is its inode's location now.
   std::optional<std::string> OrphanReason(const ObjectEntry& o);

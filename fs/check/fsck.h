@@ -14,9 +14,12 @@
 //   upload    a multipart upload in progress on a store (a crash mid-upload)
 //   pending   a pending_objects leftover: an object that is not its inode's
 //             location (or a row whose object is gone); the next mount removes it
+//   superseded  an earlier upload of a file on a store (a lower number than the
+//             upload its row names, which is there): a failed delete's leftover
 //   misplaced a file whose object is missing where the row says but present, under
 //             its exact name, on exactly one other volume of either kind, local or
-//             store (a restored database that predates a relocation)
+//             store, or as another upload on its store, the latest taken (a
+//             restored database that predates a relocation or an upload)
 //   missing   a regular file of size > 0 without an object on its volume
 //   short     an object smaller than its file's recorded size
 //   long      an object longer than its file's recorded size (bytes never
@@ -42,13 +45,15 @@
 //
 // The rule of every repair: no repair destroys the only copy of any bytes. An
 // object is deleted only when it is a pending_objects leftover and its file's own
-// object was seen where the row points, when an identical copy (same length and
-// XXH3-64) is its file's object, or when nothing can claim it and the user asked
+// object was seen where the row points, when it is an earlier upload of a file
+// whose later upload was seen, when an identical copy (same length and XXH3-64)
+// is its file's object, or when nothing can claim it and the user asked
 // (delete_orphans), each deletion said per object.
 //
 // Repairs, in this order: empty tmp/; make new inode numbers start above every
 // object's, a store's keys included; point misplaced files at their object; remove
-// pending leftovers and clear their pending_objects rows; move local orphan objects
+// pending leftovers and clear their pending_objects rows; delete superseded
+// uploads; move local orphan objects
 // into /lost+found as new regular files `#<old ino>.<generation>` (mode 0600, root)
 // whose object is the orphan renamed on its own volume; give a store's orphan of an
 // inode number the database does not know its inode back under that number in

@@ -1,8 +1,12 @@
 // Pass "misplaced" (fs/check/fsck.h): a file whose object is not where its
 // row says but, under its exact name, on exactly one other volume of either
-// kind. Runs before the orphans: such an object is the file's, not an orphan.
+// kind, or under another upload's key on a store (the row's own upload is
+// gone: a database restored from before the file was uploaded again). Of
+// several uploads on one store, the latest is the file's. Runs before the
+// orphans: such an object is the file's, not an orphan.
 #include "fs/check/checker.h"
 
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -19,17 +23,21 @@ void Checker::CheckMisplaced() {
     FileEntry& file = it->second;
     if (file.found || file.nlink == 0) continue;
     if (VolumeById(file.volume_id) != nullptr && !Good(file.volume_id)) continue;
-    std::vector<size_t> matches;
+    // The latest upload of each volume that has the file's name.
+    std::map<uint32_t, size_t> latest;
     for (size_t i : indexes) {
-      if (set_aside_[i].generation == file.generation) matches.push_back(i);
+      const ObjectEntry& o = set_aside_[i];
+      if (o.generation != file.generation) continue;
+      auto [at, first] = latest.try_emplace(o.volume_id, i);
+      if (!first && set_aside_[at->second].version < o.version) at->second = i;
     }
-    if (matches.size() != 1) continue;
-    ObjectEntry& o = set_aside_[matches[0]];
+    if (latest.size() != 1) continue;
+    ObjectEntry& o = set_aside_[latest.begin()->second];
     // Still so now? (live: a relocation may have committed meanwhile)
     Result<meta::Inode> now = Current(ino);
     if (!now.ok() || now->volume_id != file.volume_id || now->generation != o.generation ||
-        now->nlink == 0 || !StillThere(o) ||
-        !LacksObjectOn(file.volume_id, ino, file.generation)) {
+        now->store_version != file.store_version || now->nlink == 0 || !StillThere(o) ||
+        !LacksObjectOn(file.volume_id, ino, file.generation, file.store_version)) {
       continue;
     }
     o.consumed = true;
@@ -43,9 +51,14 @@ void Checker::CheckMisplaced() {
       fix.volume_id = o.volume_id;
       fix.why = "misplaced object: volume " + std::to_string(file.volume_id) + "->" +
                 std::to_string(o.volume_id);
+      if (!o.key.empty()) {
+        fix.store_version = o.version;
+        fix.why += ", upload " + std::to_string(o.version);
+      }
       Status st = meta_.RepairInode(fix);
       if (st.ok()) {
         file.volume_id = o.volume_id;
+        if (!o.key.empty()) file.store_version = o.version;
         if (IsPending(o)) {
           st = meta_.RemovePendingObject(o.ino, o.volume_id);
           pending_.erase({o.ino, o.volume_id});

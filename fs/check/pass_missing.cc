@@ -23,9 +23,10 @@ void Checker::CheckMissing() {
     if (!now.ok() || now->nlink == 0) continue;
     const bool unknown_volume = VolumeById(now->volume_id) == nullptr;
     if (now->size == 0 && !unknown_volume) continue;
-    const std::string path = ObjectName(now->volume_id, ino, now->generation);
+    const std::string path = ObjectName(now->volume_id, ino, now->generation, now->store_version);
     if (VolumeById(now->volume_id) != nullptr &&
-        (!Good(now->volume_id) || !LacksObjectOn(now->volume_id, ino, now->generation))) {
+        (!Good(now->volume_id) ||
+         !LacksObjectOn(now->volume_id, ino, now->generation, now->store_version))) {
       continue;  // moved meanwhile, or an interrupted lost+found move just finished
     }
     std::string where = VolumeById(now->volume_id) == nullptr

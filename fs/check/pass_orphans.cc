@@ -29,6 +29,10 @@ Status Checker::CheckSetAside() {
       CheckPendingLeftover(o);
       continue;
     }
+    if (IsSuperseded(o)) {
+      CheckSuperseded(o);
+      continue;
+    }
     std::optional<std::string> why = OrphanReason(o);
     if (!why) continue;  // it is its inode's location after all (live)
     CheckFinding& f = Add("orphan", FindingSeverity::kDamage,
@@ -63,6 +67,30 @@ void Checker::CheckPendingLeftover(const ObjectEntry& o) {
   Repaired(f, st, "removed, and its pending_objects row cleared");
 }
 
+bool Checker::IsSuperseded(const ObjectEntry& o) {
+  if (o.key.empty()) return false;
+  auto file = files_.find(o.ino);
+  return file != files_.end() && file->second.found && file->second.volume_id == o.volume_id &&
+         file->second.generation == o.generation && o.version < file->second.store_version;
+}
+
+void Checker::CheckSuperseded(const ObjectEntry& o) {
+  const FileEntry& file = files_.at(o.ino);
+  CheckFinding& f = Add("superseded", FindingSeverity::kLeftover,
+                        "object " + o.path + " (" + Bytes(o.size) + "): an earlier upload of " +
+                            Describe(o.ino) + ", whose object is upload " +
+                            std::to_string(file.store_version) + " (a delete that failed)");
+  if (!can_repair_ || o_.live) return;
+  // Again, now: the file's own upload must still be there.
+  Result<meta::Inode> now = Current(o.ino);
+  if (!now.ok() || now->volume_id != o.volume_id || now->store_version <= o.version ||
+      !HasObjectOn(now->volume_id, now->ino, now->generation, now->store_version)) {
+    f.repair = "not repaired: the file's own upload was not seen again";
+    return;
+  }
+  Repaired(f, DeleteObject(o), "deleted");
+}
+
 std::optional<std::string> Checker::OrphanReason(const ObjectEntry& o) {
   if (o.wrong_subdir) {
     return "in the wrong directory (objects of inode " + std::to_string(o.ino) + " live in " +
@@ -73,11 +101,16 @@ std::optional<std::string> Checker::OrphanReason(const ObjectEntry& o) {
   if (!S_ISREG(inode->mode)) {
     return "inode " + std::to_string(o.ino) + " is a " + TypeName(inode->mode);
   }
-  if (inode->volume_id == o.volume_id && inode->generation == o.generation) {
+  if (inode->volume_id == o.volume_id && inode->generation == o.generation &&
+      (o.key.empty() || inode->store_version == o.version)) {
     return std::nullopt;
   }
   if (inode->generation != o.generation) {
     return Describe(o.ino) + " has generation " + std::to_string(inode->generation);
+  }
+  if (inode->volume_id == o.volume_id) {
+    return Describe(o.ino) + "'s object is upload " + std::to_string(inode->store_version) +
+           ", not " + std::to_string(o.version);
   }
   return Describe(o.ino) + " is on " + VolumeText(inode->volume_id);
 }
@@ -140,19 +173,18 @@ void Checker::SettleStoreOrphan(const ObjectEntry& o, CheckFinding& f) {
     return AdoptInPlace(o, f);
   }
   if (inode.ok() && S_ISREG(inode->mode) && inode->generation == o.generation &&
-      inode->volume_id != o.volume_id) {
-    auto mine = LengthAndHash(o.volume_id, o.ino, o.generation);
-    auto theirs = LengthAndHash(inode->volume_id, o.ino, o.generation);
+      (inode->volume_id != o.volume_id || inode->store_version != o.version)) {
+    const std::string location =
+        ObjectName(inode->volume_id, o.ino, o.generation, inode->store_version);
+    auto mine = LengthAndHash(o.volume_id, o.ino, o.generation, o.version);
+    auto theirs = LengthAndHash(inode->volume_id, o.ino, o.generation, inode->store_version);
     if (mine && theirs && *mine == *theirs) {
       return Repaired(f, DeleteObject(o),
-                      "deleted: the file's object " +
-                          ObjectName(inode->volume_id, o.ino, o.generation) +
-                          " holds the same " + Bytes(mine->first) + " (xxh3 " +
-                          mine->second + ")");
+                      "deleted: the file's object " + location + " holds the same " +
+                          Bytes(mine->first) + " (xxh3 " + mine->second + ")");
     }
     if (!o_.delete_orphans) {
-      f.repair = "not repaired: kept, because the file's object " +
-                 ObjectName(inode->volume_id, o.ino, o.generation) +
+      f.repair = "not repaired: kept, because the file's object " + location +
                  (theirs ? " holds other bytes" : " could not be read") +
                  "; read it with your S3 client, then run --delete-orphans";
       return;
@@ -171,7 +203,9 @@ void Checker::AdoptInPlace(const ObjectEntry& o, CheckFinding& f) {
   Result<std::string> name =
       FreeName(*lf, "#" + std::to_string(o.ino) + "." + std::to_string(o.generation));
   if (!name.ok()) return Repaired(f, name.status(), "");
-  Repaired(f, meta_.RepairAdoptObject(*lf, *name, o.ino, o.generation, o.volume_id, o.size),
+  Repaired(f,
+           meta_.RepairAdoptObject(*lf, *name, o.ino, o.generation, o.version, o.volume_id,
+                                   o.size),
            "now /lost+found/" + *name + " (inode " + std::to_string(o.ino) + ", its object " +
                "where it is)");
 }

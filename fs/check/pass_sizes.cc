@@ -26,11 +26,12 @@ void Checker::CheckSizes() {
     // above may have changed the file.
     Result<meta::Inode> now = Current(ino);
     if (!now.ok() || now->nlink == 0 || now->volume_id != file.volume_id ||
-        now->generation != file.generation) {
+        now->generation != file.generation || now->store_version != file.store_version) {
       continue;
     }
-    const std::string path = ObjectName(file.volume_id, ino, file.generation);
-    Result<std::optional<uint64_t>> seen = ObjectSizeOn(file.volume_id, ino, file.generation);
+    const std::string path = ObjectName(file.volume_id, ino, file.generation, file.store_version);
+    Result<std::optional<uint64_t>> seen =
+        ObjectSizeOn(file.volume_id, ino, file.generation, file.store_version);
     if (!seen.ok() || !*seen || **seen == now->size) continue;
     const std::optional<uint64_t> object_size = *seen;
     const uint64_t size = now->size;

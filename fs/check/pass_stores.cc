@@ -41,7 +41,7 @@ void Checker::ListStores() {
       max_object_ino_ = std::max(max_object_ino_, so.ino);
       auto it = files_.find(so.ino);
       if (it != files_.end() && it->second.volume_id == v.id &&
-          it->second.generation == so.generation) {
+          it->second.generation == so.generation && it->second.store_version == so.version) {
         it->second.found = true;
         it->second.object_size = so.size;
         continue;
@@ -50,6 +50,7 @@ void Checker::ListStores() {
       o.volume_id = v.id;
       o.ino = so.ino;
       o.generation = so.generation;
+      o.version = so.version;
       o.size = so.size;
       o.path = store.Url(so.key);
       o.key = so.key;

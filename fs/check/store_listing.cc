@@ -23,7 +23,7 @@ Result<StoreListing> ListStore(ObjectVolume& store) {
         out.strays.push_back(store.Url(o.key));
         continue;
       }
-      out.objects.push_back({id->ino, id->generation, o.size, o.key});
+      out.objects.push_back({id->ino, id->generation, id->version, o.size, o.key});
     }
     token = page->next_continuation_token;
   } while (!token.empty());

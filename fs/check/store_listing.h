@@ -1,5 +1,5 @@
 // What `tierfs check` reads of an object volume's store: every key under
-// PREFIX/objects/ told as the inode and generation it names
+// PREFIX/objects/ told as the inode, generation and upload it names
 // (fs/volume/object_location.h), the keys that name none, and the multipart
 // uploads in progress under the prefix. The check (fsck.cc) holds these
 // against the database together with every other volume's objects, so that an
@@ -24,6 +24,7 @@ namespace tierfs {
 struct StoreObject {
   uint64_t ino = 0;
   uint64_t generation = 0;
+  uint64_t version = 0;  // the upload its key names (ObjectKeyId::version)
   uint64_t size = 0;  // bytes, as the listing says
   std::string key;
 };

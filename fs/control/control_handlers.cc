@@ -287,7 +287,7 @@ Result<json> ControlHandlers::Fsmap(const json& request) {
         entry["class"] = v->placement_class;
         // A file on an object volume: where its object is (no request is made).
         if (const ObjectVolume* store = fs_.volumes().Store(v->id)) {
-          entry["url"] = store->Url(store->Key(ino, attr->generation));
+          entry["url"] = store->Url(store->KeyOf(*attr));
           entry["endpoint"] = v->endpoint;
         }
       }

@@ -168,10 +168,14 @@ Status FileSystem::RemovePendingObjects() {
         continue;
       }
     }
-    if (!is_location && volumes_->IsObjectVolume(p.volume_id)) {
-      // A store that does not answer keeps its copy, and the record, for the next
-      // mount or `tierfs check --repair`: the mount goes on.
-      Status st = volumes_->RemoveAnyObject(p.volume_id, p.ino, p.generation);
+    if (volumes_->IsObjectVolume(p.volume_id)) {
+      // Every upload of the file there but its location's: a crash mid-upload
+      // left one, a failed delete an older one. A store that does not answer
+      // keeps them, and the record, for the next mount or `tierfs check
+      // --repair`: the mount goes on.
+      const std::optional<uint64_t> keep =
+          is_location ? std::optional<uint64_t>(inode->store_version) : std::nullopt;
+      Status st = volumes_->RemoveLeftovers(p.volume_id, p.ino, p.generation, keep);
       if (!st.ok()) {
         LogWarning("inode {}: its leftover object on {} stays for now: {}", p.ino,
                    volumes_->NameOf(p.volume_id), st.message());

@@ -366,7 +366,8 @@ Status FileSystem::SyncMetadata() {
 bool FileSystem::RemoveObjectOf(const meta::Inode& attr) {
   if (!S_ISREG(attr.mode) || attr.volume_id == 0) return true;
   // On an object volume a DELETE of its key (the store may be offline: retried).
-  Status st = volumes_->RemoveAnyObject(attr.volume_id, attr.ino, attr.generation);
+  Status st =
+      volumes_->RemoveAnyObject(attr.volume_id, attr.ino, attr.generation, attr.store_version);
   if (!st.ok()) {
     // Keep the nlink-0 row: the next mount retries. Nothing is lost either way.
     LogError("reclaim inode {}: {}", attr.ino, st.ToString());

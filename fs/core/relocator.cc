@@ -305,7 +305,9 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
     }
     if (result.outcome == "moved") {
       fs_.volumes().io().ReachPoint("relocate-after-commit");
-      if (durable && fs_.volumes().RemoveAnyObject(from_volume, ino, attr->generation).ok()) {
+      if (durable && fs_.volumes()
+                         .RemoveAnyObject(from_volume, ino, attr->generation, attr->store_version)
+                         .ok()) {
         fs_.metadata().RemovePendingObject(ino, from_volume);
       }
     } else {

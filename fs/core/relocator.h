@@ -115,6 +115,7 @@ class Relocator {
     std::string tmp;      // recall: the verified copy in the target's tmp/
     int fd = -1;          // recall: its fd (owned until the commit takes it)
     bool renamed = false; // recall: the copy took its object name (pending recorded)
+    uint64_t version = 0; // upload: the upload number its key carries (store_version)
   };
   // Upload steps: hash, pending record, upload, verify (to object volume `to`).
   StoreCopy UploadCopy(const meta::Inode& attr, uint32_t to);

@@ -30,7 +30,7 @@ Result<size_t> FileSystem::ReadFromStore(FileHandle* fh, uint32_t volume,
     if (!fh->store_readahead) fh->store_readahead = std::make_unique<StoreReadahead>();
     window = fh->store_readahead.get();
   }
-  const std::string key = store->Key(attr.ino, attr.generation);
+  const std::string key = store->KeyOf(attr);
   // `store` lives as long as the volume set.
   auto fetch = [store, key](uint64_t at, size_t length, char* into) -> Result<size_t> {
     return store->quick().GetObject(store->location().bucket, key, at, length, into);

@@ -51,7 +51,22 @@ Relocator::StoreCopy Relocator::UploadCopy(const meta::Inode& attr, uint32_t to)
     copy.status = hash.status();
     return copy;
   }
-  const std::string key = store->Key(attr.ino, attr.generation);
+  // A key of its own (fs/volume/object_location.h): a reader of the file's
+  // earlier upload, or a listing, never meets these bytes under that key.
+  copy.version = attr.store_version + 1;
+  const std::string key = store->Key(attr.ino, attr.generation, copy.version);
+  // An older upload still pending on this store (its delete failed) shares the
+  // pending record this upload is about to take over, and the commit clears:
+  // removed first, so that nothing is left that no record names.
+  Result<bool> leftover = fs_.metadata().IsPendingObject(attr.ino, to);
+  if (!leftover.ok()) {
+    copy.status = leftover.status();
+    return copy;
+  }
+  if (*leftover) {
+    copy.status = volumes.RemoveLeftovers(to, attr.ino, attr.generation, std::nullopt);
+    if (!copy.status.ok()) return copy;
+  }
   // Pending before the first byte leaves: a crash from here on leaves an object
   // (or a multipart upload) the next mount or `tierfs check --repair` removes.
   copy.status = fs_.metadata().AddPendingObject({attr.ino, attr.generation, to});
@@ -101,7 +116,7 @@ Relocator::StoreCopy Relocator::RecallCopy(const meta::Inode& attr, uint32_t to,
     return copy;
   }
   const std::string bucket = store->location().bucket;
-  const std::string key = store->Key(attr.ino, attr.generation);
+  const std::string key = store->KeyOf(attr);
   std::string expected_hash;
   if (!empty) {
     auto head = store->transfer().HeadObject(bucket, key);
@@ -180,8 +195,9 @@ RelocationOutcome Relocator::CommitStoreLocked(InodeState& inode, uint32_t from_
     if (!st.ok()) return RelocationOutcome::Failed(st);
   }
   MutexLock sync(inode.sync_mu);
-  auto row = fs_.metadata().SetInodeVolume(inode.ino, from_volume, to_volume,
-                                           empty ? std::optional<uint64_t>(0) : std::nullopt);
+  auto row = fs_.metadata().SetInodeVolume(
+      inode.ino, from_volume, to_volume, empty ? std::optional<uint64_t>(0) : std::nullopt,
+      recall ? std::nullopt : std::optional<uint64_t>(copy.version));
   if (!row.ok()) return RelocationOutcome::Failed(row.status());
   MutexLock lock(inode.mu);
   if (recall) {
@@ -212,9 +228,10 @@ void Relocator::DiscardStoreCopy(const meta::Inode& attr, uint32_t to_volume, St
   }
   const bool upload = volumes.IsObjectVolume(to_volume);
   if (!upload && !copy.renamed) return;
+  if (upload && copy.version == 0) return;  // stopped before its pending record
   // The store's object (its upload may have got anywhere) or the renamed copy:
   // its pending record goes only once it is gone; else the next mount retries.
-  Status st = volumes.RemoveAnyObject(to_volume, attr.ino, attr.generation);
+  Status st = volumes.RemoveAnyObject(to_volume, attr.ino, attr.generation, copy.version);
   if (st.ok()) {
     fs_.metadata().RemovePendingObject(attr.ino, to_volume);
   } else {

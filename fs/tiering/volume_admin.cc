@@ -385,7 +385,13 @@ Status VolumeAdmin::Evacuate(const meta::Volume& v, const EvacuationProgress& pr
   if (auto pending = fs_.metadata().ListPendingObjects(); pending.ok()) {
     for (const meta::PendingObject& p : *pending) {
       if (p.volume_id != v.id) continue;
-      if (fs_.volumes().RemoveAnyObject(p.volume_id, p.ino, p.generation).ok()) {
+      // Never the object of a file still there (one busy all along).
+      std::optional<uint64_t> keep;
+      if (auto inode = fs_.metadata().GetInode(p.ino);
+          inode.ok() && inode->volume_id == p.volume_id && inode->generation == p.generation) {
+        keep = inode->store_version;
+      }
+      if (fs_.volumes().RemoveLeftovers(p.volume_id, p.ino, p.generation, keep).ok()) {
         fs_.metadata().RemovePendingObject(p.ino, p.volume_id);
       }
     }

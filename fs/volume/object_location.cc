@@ -1,5 +1,7 @@
 #include "fs/volume/object_location.h"
 
+#include <charconv>
+
 #include "fs/objstore/s3_names.h"
 #include "fs/volume/object_walk.h"
 #include "fs/volume/volume_label.h"
@@ -51,9 +53,16 @@ std::string ObjectKeyPrefix(const ObjectLocation& location) {
   return (location.prefix.empty() ? "" : location.prefix + "/") + "objects/";
 }
 
-std::string ObjectKey(const ObjectLocation& location, uint64_t ino, uint64_t generation) {
+std::string ObjectKeyStem(const ObjectLocation& location, uint64_t ino, uint64_t generation) {
   return ObjectKeyPrefix(location) + ObjectSubdirName(ino) + "/" + std::to_string(ino) + "." +
          std::to_string(generation);
+}
+
+std::string ObjectKey(const ObjectLocation& location, uint64_t ino, uint64_t generation,
+                      uint64_t version) {
+  std::string key = ObjectKeyStem(location, ino, generation);
+  if (version != 0) key += ".v" + std::to_string(version);
+  return key;
 }
 
 std::optional<ObjectKeyId> ParseObjectKey(const ObjectLocation& location, std::string_view key) {
@@ -63,11 +72,22 @@ std::optional<ObjectKeyId> ParseObjectKey(const ObjectLocation& location, std::s
   const size_t slash = key.find('/');
   if (slash == std::string_view::npos) return std::nullopt;
   const std::string_view subdir = key.substr(0, slash);
-  std::optional<ObjectName> name = ParseObjectName(key.substr(slash + 1));
+  std::string_view base = key.substr(slash + 1);
+  uint64_t version = 0;
+  if (const size_t v = base.find(".v"); v != std::string_view::npos) {
+    const std::string_view digits = base.substr(v + 2);
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), version);
+    if (ec != std::errc() || end != digits.data() + digits.size() || version == 0 ||
+        digits[0] == '0') {
+      return std::nullopt;
+    }
+    base = base.substr(0, v);
+  }
+  std::optional<ObjectName> name = ParseObjectName(base);
   if (!IsObjectSubdirName(subdir) || !name || subdir != ObjectSubdirName(name->ino)) {
     return std::nullopt;
   }
-  return ObjectKeyId{name->ino, name->generation};
+  return ObjectKeyId{name->ino, name->generation, version};
 }
 
 }  // namespace tierfs

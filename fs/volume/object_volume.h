@@ -51,9 +51,14 @@ class ObjectVolume {
 
   const ObjectLocation& location() const { return location_; }
   const std::string& endpoint() const { return endpoint_; }
-  // The key of inode `ino`'s object (ObjectKey).
-  std::string Key(uint64_t ino, uint64_t generation) const {
-    return ObjectKey(location_, ino, generation);
+  // The key of upload `version` of inode `ino`'s object (ObjectKey).
+  std::string Key(uint64_t ino, uint64_t generation, uint64_t version) const {
+    return ObjectKey(location_, ino, generation, version);
+  }
+  // The key of the object of file `attr` (its inode, generation and
+  // store_version).
+  std::string KeyOf(const meta::Inode& attr) const {
+    return Key(attr.ino, attr.generation, attr.store_version);
   }
   // "s3://BUCKET/KEY": how logs and errors name an object.
   std::string Url(const std::string& key) const { return "s3://" + location_.bucket + "/" + key; }

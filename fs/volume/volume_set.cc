@@ -213,8 +213,7 @@ std::string VolumeSet::NameOf(uint32_t id) const {
 
 std::string VolumeSet::ObjectPath(uint32_t volume_id, uint64_t ino, uint64_t generation) const {
   const meta::Volume* v = Find(volume_id);
-  if (v == nullptr) return {};
-  if (const ObjectVolume* store = Store(volume_id)) return store->Url(store->Key(ino, generation));
+  if (v == nullptr || meta::IsObjectVolume(*v)) return {};
   return ObjectPathIn(v->path, ino, generation);
 }
 
@@ -307,14 +306,40 @@ ObjectVolume* VolumeSet::Store(uint32_t id) const {
   return slot == nullptr ? nullptr : slot->store.get();
 }
 
-Status VolumeSet::RemoveAnyObject(uint32_t id, uint64_t ino, uint64_t generation) const {
+Status VolumeSet::RemoveAnyObject(uint32_t id, uint64_t ino, uint64_t generation,
+                                  uint64_t store_version) const {
   ObjectVolume* store = Store(id);
   if (store == nullptr) return RemoveObject(id, ino, generation);
   const meta::Volume* v = Find(id);
   if (Health(id) == VolumeHealth::kOffline && v != nullptr) return OfflineError(*v);
   // Quick bounds: a reclaim (an unlink's last step) must not wait minutes for a
   // store that stopped answering; what fails stays for the next mount.
-  return store->quick().DeleteObject(store->location().bucket, store->Key(ino, generation));
+  return store->quick().DeleteObject(store->location().bucket,
+                                     store->Key(ino, generation, store_version));
+}
+
+Status VolumeSet::RemoveLeftovers(uint32_t id, uint64_t ino, uint64_t generation,
+                                  std::optional<uint64_t> keep) const {
+  ObjectVolume* store = Store(id);
+  if (store == nullptr) return keep ? Status::Ok() : RemoveObject(id, ino, generation);
+  const meta::Volume* v = Find(id);
+  if (Health(id) == VolumeHealth::kOffline && v != nullptr) return OfflineError(*v);
+  S3Client& s3 = store->quick();
+  const std::string& bucket = store->location().bucket;
+  const std::string stem = ObjectKeyStem(store->location(), ino, generation);
+  std::string token;
+  do {
+    auto page = s3.ListObjects(bucket, stem, token);
+    if (!page.ok()) return page.status();
+    for (const S3ListedObject& o : page->objects) {
+      std::optional<ObjectKeyId> id_of = ParseObjectKey(store->location(), o.key);
+      if (!id_of || id_of->ino != ino || id_of->generation != generation) continue;
+      if (keep && id_of->version == *keep) continue;
+      TIERFS_RETURN_IF_ERROR(s3.DeleteObject(bucket, o.key));
+    }
+    token = page->next_continuation_token;
+  } while (!token.empty());
+  return Status::Ok();
 }
 
 void VolumeSet::ProbeStores() const {

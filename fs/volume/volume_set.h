@@ -44,6 +44,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -105,11 +106,22 @@ class VolumeSet {
   // class's capacity is then unknown).
   bool ClassHasObjectVolume(const std::string& cls) const;
   // Removes inode `ino`'s object from volume `id`, whatever its kind: a file on
-  // a directory as RemoveObject does; on an object volume a DELETE of its key
-  // (ObjectVolume::quick() bounds, a few seconds; a missing key is no error).
-  // EIO naming the volume when an object volume is offline; the store's errors
-  // otherwise.
-  Status RemoveAnyObject(uint32_t id, uint64_t ino, uint64_t generation) const;
+  // a directory as RemoveObject does; on an object volume a DELETE of the key
+  // of upload `store_version` (ObjectVolume::quick() bounds, a few seconds; a
+  // missing key is no error). EIO naming the volume when an object volume is
+  // offline; the store's errors otherwise.
+  Status RemoveAnyObject(uint32_t id, uint64_t ino, uint64_t generation,
+                         uint64_t store_version) const;
+  // Removes what a pending_objects row stands for: on a directory, the object
+  // of (ino, generation) unless `keep` is set (it is the file's location); on
+  // an object volume, every upload of (ino, generation) but upload `*keep`,
+  // found by listing the keys that start with ObjectKeyStem (a failed
+  // delete's older upload, or the copy of an upload that never committed,
+  // whatever its number). quick() bounds per request. Errors as
+  // RemoveAnyObject's; the first failed delete stops it (what is left stays
+  // pending).
+  Status RemoveLeftovers(uint32_t id, uint64_t ino, uint64_t generation,
+                         std::optional<uint64_t> keep) const;
   // Probes every object volume's bucket (ObjectVolume::Probe, a few seconds at
   // most each): online when it answers, else by the rule of StoreFailed
   // (offline, logged once with the store's words, when it is unreachable,
@@ -136,6 +148,8 @@ class VolumeSet {
   // kept (and billed) until an offline repair.
   static constexpr int64_t kUploadSweepSeconds = 3600;
 
+  // The path of the object of (ino, generation) on local volume `volume_id`;
+  // "" for an object volume (its keys: ObjectVolume::KeyOf) or an unknown id.
   std::string ObjectPath(uint32_t volume_id, uint64_t ino, uint64_t generation) const;
   // A fresh temporary path on the volume for a relocation copy.
   std::string TmpPath(uint32_t volume_id, uint64_t ino, uint64_t generation) const;

@@ -35,15 +35,26 @@ TEST(ObjectLocationTest, RefusesWhatIsNotABucketAndPrefix) {
 
 TEST(ObjectLocationTest, KeysFollowLocalObjectNamesAndParseBack) {
   ObjectLocation loc{"bucket", "tfs"};
-  EXPECT_EQ(ObjectKey(loc, 2, 1), "tfs/objects/02/2.1");
-  EXPECT_EQ(ObjectKey(loc, 99999, 3), "tfs/objects/9f/99999.3");
+  EXPECT_EQ(ObjectKey(loc, 2, 1, 0), "tfs/objects/02/2.1");
+  EXPECT_EQ(ObjectKey(loc, 99999, 3, 0), "tfs/objects/9f/99999.3");
+  EXPECT_EQ(ObjectKey(loc, 2, 1, 7), "tfs/objects/02/2.1.v7");
+  EXPECT_EQ(ObjectKeyStem(loc, 2, 1), "tfs/objects/02/2.1");
   auto id = ParseObjectKey(loc, "tfs/objects/9f/99999.3");
   ASSERT_TRUE(id.has_value());
   EXPECT_EQ(id->ino, 99999u);
   EXPECT_EQ(id->generation, 3u);
-  // Not this volume's, not named like an object, or in the wrong xx directory.
+  EXPECT_EQ(id->version, 0u);
+  id = ParseObjectKey(loc, "tfs/objects/02/2.10.v12");
+  ASSERT_TRUE(id.has_value());
+  EXPECT_EQ(id->ino, 2u);
+  EXPECT_EQ(id->generation, 10u);
+  EXPECT_EQ(id->version, 12u);
+  // Not this volume's, not named like an object, in the wrong xx directory, or
+  // an upload number ObjectKey never writes.
   for (const char* key : {"other/objects/02/2.1", "tfs/objects/02/2", "tfs/objects/03/2.1",
-                          "tfs/objects/02/x.1", "tfs/objects/2.1", "tfs/label"}) {
+                          "tfs/objects/02/x.1", "tfs/objects/2.1", "tfs/label",
+                          "tfs/objects/02/2.1.v0", "tfs/objects/02/2.1.v", "tfs/objects/02/2.1.v07",
+                          "tfs/objects/02/2.1.v1x", "tfs/objects/02/2.1.x1", "tfs/objects/02/2.v1"}) {
     EXPECT_FALSE(ParseObjectKey(loc, key).has_value()) << key;
   }
 }

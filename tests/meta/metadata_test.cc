@@ -386,7 +386,7 @@ TEST_F(MetaTest, VersionOneWithAPendingObjectMountsAndMigrates) {
 class MigrationTest : public MetaTest, public ::testing::WithParamInterface<int> {};
 
 TEST_P(MigrationTest, FromAnOlderSchemaVersionNothingIsLost) {
-  static_assert(kSchemaVersion == 6, "a new schema version needs its step undone here too");
+  static_assert(kSchemaVersion == 7, "a new schema version needs its step undone here too");
   const int from = GetParam();
   Inode dir = MakeDir(kRootIno, "dir");
   Inode file = MakeFile(dir.ino, "file", 2);
@@ -410,6 +410,7 @@ TEST_P(MigrationTest, FromAnOlderSchemaVersionNothingIsLost) {
   meta_.reset();
 
   std::string undo;
+  if (from < 7) undo += "ALTER TABLE inodes DROP COLUMN store_version;";
   if (from < 6) {
     undo += "ALTER TABLE volumes DROP COLUMN region;"
             "ALTER TABLE volumes DROP COLUMN addressing;"
@@ -436,6 +437,7 @@ TEST_P(MigrationTest, FromAnOlderSchemaVersionNothingIsLost) {
   Inode got = Get(file.ino);
   EXPECT_EQ(got.size, 12345u);
   EXPECT_EQ(got.volume_id, 2u);
+  EXPECT_EQ(got.store_version, 0u);  // its object's key as before: unversioned
   EXPECT_EQ(*meta_->GetXattr(file.ino, "user.k"), "v");
   EXPECT_EQ((*meta_->GetPolicy())->name, "p");
   uint64_t read_bytes = 0;
@@ -462,7 +464,7 @@ TEST_P(MigrationTest, FromAnOlderSchemaVersionNothingIsLost) {
   EXPECT_EQ(QueryInt(db_path_, kSchemaVersionQuery), kSchemaVersion);
 }
 
-INSTANTIATE_TEST_SUITE_P(EachOlderVersion, MigrationTest, ::testing::Values(1, 2, 3, 4, 5));
+INSTANTIATE_TEST_SUITE_P(EachOlderVersion, MigrationTest, ::testing::Values(1, 2, 3, 4, 5, 6));
 
 }  // namespace
 }  // namespace tierfs::meta

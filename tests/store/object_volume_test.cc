@@ -192,8 +192,10 @@ TEST_F(ObjectVolumeTest, AWriteRecallsTheFileFirstAndHeatBringsFilesBack) {
 }
 
 // A reader that keeps its descriptor open while the file is recalled by a
-// write, rewritten and uploaded again (under the same key) reads the new bytes,
-// never the ones its read window fetched before.
+// write, rewritten and uploaded again reads the new bytes, never the ones its
+// read window fetched before; and each upload has a key of its own, so no
+// store, however late its reads catch up with its writes, can serve the first
+// upload's bytes for the second's.
 TEST_F(ObjectVolumeTest, AReaderOpenAcrossRecallRewriteAndUploadReadsTheNewBytes) {
   ASSERT_NO_FATAL_FAILURE(AddStore());
   const std::string before = RandomBytes(kMiB, 21), after = RandomBytes(kMiB, 22);
@@ -201,6 +203,9 @@ TEST_F(ObjectVolumeTest, AReaderOpenAcrossRecallRewriteAndUploadReadsTheNewBytes
   ASSERT_NO_FATAL_FAILURE(AssignPolicy(ToClassPolicy("cloud")));
   ASSERT_NO_FATAL_FAILURE(Enforce());
   ASSERT_EQ(ClassOf("f"), "cloud");
+  std::vector<std::string> first = Keys();
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_TRUE(first[0].ends_with(".v1")) << first[0];
   // O_DIRECT: every read reaches the daemon (no page cache in between).
   int reader = open(Path("f").c_str(), O_RDONLY | O_DIRECT);
   ASSERT_GE(reader, 0) << strerror(errno);
@@ -214,11 +219,20 @@ TEST_F(ObjectVolumeTest, AReaderOpenAcrossRecallRewriteAndUploadReadsTheNewBytes
   WriteFileSynced(Path("f"), after);                 // recalls, then rewrites
   ASSERT_EQ(ClassOf("f"), "hdd");
   EXPECT_EQ(first_page(), after.substr(0, 4096));
-  ASSERT_NO_FATAL_FAILURE(Enforce());  // the same key, other bytes
+  EXPECT_TRUE(Keys().empty()) << "the recall deletes the first upload";
+  ASSERT_NO_FATAL_FAILURE(Enforce());
   ASSERT_EQ(ClassOf("f"), "cloud");
+  std::vector<std::string> second = Keys();
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0], first[0].substr(0, first[0].size() - 1) + "2");
   EXPECT_EQ(first_page(), after.substr(0, 4096));
   free(buf);
   close(reader);
+  // The file's location survives a remount and a check.
+  Remount();
+  EXPECT_EQ(Difference(ReadFileDirect(Path("f")), after), "");
+  CommandResult check = Tool("tierfs", {"check", mnt_}, 120);
+  EXPECT_EQ(check.exit_code, 0) << check.output;
 }
 
 // A truncate to 0 of a file on the store fetches none of its bytes: it works
