@@ -36,12 +36,89 @@ void ApplyRow(InodeState& inode, const meta::Inode& row) {
   }
 }
 
-InodeTable::InodeTable(size_t keep_idle) : keep_idle_(keep_idle) {
+InodeTable::InodeTable(size_t keep_idle, size_t shards) {
+  shards = std::max<size_t>(shards, 1);
+  shards_.reserve(shards);
+  for (size_t i = 0; i < shards; ++i) {
+    shards_.push_back(
+        std::make_unique<Shard>(keep_idle / shards + (i < keep_idle % shards ? 1 : 0), &events_));
+  }
+  ShardOf(meta::kRootIno).KnowRoot();
+}
+
+void InodeTable::Shard::KnowRoot() {
+  MutexLock lock(mu_);
   known_[meta::kRootIno].nlookup = 1;
 }
 
 meta::Inode InodeTable::Remember(const meta::Inode& row, uint64_t lookups,
                                  uint64_t keep_ticket) {
+  return ShardOf(row.ino).Remember(row, lookups, keep_ticket);
+}
+
+InodeRef InodeTable::Find(uint64_t ino) const { return ShardOf(ino).Find(ino); }
+
+InodeTable::Holding InodeTable::TryHold(uint64_t ino, Hold how) {
+  return ShardOf(ino).TryHold(ino, how);
+}
+
+InodeTable::Holding InodeTable::Peek(uint64_t ino) { return ShardOf(ino).Peek(ino); }
+
+void InodeTable::Keep(const meta::Inode& row, uint64_t ticket) {
+  ShardOf(row.ino).Keep(row, ticket);
+}
+
+uint64_t InodeTable::Ticket() const { return events_.load(std::memory_order_acquire); }
+
+InodeTable::Held InodeTable::HoldRow(const meta::Inode& row, uint64_t ticket, Hold how,
+                                     uint64_t lookups) {
+  return ShardOf(row.ino).HoldRow(row, ticket, how, lookups);
+}
+
+bool InodeTable::Unpin(const InodeRef& inode) { return ShardOf(inode->ino).Settle(inode, true); }
+
+bool InodeTable::MaybeErase(const InodeRef& inode) {
+  return ShardOf(inode->ino).Settle(inode, false);
+}
+
+void InodeTable::Apply(const meta::Inode& row) { ShardOf(row.ino).Apply(row); }
+
+void InodeTable::ApplyAndKeep(const meta::Inode& row, uint64_t ticket) {
+  ShardOf(row.ino).ApplyAndKeep(row, ticket);
+}
+
+InodeRef InodeTable::Changed(uint64_t ino) { return ShardOf(ino).Changed(ino); }
+
+std::optional<meta::Inode> InodeTable::NameRemoved(const meta::Inode& row) {
+  return ShardOf(row.ino).NameRemoved(row);
+}
+
+std::optional<meta::Inode> InodeTable::Forget(uint64_t ino, uint64_t n, bool* forgotten) {
+  return ShardOf(ino).Forget(ino, n, forgotten);
+}
+
+std::vector<InodeRef> InodeTable::Snapshot() const {
+  std::vector<InodeRef> out;
+  for (const auto& shard : shards_) shard->AppendActive(&out);
+  return out;
+}
+
+InodeTable::Counts InodeTable::Count() const {
+  Counts total;
+  for (const auto& shard : shards_) {
+    const Counts c = shard->Count();
+    total.known += c.known;
+    total.active += c.active;
+  }
+  return total;
+}
+
+uint64_t InodeTable::LookupCount(uint64_t ino) const { return ShardOf(ino).LookupCount(ino); }
+
+// ---- one shard ----------------------------------------------------------------
+
+meta::Inode InodeTable::Shard::Remember(const meta::Inode& row, uint64_t lookups,
+                                        uint64_t keep_ticket) {
   MutexLock lock(mu_);
   if (lookups > 0) AddLookupsLocked(row.ino, lookups);
   auto it = active_.find(row.ino);
@@ -57,7 +134,7 @@ meta::Inode InodeTable::Remember(const meta::Inode& row, uint64_t lookups,
   return it->second->attr;
 }
 
-InodeRef InodeTable::Find(uint64_t ino) const {
+InodeRef InodeTable::Shard::Find(uint64_t ino) const {
   MutexLock lock(mu_);
   auto it = active_.find(ino);
   if (it == active_.end()) return nullptr;
@@ -65,7 +142,7 @@ InodeRef InodeTable::Find(uint64_t ino) const {
   return it->second;
 }
 
-void InodeTable::AddHold(InodeState& entry, Hold how) {
+void InodeTable::Shard::AddHold(InodeState& entry, Hold how) {
   if (how == Hold::kPin) {
     entry.pins++;
   } else {
@@ -73,24 +150,24 @@ void InodeTable::AddHold(InodeState& entry, Hold how) {
   }
 }
 
-uint64_t InodeTable::LookupsLocked(uint64_t ino) const {
+uint64_t InodeTable::Shard::LookupsLocked(uint64_t ino) const {
   auto it = known_.find(ino);
   return it == known_.end() ? 0 : it->second.nlookup;
 }
 
-void InodeTable::AddLookupsLocked(uint64_t ino, uint64_t n) {
+void InodeTable::Shard::AddLookupsLocked(uint64_t ino, uint64_t n) {
   auto [it, inserted] = known_.try_emplace(ino);
   // Changes reported before the kernel knew the inode count for its slot too.
   if (inserted) it->second.changed = unknown_changed_;
   it->second.nlookup += n;
 }
 
-void InodeTable::NoteChangeLocked(uint64_t ino) {
+void InodeTable::Shard::NoteChangeLocked(uint64_t ino) {
   auto it = known_.find(ino);
   (it != known_.end() ? it->second.changed : unknown_changed_) = events_.fetch_add(1) + 1;
 }
 
-InodeTable::Holding InodeTable::TryHold(uint64_t ino, Hold how) {
+InodeTable::Holding InodeTable::Shard::TryHold(uint64_t ino, Hold how) {
   MutexLock lock(mu_);
   auto it = active_.find(ino);
   if (it == active_.end()) return {nullptr, events_.load()};
@@ -100,7 +177,7 @@ InodeTable::Holding InodeTable::TryHold(uint64_t ino, Hold how) {
   return {it->second, events_.load()};
 }
 
-InodeTable::Holding InodeTable::Peek(uint64_t ino) {
+InodeTable::Holding InodeTable::Shard::Peek(uint64_t ino) {
   MutexLock lock(mu_);
   auto it = active_.find(ino);
   if (it == active_.end()) return {nullptr, events_.load()};
@@ -108,19 +185,19 @@ InodeTable::Holding InodeTable::Peek(uint64_t ino) {
   return {it->second, events_.load()};
 }
 
-void InodeTable::Keep(const meta::Inode& row, uint64_t ticket) {
+void InodeTable::Shard::Keep(const meta::Inode& row, uint64_t ticket) {
   MutexLock lock(mu_);
   KeepLocked(row, ticket);
 }
 
-void InodeTable::KeepLocked(const meta::Inode& row, uint64_t ticket) {
+void InodeTable::Shard::KeepLocked(const meta::Inode& row, uint64_t ticket) {
   if (keep_idle_ == 0 || row.nlink == 0) return;
   auto slot = known_.find(row.ino);
   if (slot == known_.end() || slot->second.changed > ticket) return;
   MakeKeptLocked(row);
 }
 
-void InodeTable::MakeKeptLocked(const meta::Inode& row) {
+void InodeTable::Shard::MakeKeptLocked(const meta::Inode& row) {
   auto [it, inserted] = active_.try_emplace(row.ino, nullptr);
   if (!inserted) return;  // made active meanwhile, from a row at least as new
   it->second = std::make_shared<InodeState>(row);
@@ -130,10 +207,8 @@ void InodeTable::MakeKeptLocked(const meta::Inode& row) {
   DropKeptLocked(it->second.get());
 }
 
-uint64_t InodeTable::Ticket() const { return events_.load(std::memory_order_acquire); }
-
-InodeTable::Held InodeTable::HoldRow(const meta::Inode& row, uint64_t ticket, Hold how,
-                                     uint64_t lookups) {
+InodeTable::Held InodeTable::Shard::HoldRow(const meta::Inode& row, uint64_t ticket, Hold how,
+                                            uint64_t lookups) {
   Held held;
   MutexLock lock(mu_);
   auto it = active_.find(row.ino);
@@ -152,20 +227,14 @@ InodeTable::Held InodeTable::HoldRow(const meta::Inode& row, uint64_t ticket, Ho
   return held;
 }
 
-bool InodeTable::Unpin(const InodeRef& inode) {
+bool InodeTable::Shard::Settle(const InodeRef& inode, bool unpin) {
   MutexLock lock(mu_);
   MutexLock ilock(inode->mu);
-  inode->pins--;
+  if (unpin) inode->pins--;
   return SettleLocked(inode);
 }
 
-bool InodeTable::MaybeErase(const InodeRef& inode) {
-  MutexLock lock(mu_);
-  MutexLock ilock(inode->mu);
-  return SettleLocked(inode);
-}
-
-bool InodeTable::SettleLocked(const InodeRef& entry) {
+bool InodeTable::Shard::SettleLocked(const InodeRef& entry) {
   if (entry->nopen > 0 || entry->pins > 0 || entry->fd >= 0) return false;
   const bool unlinked = entry->attr.nlink == 0;
   // Attributes not yet flushed stay until FlushAll writes them (and
@@ -191,13 +260,13 @@ bool InodeTable::SettleLocked(const InodeRef& entry) {
   return unlinked;
 }
 
-void InodeTable::MakeIdleLocked(const InodeRef& entry) {
+void InodeTable::Shard::MakeIdleLocked(const InodeRef& entry) {
   active_.erase(entry->ino);
   // A row read while it was active may be older than the entry was.
   NoteChangeLocked(entry->ino);
 }
 
-void InodeTable::DropKeptLocked(const InodeState* settling) {
+void InodeTable::Shard::DropKeptLocked(const InodeState* settling) {
   // Each entry passed over loses its second chance. A bounded step per call
   // keeps the table lock short when every kept entry was used since the last
   // turn (a whole turn of 16,384 would hold it for a millisecond): the ring
@@ -227,7 +296,7 @@ void InodeTable::DropKeptLocked(const InodeState* settling) {
   }
 }
 
-void InodeTable::Apply(const meta::Inode& row) {
+void InodeTable::Shard::Apply(const meta::Inode& row) {
   MutexLock lock(mu_);
   auto it = active_.find(row.ino);
   if (it == active_.end()) {
@@ -238,7 +307,7 @@ void InodeTable::Apply(const meta::Inode& row) {
   ApplyRow(*it->second, row);
 }
 
-void InodeTable::ApplyAndKeep(const meta::Inode& row, uint64_t ticket) {
+void InodeTable::Shard::ApplyAndKeep(const meta::Inode& row, uint64_t ticket) {
   MutexLock lock(mu_);
   auto it = active_.find(row.ino);
   if (it != active_.end()) {
@@ -253,7 +322,7 @@ void InodeTable::ApplyAndKeep(const meta::Inode& row, uint64_t ticket) {
   if (newest && keep_idle_ > 0 && row.nlink > 0) MakeKeptLocked(row);
 }
 
-InodeRef InodeTable::Changed(uint64_t ino) {
+InodeRef InodeTable::Shard::Changed(uint64_t ino) {
   MutexLock lock(mu_);
   auto it = active_.find(ino);
   if (it != active_.end()) return it->second;
@@ -261,7 +330,7 @@ InodeRef InodeTable::Changed(uint64_t ino) {
   return nullptr;
 }
 
-std::optional<meta::Inode> InodeTable::NameRemoved(const meta::Inode& row) {
+std::optional<meta::Inode> InodeTable::Shard::NameRemoved(const meta::Inode& row) {
   MutexLock lock(mu_);
   auto it = active_.find(row.ino);
   if (it == active_.end()) {
@@ -281,7 +350,8 @@ std::optional<meta::Inode> InodeTable::NameRemoved(const meta::Inode& row) {
   return entry->attr;
 }
 
-std::optional<meta::Inode> InodeTable::Forget(uint64_t ino, uint64_t n, bool* forgotten) {
+std::optional<meta::Inode> InodeTable::Shard::Forget(uint64_t ino, uint64_t n,
+                                                      bool* forgotten) {
   MutexLock lock(mu_);
   auto slot = known_.find(ino);
   if (slot == known_.end()) return std::nullopt;
@@ -305,20 +375,18 @@ std::optional<meta::Inode> InodeTable::Forget(uint64_t ino, uint64_t n, bool* fo
   return entry->attr;
 }
 
-std::vector<InodeRef> InodeTable::Snapshot() const {
+void InodeTable::Shard::AppendActive(std::vector<InodeRef>* out) const {
   MutexLock lock(mu_);
-  std::vector<InodeRef> out;
-  out.reserve(active_.size());
-  for (const auto& [ino, entry] : active_) out.push_back(entry);
-  return out;
+  out->reserve(out->size() + active_.size());
+  for (const auto& [ino, entry] : active_) out->push_back(entry);
 }
 
-InodeTable::Counts InodeTable::Count() const {
+InodeTable::Counts InodeTable::Shard::Count() const {
   MutexLock lock(mu_);
   return {known_.size(), active_.size()};
 }
 
-uint64_t InodeTable::LookupCount(uint64_t ino) const {
+uint64_t InodeTable::Shard::LookupCount(uint64_t ino) const {
   MutexLock lock(mu_);
   return LookupsLocked(ino);
 }

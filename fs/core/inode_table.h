@@ -16,9 +16,15 @@
 // and are flushed to the database at fsync, release and periodically (design.md:
 // data writes never touch the database on their path).
 //
+// The table is split in kShards shards by inode number, each with its own
+// lock, slots, active entries and kept idle entries (a share of keep_idle):
+// requests about different inodes (a getattr, a lookup's reply, an open) take
+// different locks, so the table is no lane that every request shares. Only
+// Snapshot and Count visit every shard, one at a time.
+//
 // Lock order (outer to inner): InodeState::io_lock -> InodeState::sync_mu ->
-// InodeState::mu, and InodeTable::mu_ -> InodeState::mu. Never run SQL or copy bytes
-// while holding InodeTable::mu_ or InodeState::mu; SQL about one inode's row runs
+// InodeState::mu, and a shard's mu_ -> InodeState::mu; never two shards' at once. Never run SQL or copy bytes
+// while holding a shard's mu_ or InodeState::mu; SQL about one inode's row runs
 // under its sync_mu. Never hold any of these across a fuse_reply_*.
 //
 // Who is authoritative for which attribute (and why the cache stays true):
@@ -112,7 +118,7 @@ struct InodeState {
     ++layout_epoch;
     blocks_at_invalidation = -1;
   }
-  // Guarded by InodeTable::mu_, not by `mu`: an idle entry the table keeps
+  // Guarded by its shard's mu_, not by `mu`: an idle entry the table keeps
   // (InodeTable's kept idle entries), and whether it was used since it was
   // last passed over for dropping (the CLOCK's second chance). Not annotated:
   // the analysis cannot name a private lock of another class from here.
@@ -213,8 +219,12 @@ class InodeTable {
  public:
   // Starts with the root known: the kernel holds it from mount to unmount
   // without a LOOKUP (and never sends its FORGET). Keeps the entries of up to
-  // `keep_idle` idle inodes the kernel knows (FileSystemOptions::cached_inodes).
-  explicit InodeTable(size_t keep_idle = 0);
+  // `keep_idle` idle inodes the kernel knows (FileSystemOptions::cached_inodes),
+  // each shard the most recently used of its share (keep_idle / shards, the
+  // remainder to the first shards). `shards` (>= 1, default kShards): 1 makes
+  // the kept entries exactly the keep_idle most recently used of all.
+  static constexpr size_t kShards = 64;
+  explicit InodeTable(size_t keep_idle = 0, size_t shards = kShards);
 
   // Adds `lookups` kernel lookups to row.ino (1 for every reply that hands the
   // kernel an entry). Returns the attributes to reply with: the active entry's,
@@ -223,11 +233,11 @@ class InodeTable {
   // the kept idle entries as Keep says: a file looked up is often opened next.
   static constexpr uint64_t kDoNotKeep = UINT64_MAX;
   meta::Inode Remember(const meta::Inode& row, uint64_t lookups,
-                       uint64_t keep_ticket = kDoNotKeep) EXCLUDES(mu_);
+                       uint64_t keep_ticket = kDoNotKeep);
   // The active entry of `ino`, or nullptr (idle or unknown: read the database).
   // For reading only: an entry found here may go idle at any moment; to change
   // one, hold it (TryHold/HoldRow).
-  InodeRef Find(uint64_t ino) const EXCLUDES(mu_);
+  InodeRef Find(uint64_t ino) const;
 
   // The active entry of `ino` with one more hold of kind `how`, or {nullptr,
   // ticket}: read the inode's row and pass it with the ticket to HoldRow.
@@ -235,16 +245,16 @@ class InodeTable {
     InodeRef entry;
     uint64_t ticket = 0;
   };
-  Holding TryHold(uint64_t ino, Hold how) EXCLUDES(mu_);
+  Holding TryHold(uint64_t ino, Hold how);
   // The active entry of `ino` (as Find) or {nullptr, ticket}, adding no hold:
   // a reader that may read the row and Keep it.
-  Holding Peek(uint64_t ino) EXCLUDES(mu_);
+  Holding Peek(uint64_t ino);
   // Keeps `row` (read after Peek gave `ticket`) as the entry of an idle inode
   // the kernel knows, among the kept idle entries (a getattr: the kernel asks
   // again for inodes it works in, a directory after each change in it). Does
   // nothing when no entries are kept, the inode is unknown, active or
   // unlinked, or a change was reported since the ticket.
-  void Keep(const meta::Inode& row, uint64_t ticket) EXCLUDES(mu_);
+  void Keep(const meta::Inode& row, uint64_t ticket);
   // The current event count: a ticket for a row about to be read or made (a
   // lookup, a create). Takes no lock.
   uint64_t Ticket() const;
@@ -259,95 +269,129 @@ class InodeTable {
     bool current = true;
     bool made = false;  // the entry was made from `row`
   };
-  Held HoldRow(const meta::Inode& row, uint64_t ticket, Hold how, uint64_t lookups = 0)
-      EXCLUDES(mu_);
+  Held HoldRow(const meta::Inode& row, uint64_t ticket, Hold how, uint64_t lookups = 0);
   // Gives back a kPin hold; true when the inode must be reclaimed (nlink 0 and
   // nothing holds it any more).
-  bool Unpin(const InodeRef& inode) EXCLUDES(mu_);
+  bool Unpin(const InodeRef& inode);
   // Called when something that kept `inode` active went (its last handle closed,
   // nopen already 0; an attribute flush cleaned it): makes it idle or drops it if
   // nothing else keeps it. True when the inode must be reclaimed (nlink 0).
-  bool MaybeErase(const InodeRef& inode) EXCLUDES(mu_);
+  bool MaybeErase(const InodeRef& inode);
 
   // A change of the database returned `row`: an active entry takes it
   // (ApplyRow); an idle inode notes that its row changed (see HoldRow).
-  void Apply(const meta::Inode& row) EXCLUDES(mu_);
+  void Apply(const meta::Inode& row);
   // As Apply, for a change that returned `row` with `ticket` taken before it
   // began: an idle inode the kernel knows also keeps `row` among the kept idle
   // entries (as Keep), because the kernel's next request is about it (after a
   // rename, the kernel's ctime setattr of the moved inode and the getattr of
   // its parents), unless another change of it was reported since the ticket.
-  void ApplyAndKeep(const meta::Inode& row, uint64_t ticket) EXCLUDES(mu_);
+  void ApplyAndKeep(const meta::Inode& row, uint64_t ticket);
   // A change of `ino`'s row that returned no row: the active entry (the caller
   // reads the row and applies it), or nullptr after noting the change.
-  InodeRef Changed(uint64_t ino) EXCLUDES(mu_);
+  InodeRef Changed(uint64_t ino);
   // A name of row.ino went (unlink, rmdir, rename over it); `row` is its row
   // after. Returns the inode to reclaim now (nlink 0, nothing holds it), else
   // nullopt. An unlinked inode the kernel still knows becomes active, so the
   // last Forget reclaims it.
-  std::optional<meta::Inode> NameRemoved(const meta::Inode& row) EXCLUDES(mu_);
+  std::optional<meta::Inode> NameRemoved(const meta::Inode& row);
   // Drops `n` kernel lookups (FORGET). Returns the inode to reclaim (nlink 0 and
   // nothing holds it any more), else nullopt. Sets `*forgotten` (when given) to
   // whether the kernel's lookup count reached 0.
-  std::optional<meta::Inode> Forget(uint64_t ino, uint64_t n, bool* forgotten = nullptr)
-      EXCLUDES(mu_);
+  std::optional<meta::Inode> Forget(uint64_t ino, uint64_t n, bool* forgotten = nullptr);
 
   // Every active entry, for the periodic flush of dirty attributes.
-  std::vector<InodeRef> Snapshot() const EXCLUDES(mu_);
+  std::vector<InodeRef> Snapshot() const;
   // Inodes known (kernel lookups or holds), and how many of them are active.
   struct Counts {
     uint64_t known = 0;
     uint64_t active = 0;
   };
-  Counts Count() const EXCLUDES(mu_);
+  Counts Count() const;
   // The kernel's lookup count of `ino` (0 when unknown). For tests.
-  uint64_t LookupCount(uint64_t ino) const EXCLUDES(mu_);
+  uint64_t LookupCount(uint64_t ino) const;
 
  private:
-  // An inode the kernel holds lookups on.
-  struct Slot {
-    uint64_t nlookup = 0;  // kernel lookup count, > 0
-    // Event count of the last change reported while the inode was idle, or of
-    // its entry going idle (HoldRow's check).
-    uint64_t changed = 0;
-  };
-  // Makes `entry` idle (dropping it from active_) when nothing keeps it active;
-  // returns true when the inode must be reclaimed. Requires mu_ and entry.mu.
-  bool SettleLocked(const InodeRef& entry) REQUIRES(mu_, entry->mu);
-  static void AddHold(InodeState& entry, Hold how) REQUIRES(entry.mu);
-  uint64_t LookupsLocked(uint64_t ino) const REQUIRES(mu_);
-  void AddLookupsLocked(uint64_t ino, uint64_t n) REQUIRES(mu_);
-  // Records a change of `ino`'s row while it is idle (mu_ held).
-  void NoteChangeLocked(uint64_t ino) REQUIRES(mu_);
-  // Drops `entry` from active_ (mu_ and entry.mu held).
-  void MakeIdleLocked(const InodeRef& entry) REQUIRES(mu_, entry->mu);
-  // Drops kept idle entries, least recently used first, until at most
-  // keep_idle_ are kept or kMaxDropSteps ring positions were looked at;
-  // `settling` (whose mu the caller holds) is skipped.
-  static constexpr int kMaxDropSteps = 64;
-  void DropKeptLocked(const InodeState* settling) REQUIRES(mu_);
-  // Keep (mu_ held).
-  void KeepLocked(const meta::Inode& row, uint64_t ticket) REQUIRES(mu_);
-  // Makes `row` the entry of its idle inode, among the kept idle entries
-  // (mu_ held; the caller checked that no newer row can exist).
-  void MakeKeptLocked(const meta::Inode& row) REQUIRES(mu_);
+  // One shard: what the whole table was before it was split. Every member
+  // function is the table's of the same name, for the inodes of this shard.
+  // Aligned so that no two shards' locks share a cache line.
+  class alignas(64) Shard {
+   public:
+    Shard(size_t keep_idle, std::atomic<uint64_t>* events)
+        : events_(*events), keep_idle_(keep_idle) {}
+    meta::Inode Remember(const meta::Inode& row, uint64_t lookups, uint64_t keep_ticket)
+        EXCLUDES(mu_);
+    InodeRef Find(uint64_t ino) const EXCLUDES(mu_);
+    Holding TryHold(uint64_t ino, Hold how) EXCLUDES(mu_);
+    Holding Peek(uint64_t ino) EXCLUDES(mu_);
+    void Keep(const meta::Inode& row, uint64_t ticket) EXCLUDES(mu_);
+    Held HoldRow(const meta::Inode& row, uint64_t ticket, Hold how, uint64_t lookups)
+        EXCLUDES(mu_);
+    bool Settle(const InodeRef& inode, bool unpin) EXCLUDES(mu_);
+    void Apply(const meta::Inode& row) EXCLUDES(mu_);
+    void ApplyAndKeep(const meta::Inode& row, uint64_t ticket) EXCLUDES(mu_);
+    InodeRef Changed(uint64_t ino) EXCLUDES(mu_);
+    std::optional<meta::Inode> NameRemoved(const meta::Inode& row) EXCLUDES(mu_);
+    std::optional<meta::Inode> Forget(uint64_t ino, uint64_t n, bool* forgotten) EXCLUDES(mu_);
+    void AppendActive(std::vector<InodeRef>* out) const EXCLUDES(mu_);
+    Counts Count() const EXCLUDES(mu_);
+    uint64_t LookupCount(uint64_t ino) const EXCLUDES(mu_);
+    // The root's slot (the constructor's).
+    void KnowRoot() EXCLUDES(mu_);
 
-  mutable Mutex mu_;  // guards everything below
-  // Kept apart so an idle inode costs only its slot, and the periodic
-  // flush walks the active entries alone.
-  std::unordered_map<uint64_t, Slot> known_ GUARDED_BY(mu_);
-  std::unordered_map<uint64_t, InodeRef> active_ GUARDED_BY(mu_);
-  // Counts changes reported for idle inodes and entries gone idle. Changed
-  // under mu_ only; atomic so that Ticket(), on the lookup and create paths,
-  // reads it without the lock (a ticket read before an increment is older
-  // than that change, which is all HoldRow needs).
+   private:
+    // An inode the kernel holds lookups on.
+    struct Slot {
+      uint64_t nlookup = 0;  // kernel lookup count, > 0
+      // Event count of the last change reported while the inode was idle, or of
+      // its entry going idle (HoldRow's check).
+      uint64_t changed = 0;
+    };
+    // Makes `entry` idle (dropping it from active_) when nothing keeps it active;
+    // returns true when the inode must be reclaimed. Requires mu_ and entry.mu.
+    bool SettleLocked(const InodeRef& entry) REQUIRES(mu_, entry->mu);
+    static void AddHold(InodeState& entry, Hold how) REQUIRES(entry.mu);
+    uint64_t LookupsLocked(uint64_t ino) const REQUIRES(mu_);
+    void AddLookupsLocked(uint64_t ino, uint64_t n) REQUIRES(mu_);
+    // Records a change of `ino`'s row while it is idle (mu_ held).
+    void NoteChangeLocked(uint64_t ino) REQUIRES(mu_);
+    // Drops `entry` from active_ (mu_ and entry.mu held).
+    void MakeIdleLocked(const InodeRef& entry) REQUIRES(mu_, entry->mu);
+    // Drops kept idle entries, least recently used first, until at most
+    // keep_idle_ are kept or kMaxDropSteps ring positions were looked at;
+    // `settling` (whose mu the caller holds) is skipped.
+    static constexpr int kMaxDropSteps = 64;
+    void DropKeptLocked(const InodeState* settling) REQUIRES(mu_);
+    // Keep (mu_ held).
+    void KeepLocked(const meta::Inode& row, uint64_t ticket) REQUIRES(mu_);
+    // Makes `row` the entry of its idle inode, among the kept idle entries
+    // (mu_ held; the caller checked that no newer row can exist).
+    void MakeKeptLocked(const meta::Inode& row) REQUIRES(mu_);
+
+    mutable Mutex mu_;  // guards everything below
+    // Kept apart so an idle inode costs only its slot, and the periodic
+    // flush walks the active entries alone.
+    std::unordered_map<uint64_t, Slot> known_ GUARDED_BY(mu_);
+    std::unordered_map<uint64_t, InodeRef> active_ GUARDED_BY(mu_);
+    std::atomic<uint64_t>& events_;  // the table's
+    // Slot::changed for every inode of the shard without a slot (the kernel
+    // does not know it): rare enough (relocations of unknown files) to share one.
+    uint64_t unknown_changed_ GUARDED_BY(mu_) = 0;
+    const size_t keep_idle_;
+    // The CLOCK's ring of kept idle entries, oldest first.
+    std::deque<InodeRef> kept_ GUARDED_BY(mu_);
+  };
+
+  Shard& ShardOf(uint64_t ino) { return *shards_[ino % shards_.size()]; }
+  const Shard& ShardOf(uint64_t ino) const { return *shards_[ino % shards_.size()]; }
+
+  // Counts changes reported for idle inodes and entries gone idle, in every
+  // shard. Changed under a shard's mu_ only; atomic so that Ticket(), on the
+  // lookup and create paths, reads it without a lock (a ticket read before an
+  // increment is older than that change, which is all HoldRow needs), and
+  // shared so that one ticket serves an inode of any shard.
   std::atomic<uint64_t> events_{0};
-  // Slot::changed for every inode without a slot (the kernel does not know it):
-  // rare enough (relocations of unknown files) to share one.
-  uint64_t unknown_changed_ GUARDED_BY(mu_) = 0;
-  const size_t keep_idle_;
-  // The CLOCK's ring of kept idle entries, oldest first.
-  std::deque<InodeRef> kept_ GUARDED_BY(mu_);
+  std::vector<std::unique_ptr<Shard>> shards_;
 };
 
 }  // namespace tierfs

@@ -197,7 +197,7 @@ TEST(InodeTableTest, AnUnlinkedInodeIsReclaimedByItsLastReference) {
 // (CLOCK: an entry used since the last turn gets a second chance), and drops
 // an entry the kernel forgot at once.
 TEST(InodeTableTest, KeepsTheMostRecentlyUsedIdleEntries) {
-  InodeTable table(/*keep_idle=*/2);
+  InodeTable table(/*keep_idle=*/2, /*shards=*/1);
   auto file = [](uint64_t ino) {
     meta::Inode row = File(5, 1);
     row.ino = ino;
@@ -228,7 +228,7 @@ TEST(InodeTableTest, KeepsTheMostRecentlyUsedIdleEntries) {
 // entry or two, and the next settles bring it back.
 TEST(InodeTableTest, DroppingKeptEntriesTakesBoundedSteps) {
   constexpr uint64_t kKeep = 100;
-  InodeTable table(kKeep);
+  InodeTable table(kKeep, /*shards=*/1);
   auto make_idle = [&](uint64_t ino) {
     meta::Inode row = File(5, 1);
     row.ino = ino;
@@ -248,7 +248,7 @@ TEST(InodeTableTest, DroppingKeptEntriesTakesBoundedSteps) {
 // A getattr's row joins the kept idle entries, unless the inode changed
 // since the ticket taken before the read, or the kernel does not know it.
 TEST(InodeTableTest, KeepTakesARowReadForAKnownIdleInode) {
-  InodeTable table(/*keep_idle=*/4);
+  InodeTable table(/*keep_idle=*/4, /*shards=*/1);
   table.Remember(File(5, 1), 1);
   InodeTable::Holding peek = table.Peek(9);
   EXPECT_EQ(peek.entry, nullptr);
@@ -272,7 +272,7 @@ TEST(InodeTableTest, KeepTakesARowReadForAKnownIdleInode) {
 // the moved inode that follows needs no read; unless a change reported since
 // the rename began may be newer, or the kernel does not know the inode.
 TEST(InodeTableTest, ApplyAndKeepKeepsAChangedRowOfAKnownIdleInode) {
-  InodeTable table(/*keep_idle=*/4);
+  InodeTable table(/*keep_idle=*/4, /*shards=*/1);
   table.Remember(File(5, 1), 1);
   uint64_t ticket = table.Ticket();
   table.ApplyAndKeep(File(6, 1), ticket);
@@ -385,6 +385,27 @@ TEST(InodeTableTest, ConcurrentUseLeavesNothingBehind) {
   EXPECT_EQ(reclaims.load(), 0);
   EXPECT_EQ(table.Count().known, 1u);  // the root
   EXPECT_EQ(table.Count().active, 0u);
+}
+
+// Split in shards, the table keeps no more idle entries than asked in all
+// (each shard its share), and each shard keeps its most recently used.
+TEST(InodeTableTest, ShardsShareTheKeptEntriesOut) {
+  constexpr size_t kKeep = 10, kShards = 4;
+  InodeTable table(kKeep, kShards);
+  auto make_idle = [&](uint64_t ino) {
+    meta::Inode row = File(5, 1);
+    row.ino = ino;
+    table.Remember(row, 1);
+    EXPECT_FALSE(table.Unpin(table.HoldRow(row, table.Ticket(), Hold::kPin).entry));
+  };
+  // Shares: 3, 3, 2, 2. Eight idle inodes in each shard (ino mod 4).
+  for (uint64_t ino = 100; ino < 132; ++ino) make_idle(ino);
+  for (uint64_t ino = 132; ino < 140; ++ino) make_idle(ino);  // each shard turns over
+  EXPECT_EQ(table.Count().active, kKeep);
+  EXPECT_EQ(table.Count().known, 40u + 1);  // and the root
+  // The last ones made idle in each shard are the ones kept.
+  for (uint64_t ino = 136; ino < 140; ++ino) EXPECT_NE(table.Find(ino), nullptr) << ino;
+  EXPECT_EQ(table.Find(100), nullptr);
 }
 
 }  // namespace
