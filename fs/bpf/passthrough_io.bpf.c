@@ -13,6 +13,12 @@
 // while the other takes new counts, without losing or doubling a count: see
 // Enter() below and Drain() in passthrough_io_counter.cc.
 //
+// Everything the program writes on a counted call is per-CPU: the count maps
+// (one copy of each nodeid's counts per CPU) and the in-flight and dropped
+// counters (cpu_state). Calls on two CPUs, even on one file, then never write
+// the same cache line; the loader adds the CPUs' copies up when it drains.
+// The one value every CPU reads, `generation`, only user space writes.
+//
 // The license string is what the kernel checks before it lets a program call
 // GPL-only helpers (bpf_probe_read_kernel, behind BPF_CORE_READ).
 
@@ -42,19 +48,31 @@ struct fuse_inode___tierfs {
 const volatile __u32 target_dev = 0;
 
 // Which count map takes new counts: counts_b when generation is odd, else
-// counts_a. Only user space changes it, in Drain.
+// counts_a. Only user space changes it, in Drain (once a drain interval): the
+// programs only read it, so its cache line stays shared by every CPU.
 volatile __u32 generation = 0;
-// Programs between Enter and Leave, per map: Drain waits for the map it retired
-// to reach 0 before it reads it.
-__u64 in_flight[2] = {0, 0};
-// Counts lost: a full map (a nodeid not yet in it), or a program that saw the
-// generation change twice while it entered (never in practice: Drain runs at
-// most once at a time and takes far longer than Enter).
-__u64 dropped = 0;
 
+// Per CPU (struct tierfs_passthrough_cpu_state): the programs between Enter
+// and Leave on that CPU, per count map (Drain waits until every CPU's count
+// for the map it retired is 0 before it reads that map), and the counts lost
+// there: a full map (a nodeid not yet in it), or a program that saw the
+// generation change twice while it entered (never in practice: Drain runs at
+// most once at a time and takes far longer than Enter). One entry; a lookup
+// returns the running CPU's copy.
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, u32);
+  __type(value, struct tierfs_passthrough_cpu_state);
+} cpu_state SEC(".maps");
+
+// Per CPU too: a lookup returns the running CPU's copy of the nodeid's counts,
+// and an insert by the program sets that copy and zeroes the others. Elements
+// are allocated as nodeids come (not max_entries x CPUs up front); README.md
+// gives the memory bound.
 struct counts_map {
-  __uint(type, BPF_MAP_TYPE_HASH);
-  __uint(map_flags, BPF_F_NO_PREALLOC);  // memory as nodeids come, not 64k up front
+  __uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
   __uint(max_entries, TIERFS_PASSTHROUGH_MAX_NODEIDS);
   __type(key, u64);                      // FUSE nodeid
   __type(value, struct tierfs_passthrough_counts);
@@ -62,26 +80,40 @@ struct counts_map {
 struct counts_map counts_a SEC(".maps");
 struct counts_map counts_b SEC(".maps");
 
-// Registers this program as writing to one map and returns its index (0 or
-// 1), or -1 after two changes of generation (the count is dropped). Paired with
-// Drain's "store generation, then read in_flight" (both full barriers): either
-// Drain sees our in_flight and waits, or we see its new generation and move on.
-static __always_inline int Enter(void) {
+// Why the per-CPU copies need no more than this CPU's atomics:
+// - A program runs with migration disabled (tracing programs at least that,
+//   kprobes and most tracepoints with preemption off), so the copies it looks
+//   up, and its Enter and Leave, are all on the one CPU it started on.
+// - Two programs may still interleave on one CPU (an fexit program can be
+//   preempted by a task whose call runs another of ours), so every write to a
+//   copy is an atomic read-modify-write: a plain += could lose one. No other
+//   CPU writes that line, so the atomic costs no cache-line transfer.
+
+// Registers this program as writing to one map in its CPU's `cpu` state and
+// returns the map's index (0 or 1), or -1 after two changes of generation (the
+// count is dropped). Paired with Drain's "store generation, then read every
+// CPU's in_flight" (both full barriers): either Drain reads this CPU's
+// in_flight with our increment in it and waits, or we see its new generation
+// and move on. That each CPU has its own counter changes nothing in it: Drain
+// reads each CPU's after its store, and this program's increment and
+// decrement land on the same CPU's (no migration), so a CPU's count is never
+// below its programs still inside.
+static __always_inline int Enter(struct tierfs_passthrough_cpu_state* cpu) {
   for (int attempt = 0; attempt < 2; attempt++) {
     u32 index = generation & 1;
     // The fetch form (its result used) is the one BPF orders fully on every
     // architecture: the re-read below cannot move before it.
-    u64 before = __sync_fetch_and_add(&in_flight[index], 1);
+    u64 before = __sync_fetch_and_add(&cpu->in_flight[index], 1);
     barrier_var(before);
     if ((generation & 1) == index) return index;
-    __sync_fetch_and_sub(&in_flight[index], 1);
+    __sync_fetch_and_sub(&cpu->in_flight[index], 1);
   }
-  __sync_fetch_and_add(&dropped, 1);
+  __sync_fetch_and_add(&cpu->dropped, 1);
   return -1;
 }
 
-static __always_inline void Leave(int index) {
-  __sync_fetch_and_sub(&in_flight[index & 1], 1);
+static __always_inline void Leave(struct tierfs_passthrough_cpu_state* cpu, int index) {
+  __sync_fetch_and_sub(&cpu->in_flight[index & 1], 1);
 }
 
 static __always_inline struct tierfs_passthrough_counts* CountsFor(int index, u64 nodeid) {
@@ -89,7 +121,9 @@ static __always_inline struct tierfs_passthrough_counts* CountsFor(int index, u6
   struct tierfs_passthrough_counts* counts = bpf_map_lookup_elem(map, &nodeid);
   if (counts) return counts;
   struct tierfs_passthrough_counts zero = {};
-  // -EEXIST: another CPU added it first, which is fine; -E2BIG: the map is full.
+  // -EEXIST: another program added it first (on this CPU or another; either
+  // way the lookup below finds this CPU's copy), which is fine; -E2BIG: the
+  // map is full.
   long err = bpf_map_update_elem(map, &nodeid, &zero, BPF_NOEXIST);
   if (err && err != -17 /* EEXIST */) return 0;
   return bpf_map_lookup_elem(map, &nodeid);
@@ -108,11 +142,14 @@ static __always_inline u64 NodeidOf(struct inode* inode) {
 // and -EIOCBQUEUED).
 static __always_inline void Count(u64 nodeid, long bytes, bool is_write) {
   if (bytes < 0 || nodeid == 0) return;
-  int index = Enter();
+  u32 only = 0;
+  struct tierfs_passthrough_cpu_state* cpu = bpf_map_lookup_elem(&cpu_state, &only);
+  if (!cpu) return;  // never: the array's one entry always exists
+  int index = Enter(cpu);
   if (index < 0) return;
   struct tierfs_passthrough_counts* counts = CountsFor(index, nodeid);
   if (!counts) {
-    __sync_fetch_and_add(&dropped, 1);
+    __sync_fetch_and_add(&cpu->dropped, 1);
   } else if (is_write) {
     __sync_fetch_and_add(&counts->write_bytes, (u64)bytes);
     __sync_fetch_and_add(&counts->write_ops, 1);
@@ -120,7 +157,7 @@ static __always_inline void Count(u64 nodeid, long bytes, bool is_write) {
     __sync_fetch_and_add(&counts->read_bytes, (u64)bytes);
     __sync_fetch_and_add(&counts->read_ops, 1);
   }
-  Leave(index);
+  Leave(cpu, index);
 }
 
 // ---- fexit: one program per function, arguments and return value together.

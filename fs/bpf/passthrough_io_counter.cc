@@ -26,10 +26,28 @@
 
 namespace tierfs {
 
+// A per-CPU map's lookup from user space fills one value per possible CPU,
+// each padded to 8 bytes: these two need no padding.
+static_assert(sizeof(tierfs_passthrough_counts) % 8 == 0);
+static_assert(sizeof(tierfs_passthrough_cpu_state) % 8 == 0);
+
 struct PassthroughIoCounter::Impl {
   passthrough_io* skel = nullptr;
+  int cpus = 0;    // possible CPUs: the values a per-CPU map's lookup returns
   Mutex drain_mu;  // one Drain at a time: the double buffering assumes it
   ~Impl() { passthrough_io__destroy(skel); }
+
+  // Every CPU's bookkeeping (cpu_state), or an empty vector when the lookup
+  // fails (never with the map loaded).
+  std::vector<tierfs_passthrough_cpu_state> CpuStates() const {
+    std::vector<tierfs_passthrough_cpu_state> states(cpus);
+    uint32_t only = 0;
+    if (bpf_map__lookup_elem(skel->maps.cpu_state, &only, sizeof(only), states.data(),
+                             states.size() * sizeof(states[0]), 0) != 0) {
+      return {};
+    }
+    return states;
+  }
 };
 
 namespace {
@@ -120,6 +138,9 @@ Result<std::unique_ptr<PassthroughIoCounter::Impl>> LoadAndAttach(uint32_t kerne
     return Status::Error(ENOSYS, "kprobe hook: the kernel has no kprobes (CONFIG_KPROBES)");
   }
   auto impl = std::make_unique<PassthroughIoCounter::Impl>();
+  impl->cpus = libbpf_num_possible_cpus();
+  if (impl->cpus <= 0) return LoadError(impl->cpus < 0 ? impl->cpus : -EINVAL, hook,
+                                        "count the possible CPUs", messages);
   impl->skel = passthrough_io__open();
   if (impl->skel == nullptr) return LoadError(-errno, hook, "open", messages);
   impl->skel->rodata->target_dev = kernel_dev;
@@ -197,12 +218,23 @@ std::vector<PassthroughIoCount> PassthroughIoCounter::Drain() {
   MutexLock lock(impl_->drain_mu);
   auto* bss = impl_->skel->bss;  // memory-mapped: shared with the program
   uint32_t retired = __atomic_load_n(&bss->generation, __ATOMIC_RELAXED) & 1;
-  // Sequentially consistent store, then load: the other half of the program's
-  // Enter (increment in_flight, then re-read generation). One of the two sees
-  // the other, so no program writes to the retired map after the wait below.
+  // Sequentially consistent store, then a full fence, then every CPU's
+  // in_flight: the other half of the program's Enter (increment its CPU's
+  // in_flight, then re-read generation). For each program one of the two sees
+  // the other, so once every CPU's count for the retired map has been read as
+  // 0 no program writes to that map any more. The kernel reads the per-CPU
+  // values with plain loads inside the lookup: the fence, not the store alone
+  // (a release store on arm64), keeps them after the store.
   __atomic_store_n(&bss->generation, bss->generation + 1, __ATOMIC_SEQ_CST);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
-  while (__atomic_load_n(&bss->in_flight[retired], __ATOMIC_SEQ_CST) != 0) {
+  for (;;) {
+    auto states = impl_->CpuStates();
+    // A CPU's count never drops below its programs still inside (they enter
+    // and leave on it), so a sum of 0 means 0 on every CPU.
+    uint64_t in_flight = states.empty() ? 1 : 0;
+    for (const auto& state : states) in_flight += state.in_flight[retired];
+    if (in_flight == 0) break;
     if (std::chrono::steady_clock::now() > deadline) {
       LogWarning("passthrough I/O counter: BPF programs still writing after 100 ms; "
                  "their counts come with a later drain");
@@ -223,17 +255,25 @@ std::vector<PassthroughIoCount> PassthroughIoCounter::Drain() {
   }
   std::vector<PassthroughIoCount> result;
   result.reserve(nodeids.size());
+  std::vector<tierfs_passthrough_counts> per_cpu(impl_->cpus);  // one value a CPU
   for (uint64_t nodeid : nodeids) {
-    tierfs_passthrough_counts counts{};
-    if (bpf_map_lookup_and_delete_elem(fd, &nodeid, &counts) != 0) continue;
-    result.push_back({nodeid, counts.read_bytes, counts.read_ops, counts.write_bytes,
-                      counts.write_ops});
+    if (bpf_map_lookup_and_delete_elem(fd, &nodeid, per_cpu.data()) != 0) continue;
+    PassthroughIoCount count{.nodeid = nodeid};
+    for (const auto& counts : per_cpu) {
+      count.read_bytes += counts.read_bytes;
+      count.read_ops += counts.read_ops;
+      count.write_bytes += counts.write_bytes;
+      count.write_ops += counts.write_ops;
+    }
+    result.push_back(count);
   }
   return result;
 }
 
 uint64_t PassthroughIoCounter::dropped() const {
-  return __atomic_load_n(&impl_->skel->bss->dropped, __ATOMIC_RELAXED);
+  uint64_t dropped = 0;
+  for (const auto& state : impl_->CpuStates()) dropped += state.dropped;
+  return dropped;
 }
 
 }  // namespace tierfs

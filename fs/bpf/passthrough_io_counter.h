@@ -66,7 +66,8 @@ const char* PassthroughIoHookName(PassthroughIoHook hook);
 struct PassthroughIoCounterOptions {
   PassthroughIoHook hook = PassthroughIoHook::kAuto;
   // Distinct nodeids one drain interval can count (per map, allocated as they
-  // come, about 100 bytes each); past it, new nodeids' counts are dropped.
+  // come, each about 100 bytes plus 32 per possible CPU: the counts are kept
+  // per CPU); past it, new nodeids' counts are dropped.
   uint32_t max_nodeids = TIERFS_PASSTHROUGH_MAX_NODEIDS;
 };
 
@@ -101,14 +102,16 @@ class PassthroughIoCounter {
   // The counts accumulated since the last Drain (or Start), one entry per
   // nodeid with any I/O, in no particular order, and starts a new interval.
   // No count is lost or counted twice: the program writes to one of two maps;
-  // Drain switches it to the other, waits until no program is still writing
-  // to the first (microseconds; bounded at 100 ms), then reads and deletes it.
+  // Drain switches it to the other, waits until no program on any CPU is
+  // still writing to the first (microseconds; bounded at 100 ms), then reads
+  // and deletes it, adding up each nodeid's per-CPU counts.
   // Should that wait time out, the retired map is kept and read at a later
   // Drain (its counts arrive late, not lost), and this Drain returns nothing.
   std::vector<PassthroughIoCount> Drain();
 
   // Counts (calls) lost since Start because a map already held max_nodeids
-  // nodeids when a new one came. Non-zero means Drain runs too rarely.
+  // nodeids when a new one came, over all CPUs. Non-zero means Drain runs too
+  // rarely.
   uint64_t dropped() const;
 
   // The hook in use: never kAuto.

@@ -1,6 +1,7 @@
 // The layout shared by the BPF program (passthrough_io.bpf.c) and its loader
-// (passthrough_io_counter.cc): one count map's value, and how many nodeids a
-// map holds. Plain C so that both compilers read it; no behaviour.
+// (passthrough_io_counter.cc): one count map's value, one CPU's bookkeeping,
+// and how many nodeids a map holds. Plain C so that both compilers read it; no
+// behaviour.
 #pragma once
 
 #ifndef __bpf__
@@ -11,11 +12,21 @@
 // counts of nodeids not yet in the map are dropped (and counted in `dropped`).
 #define TIERFS_PASSTHROUGH_MAX_NODEIDS 65536
 
-// One nodeid's passthrough I/O since the last drain. Bytes are what the calls
-// returned; ops are calls that returned >= 0.
+// One nodeid's passthrough I/O since the last drain, as one CPU counted it (the
+// count maps are per-CPU: the loader adds up the CPUs). Bytes are what the
+// calls returned; ops are calls that returned >= 0.
 struct tierfs_passthrough_counts {
   __u64 read_bytes;
   __u64 read_ops;
   __u64 write_bytes;
   __u64 write_ops;
+};
+
+// One CPU's bookkeeping (the value of the per-CPU array `cpu_state`, one
+// entry): programs running on this CPU between Enter and Leave, per count map,
+// and the counts this CPU dropped. Written only by programs on that CPU; the
+// loader reads every CPU's copy and adds them up.
+struct tierfs_passthrough_cpu_state {
+  __u64 in_flight[2];
+  __u64 dropped;
 };

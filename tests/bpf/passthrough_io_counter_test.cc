@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <linux/capability.h>
+#include <sched.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -16,6 +17,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -246,6 +248,115 @@ TEST_P(PassthroughMountTest, DrainsDuringIoLoseAndDoubleNothing) {
   EXPECT_EQ(counter->dropped(), 0u);
   std::cout << "[          ] " << kReads << " reads counted exactly over " << drains
             << " drains\n";
+}
+
+// One thread pinned to each CPU this process may use, all counting at once on
+// one file they share and on files of their own, while another thread drains:
+// what every CPU counted adds up to exactly the calls made, on the right
+// nodeids. Each thread reads and writes its own number of bytes, so a CPU's
+// count lost or taken twice (by a drain that read a map still written on one
+// CPU, or summed a CPU's copy twice) shows in the totals.
+TEST_P(PassthroughMountTest, CountsExactlyFromEveryCpuWhileDraining) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  ASSERT_EQ(sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+    if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+  }
+  if (cpus.size() < 2) GTEST_SKIP() << "one CPU: no counts across CPUs to add up";
+  auto counter = StartCounter(mount_dev_);
+  if (!skipped_.empty()) GTEST_SKIP() << skipped_;
+  ASSERT_NE(counter, nullptr);
+  std::string shared = mount_point_ + "/f0";
+  {
+    UniqueFd fd(open(shared.c_str(), O_RDWR | O_CLOEXEC));
+    ASSERT_GE(fd.get(), 0) << strerror(errno);
+    ASSERT_EQ(pwrite(fd.get(), std::string(64, 'a').data(), 64, 0), 64);
+  }
+  ASSERT_EQ(counter->Drain().size(), 1u);
+
+  // Thread t: kCalls preads of Size(t) bytes of f0, and kCalls pwrites of
+  // Size(t) bytes to its own file, f1 to f3 (all one backing file, at offset 0:
+  // its 64 bytes stay and every read returns what it asked for).
+  constexpr int kCalls = 5000;
+  auto size = [](int t) { return static_cast<size_t>(t % 8 + 1); };
+  auto own_nodeid = [](int t) {
+    return PassthroughFuseServer::kFileNodeid + 1 + t % (PassthroughFuseServer::kFiles - 1);
+  };
+  const int threads = static_cast<int>(cpus.size());
+  std::map<uint64_t, PassthroughIoCount> expected;
+  for (int t = 0; t < threads; t++) {
+    auto& read = expected[PassthroughFuseServer::kFileNodeid];
+    read.read_ops += kCalls;
+    read.read_bytes += kCalls * size(t);
+    auto& written = expected[own_nodeid(t)];
+    written.write_ops += kCalls;
+    written.write_bytes += kCalls * size(t);
+  }
+  std::atomic<int> running{threads};
+  std::atomic<bool> go{false};
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; t++) {
+    workers.emplace_back([&, t] {
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(cpus[t], &one);
+      EXPECT_EQ(sched_setaffinity(0, sizeof(one), &one), 0) << strerror(errno);
+      EXPECT_EQ(sched_getcpu(), cpus[t]);
+      UniqueFd in(open(shared.c_str(), O_RDONLY | O_CLOEXEC));
+      std::string own_path = mount_point_ + "/f" + std::to_string(own_nodeid(t) - PassthroughFuseServer::kFileNodeid);
+      UniqueFd out(open(own_path.c_str(), O_WRONLY | O_CLOEXEC));
+      EXPECT_GE(in.get(), 0);
+      EXPECT_GE(out.get(), 0);
+      std::string buffer(size(t), 'b');
+      while (!go) std::this_thread::yield();
+      const auto want = static_cast<ssize_t>(buffer.size());
+      for (int i = 0; i < kCalls && in.get() >= 0 && out.get() >= 0; i++) {
+        ssize_t got_in = pread(in.get(), buffer.data(), buffer.size(), 0);
+        ssize_t got_out = pwrite(out.get(), buffer.data(), buffer.size(), 0);
+        if (got_in != want || got_out != want) {
+          ADD_FAILURE() << "call " << i << ": pread " << got_in << ", pwrite " << got_out;
+          break;
+        }
+      }
+      --running;
+    });
+  }
+  std::map<uint64_t, PassthroughIoCount> drained;
+  uint64_t drains = 0;
+  auto add = [&](const std::vector<PassthroughIoCount>& counts) {
+    for (const auto& c : counts) {
+      auto& total = drained[c.nodeid];
+      total.read_ops += c.read_ops;
+      total.read_bytes += c.read_bytes;
+      total.write_ops += c.write_ops;
+      total.write_bytes += c.write_bytes;
+    }
+    ++drains;
+  };
+  go = true;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (running > 0 && std::chrono::steady_clock::now() < deadline) {
+    add(counter->Drain());
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+  for (auto& worker : workers) worker.join();
+  add(counter->Drain());
+
+  EXPECT_EQ(server_->data_requests(), 0u) << "the daemon served I/O: passthrough was not in use";
+  ASSERT_EQ(drained.size(), expected.size());
+  for (const auto& [nodeid, want] : expected) {
+    const PassthroughIoCount& got = drained[nodeid];
+    EXPECT_EQ(got.read_ops, want.read_ops) << "nodeid " << nodeid << ", " << drains << " drains";
+    EXPECT_EQ(got.read_bytes, want.read_bytes) << "nodeid " << nodeid;
+    EXPECT_EQ(got.write_ops, want.write_ops) << "nodeid " << nodeid;
+    EXPECT_EQ(got.write_bytes, want.write_bytes) << "nodeid " << nodeid;
+  }
+  EXPECT_GE(drains, 3u) << "no drain ran while the threads counted";
+  EXPECT_EQ(counter->dropped(), 0u);
+  std::cout << "[          ] " << threads << " CPUs, " << 2 * kCalls * threads
+            << " calls counted exactly over " << drains << " drains\n";
 }
 
 // A map that holds two nodeids: the third file's calls are dropped and
