@@ -30,11 +30,12 @@ namespace tierfs::meta {
 Status RegisterDatabaseVfs();
 
 // While it lives, the files SQLite opens for the database `db_path` (`db_path`
-// itself and names that begin with `db_path` and a '-') ask `io` before each
-// write, truncate and sync. Files opened earlier keep what they had. Register it
-// before opening the connection and destroy it after closing it; `io` must
-// outlive it. When two are registered for one path, the later one counts.
-// Neither copied nor moved (the registry points to it).
+// itself and names that begin with `db_path` and a '-', compared with the
+// absolute names SQLite opens: `db_path` must be absolute, without symbolic
+// links) ask `io` before each write, truncate and sync. Files opened earlier
+// keep what they had. Register it before opening the connection and destroy it
+// after closing it; `io` must outlive it. When two are registered for one path,
+// the later one counts. Neither copied nor moved (the registry points to it).
 class DatabaseSeam {
  public:
   DatabaseSeam(std::string db_path, FileIo& io);
