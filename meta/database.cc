@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "common/log.h"
+#include "meta/database_vfs.h"
 
 namespace tierfs::meta {
 
@@ -172,7 +173,8 @@ void Statement::Reset() {
 Database::Database(sqlite3* db) : db_(db), mu_(std::make_unique<std::mutex>()) {}
 
 Database::Database(Database&& other) noexcept
-    : db_(std::exchange(other.db_, nullptr)),
+    : seam_(std::move(other.seam_)),
+      db_(std::exchange(other.db_, nullptr)),
       group_(std::move(other.group_)),
       mu_(std::move(other.mu_)),
       statements_(std::move(other.statements_)) {}
@@ -180,6 +182,7 @@ Database::Database(Database&& other) noexcept
 Database& Database::operator=(Database&& other) noexcept {
   if (this != &other) {
     Close();
+    seam_ = std::move(other.seam_);
     db_ = std::exchange(other.db_, nullptr);
     group_ = std::move(other.group_);
     mu_ = std::move(other.mu_);
@@ -188,7 +191,10 @@ Database& Database::operator=(Database&& other) noexcept {
   return *this;
 }
 
-Database::~Database() { Close(); }
+Database::~Database() {
+  Close();
+  seam_.reset();  // once the connection's files are closed
+}
 
 void Database::Close() {
   // An open group holds acknowledged changes: commit them, never roll back.
@@ -208,9 +214,15 @@ void Database::Close() {
 
 Result<Database> Database::Open(const std::string& path, OpenMode mode,
                                 const Settings& settings) {
+  FileIo& io = settings.io != nullptr ? *settings.io : FileIo::Posix();
   if (mode == OpenMode::kExisting) {
     struct stat st;
-    if (::stat(path.c_str(), &st) != 0) return Status::FromErrno("open database " + path);
+    if (io.Stat(path, &st) != 0) return Status::FromErrno("open database " + path);
+  }
+  std::unique_ptr<DatabaseSeam> seam;
+  if (settings.io != nullptr) {
+    TIERFS_RETURN_IF_ERROR(RegisterDatabaseVfs());
+    seam = std::make_unique<DatabaseSeam>(path, *settings.io);
   }
   sqlite3* raw = nullptr;
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
@@ -218,6 +230,7 @@ Result<Database> Database::Open(const std::string& path, OpenMode mode,
   int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   // From here `db` owns the handle, even when the open failed.
   Database db(raw);
+  db.seam_ = std::move(seam);
   if (rc != SQLITE_OK) return SqliteStatus(raw, rc, "open " + path);
   sqlite3_extended_result_codes(raw, 1);
   sqlite3_busy_timeout(raw, settings.busy_timeout_ms);
@@ -266,20 +279,20 @@ std::string FileUri(const std::string& path) {
 // Refuses a file that SQLite would treat as an empty database (0 bytes: any
 // open would make it one) or that does not start with the SQLite header,
 // before SQLite touches it.
-Status CheckSqliteHeader(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+Status CheckSqliteHeader(const std::string& path, FileIo& io) {
+  int fd = io.Open(path, O_RDONLY | O_CLOEXEC, 0);
   if (fd < 0) return Status::FromErrno("open database " + path);
   struct stat st;
   char header[16] = {};
   ssize_t n = -1;
   int err = 0;
-  if (::fstat(fd, &st) != 0) {
+  if (io.Fstat(fd, &st) != 0) {
     err = errno;
   } else if (st.st_size > 0) {
-    n = ::pread(fd, header, sizeof header, 0);
+    n = io.Pread(fd, header, sizeof header, 0);
     if (n < 0) err = errno;
   }
-  ::close(fd);
+  io.Close(fd);
   if (err != 0) return Status::FromErrno(err, "read database " + path);
   if (!S_ISREG(st.st_mode)) return Status::Error(EUCLEAN, path + " is not a regular file");
   if (st.st_size == 0) return Status::Error(EUCLEAN, path + " is empty (0 bytes)");
@@ -292,10 +305,13 @@ Status CheckSqliteHeader(const std::string& path) {
 
 }  // namespace
 
-Result<Database> Database::OpenForCheck(const std::string& path) {
-  TIERFS_RETURN_IF_ERROR(CheckSqliteHeader(path));
+Result<Database> Database::OpenForCheck(const std::string& path, FileIo& io) {
+  TIERFS_RETURN_IF_ERROR(CheckSqliteHeader(path, io));
   struct stat st;
-  const bool has_wal = ::lstat((path + "-wal").c_str(), &st) == 0;
+  const bool has_wal = io.Lstat(path + "-wal", &st) == 0;
+  // A -wal that cannot be looked at may hold committed transactions: never
+  // taken for none.
+  if (!has_wal && errno != ENOENT) return Status::FromErrno("look for " + path + "-wal");
   sqlite3* raw = nullptr;
   int rc;
   if (!has_wal) {

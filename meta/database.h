@@ -1,7 +1,8 @@
 // Database, Statement, Transaction: RAII over one SQLite connection.
 //
 // This is the only place in tierfs that calls the SQLite C API (apart from
-// schema.cc's constant DDL, which goes through Database::Exec). It is internal
+// schema.cc's constant DDL, which goes through Database::Exec, backup.cc's
+// online backup and the VFS of database_vfs.h). It is internal
 // to meta/: fs/ and cli/ speak to meta::Metadata, never to these classes.
 //
 // Ownership:
@@ -36,12 +37,15 @@
 #include <unordered_map>
 #include <utility>
 
+#include "common/file_io.h"
 #include "common/status.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
 
 namespace tierfs::meta {
+
+class DatabaseSeam;
 
 // The one mapping from an SQLite result code to a Status:
 //   SQLITE_FULL -> ENOSPC, SQLITE_CONSTRAINT_FOREIGNKEY -> EINVAL (a reference to
@@ -137,11 +141,18 @@ class Database {
   struct Settings {
     bool sync_full = false;     // PRAGMA synchronous=FULL (else NORMAL)
     int busy_timeout_ms = 5000; // how long to wait for another connection's lock
+    // The seam of the database's volume (common/file_io.h), which must outlive
+    // the Database: its own calls (the stat of kExisting) go through it, and so,
+    // by the database VFS (meta/database_vfs.h, registered by Open), do SQLite's
+    // writes, truncates and syncs of the database and its WAL. Null: the plain
+    // calls, and SQLite's files as the process's default VFS has them.
+    FileIo* io = nullptr;
   };
 
   // Opens `path` and applies the connection settings: journal_mode=WAL,
   // synchronous, foreign_keys=ON, busy timeout, a larger page cache.
-  // Errors: ENOENT (kExisting and no such file), EINVAL (not a database), EIO.
+  // Errors: ENOENT (kExisting and no such file), EINVAL (not a database), EIO;
+  // ENOSPC or EIO when the seam (settings.io) refuses a step.
   static Result<Database> Open(const std::string& path, OpenMode mode,
                                const Settings& settings);
 
@@ -160,9 +171,11 @@ class Database {
   //     close, so the WAL is read, never written. (As root, SQLite chowns the WAL
   //     to the database's owner when opening it: its ctime may change.)
   // Every write through the result fails. The caller must keep other writers
-  // away (the daemon lock). Errors: ENOENT (no such file), EUCLEAN (empty, or
-  // without an SQLite header: not usable as a database), EBUSY, EIO.
-  static Result<Database> OpenForCheck(const std::string& path);
+  // away (the daemon lock). The header's read and the look for the -wal go
+  // through `io` (SQLite then reads by itself). Errors: ENOENT (no such file),
+  // EUCLEAN (empty, or without an SQLite header: not usable as a database),
+  // EBUSY, EIO (also: the header could not be read).
+  static Result<Database> OpenForCheck(const std::string& path, FileIo& io = FileIo::Posix());
 
   Database(Database&& other) noexcept;
   Database& operator=(Database&& other) noexcept;
@@ -248,6 +261,7 @@ class Database {
     std::atomic<bool> open{false};     // a group transaction is open
   };
 
+  std::unique_ptr<DatabaseSeam> seam_;  // reset after Close() closed the connection
   sqlite3* db_ = nullptr;
   std::unique_ptr<Group> group_;
   std::optional<bool> fcl_on_;  // see cached_fcl_on

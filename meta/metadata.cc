@@ -6,6 +6,8 @@
 #include <fcntl.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,9 +39,11 @@ Status InsertVolume(Database* db, Volume* volume) {
 // Fills the empty database file at `db_path`.
 Status FormatFile(const std::string& db_path, const FsInfo& info,
                   const std::vector<Volume>& volumes, uid_t root_uid, gid_t root_gid,
-                  const Clock& clock) {
-  META_ASSIGN_OR_RETURN(Database db, Database::Open(db_path, Database::OpenMode::kExisting,
-                                                    Database::Settings{}));
+                  const Clock& clock, FileIo* io) {
+  Database::Settings settings;
+  settings.io = io;
+  META_ASSIGN_OR_RETURN(Database db,
+                        Database::Open(db_path, Database::OpenMode::kExisting, settings));
   auto lock = db.Lock();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(&db));
   TIERFS_RETURN_IF_ERROR(CreateSchema(&db));
@@ -68,9 +72,9 @@ Status FormatFile(const std::string& db_path, const FsInfo& info,
 
 // Metadata::Open's checks (CheckDatabase on an OpenForCheck connection), with
 // errors naming the file: "metadata database /v/.tierfs/meta.db is damaged (...)".
-Status CheckBeforeOpen(const std::string& db_path) {
+Status CheckBeforeOpen(const std::string& db_path, FileIo& io) {
   Status status = [&]() -> Status {
-    META_ASSIGN_OR_RETURN(Database db, Database::OpenForCheck(db_path));
+    META_ASSIGN_OR_RETURN(Database db, Database::OpenForCheck(db_path, io));
     auto lock = db.Lock();
     return CheckDatabase(&db);
   }();
@@ -121,7 +125,7 @@ uint64_t Metadata::CommittedTickets() { return db_->CommittedTickets(); }
 
 Status Metadata::Format(const std::string& db_path, const FsInfo& info,
                         const std::vector<Volume>& volumes, uid_t root_uid, gid_t root_gid,
-                        const Clock& clock) {
+                        const Clock& clock, FileIo* io) {
   if (volumes.empty()) return Status::Invalid("a file system needs at least one volume");
   if (info.iostat_bucket_seconds < kMinIoBucketSeconds ||
       info.iostat_bucket_seconds > kMaxIoBucketSeconds) {
@@ -130,13 +134,23 @@ Status Metadata::Format(const std::string& db_path, const FsInfo& info,
   }
   // O_EXCL: never format over an existing file. 0600: the database is the
   // daemon's; tools reach it through the daemon.
-  int fd = ::open(db_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  FileIo& calls = io != nullptr ? *io : FileIo::Posix();
+  int fd = calls.Open(db_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return Status::FromErrno("create " + db_path);
-  ::close(fd);
-  Status status = FormatFile(db_path, info, volumes, root_uid, root_gid, clock);
+  if (calls.Close(fd) != 0) {
+    Status status = Status::FromErrno("create " + db_path);
+    calls.Unlink(db_path);
+    return status;
+  }
+  Status status = FormatFile(db_path, info, volumes, root_uid, root_gid, clock, io);
   if (!status.ok()) {
     // Leave nothing half-made behind, so that a retry can succeed.
-    for (const char* suffix : {"", "-wal", "-shm"}) ::unlink((db_path + suffix).c_str());
+    for (const char* suffix : {"", "-wal", "-shm"}) {
+      if (calls.Unlink(db_path + suffix) != 0 && errno != ENOENT) {
+        return Status::Error(status.code(), status.message() + "; " + db_path + suffix +
+                                                " is left behind: " + std::strerror(errno));
+      }
+    }
   }
   return status;
 }
@@ -147,9 +161,11 @@ Result<std::unique_ptr<Metadata>> Metadata::Open(const std::string& db_path,
   // Checks first, on a connection that changes nothing, so that a database
   // refused here is left exactly as it was (the read-write open below may
   // checkpoint a WAL, create one, or write the header of an empty file).
-  TIERFS_RETURN_IF_ERROR(CheckBeforeOpen(db_path));
+  TIERFS_RETURN_IF_ERROR(CheckBeforeOpen(
+      db_path, options.io != nullptr ? *options.io : FileIo::Posix()));
   Database::Settings settings;
   settings.sync_full = options.sync_full;
+  settings.io = options.io;
   META_ASSIGN_OR_RETURN(Database db,
                         Database::Open(db_path, Database::OpenMode::kExisting, settings));
   {

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/file_io.h"
 #include "common/status.h"
 #include "meta/records.h"
 
@@ -60,6 +61,11 @@ struct RenameResult {
 struct MetadataOptions {
   bool sync_full = false;  // PRAGMA synchronous=FULL instead of NORMAL
   const Clock* clock = &SystemClock::Get();  // must outlive the Metadata
+  // The seam of the database's volume (Database::Settings::io), which must
+  // outlive the Metadata: the checks' calls and SQLite's writes, truncates and
+  // syncs of the database and its WAL go through it. The daemon passes the one
+  // its volumes use, so one fault plan reaches both. Null: the plain calls.
+  FileIo* io = nullptr;
 };
 
 // ---- Consistency check and repair: records (meta/check_queries.cc, fs/check/fsck.h) ----------------
@@ -104,9 +110,13 @@ class Metadata {
   // root_uid:root_gid, nlink 2, times = clock now). info.created_ns 0 means now.
   // The FCL starts on. EINVAL for no volumes or iostat_bucket_seconds <= 0;
   // EEXIST for two volumes with one name. On failure no file is left behind.
+  // `io` (null: the plain calls) is the seam the file's creation, its removal
+  // after a failure and SQLite's writes go through (MetadataOptions::io); the
+  // errno a call of it fails with is returned (ENOSPC, EIO); a removal that
+  // fails as well is named in the message (its file is then left behind).
   static Status Format(const std::string& db_path, const FsInfo& info,
                        const std::vector<Volume>& volumes, uid_t root_uid, gid_t root_gid,
-                       const Clock& clock);
+                       const Clock& clock, FileIo* io = nullptr);
   // Opens an existing database (ENOENT if missing, EINVAL if not a tierfs database
   // or of a newer schema version, or if options.clock is null; EBUSY if another
   // process holds its write lock past the busy timeout; EUCLEAN if it is damaged:

@@ -29,10 +29,12 @@ Result<std::unique_ptr<FileSystem>> FileSystem::Mount(const std::string& metadat
   meta::MetadataOptions mopts;
   mopts.sync_full = options.sync_full;
   mopts.clock = options.clock;
-  // The reserve VFS goes under the connection first; the reserve file itself is
-  // made only once the database and the volumes passed their checks, so a
-  // refused mount creates nothing.
-  TIERFS_RETURN_IF_ERROR(meta::SpaceReserve::RegisterVfs());
+  // The database's calls and SQLite's writes go through the volumes' seam (a
+  // fault plan reaches the database volume too), and so the connection goes
+  // through the database VFS, which will also ask the reserve for room; the
+  // reserve file itself is made only once the database and the volumes passed
+  // their checks, so a refused mount creates nothing.
+  mopts.io = &io;
   auto meta = meta::Metadata::Open(MetadataDbPath(metadata_dir), mopts);
   if (!meta.ok()) return meta.status();
   auto info = (*meta)->GetFsInfo();
@@ -51,14 +53,14 @@ Result<std::unique_ptr<FileSystem>> FileSystem::Mount(const std::string& metadat
     struct stat db;
     struct statvfs vol;
     const uint64_t db_bytes =
-        stat(MetadataDbPath(metadata_dir).c_str(), &db) == 0 ? uint64_t(db.st_size) : 0;
+        io.Stat(MetadataDbPath(metadata_dir), &db) == 0 ? uint64_t(db.st_size) : 0;
     const uint64_t vol_bytes = io.StatVfs(metadata_dir, &vol) == 0
                                    ? uint64_t{vol.f_blocks} * vol.f_frsize
                                    : 0;
     reserve_bytes = meta::DefaultReserveBytes(db_bytes, vol_bytes);
   }
   auto reserve = meta::SpaceReserve::Install(TierfsDir(metadata_dir) + "/meta.reserve",
-                                             reserve_bytes);
+                                             reserve_bytes, io);
   if (!reserve.ok()) return reserve.status();
   (*volumes)->SetMetadataReserve(reserve->get());
   if ((*reserve)->depleted()) {

@@ -188,7 +188,9 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   // recorded as one the kernel may write to before it can.
   fs_options.passthrough = options.passthrough != PassthroughMode::kOff;
   // Test seam: TIERFS_FAULTS fails chosen volume I/O calls (fs/volume/fault_injecting_volume_io.h),
-  // in builds with test hooks only (CMake option TIERFS_TEST_HOOKS; packages have none).
+  // the metadata layer's on the database volume too (FileSystem::Mount hands it
+  // the same instance), in builds with test hooks only (CMake option
+  // TIERFS_TEST_HOOKS; packages have none).
   std::unique_ptr<FaultInjectingVolumeIo> faults;
 #ifdef TIERFS_TEST_HOOKS
   auto created = FaultInjectingVolumeIo::FromEnvironment(VolumeIo::Posix());

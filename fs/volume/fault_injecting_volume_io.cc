@@ -18,9 +18,10 @@
 namespace tierfs {
 namespace {
 
-constexpr std::array<const char*, 18> kOps = {
-    "open", "read",  "write", "fsync",  "truncate", "fallocate", "copy",  "rename", "unlink",
-    "mkdir", "dup2", "close", "stat",   "statfs",   "readdir",   "lease", "point",  "any"};
+constexpr std::array<const char*, 21> kOps = {
+    "open",  "read",  "write",    "fsync",    "truncate", "fallocate",   "copy",
+    "rename", "unlink", "mkdir",  "dup2",     "close",    "stat",        "statfs",
+    "readdir", "lease", "point",  "db-write", "db-truncate", "db-sync", "any"};
 
 // How long a `hold` waits for its release before it lets the call go on.
 constexpr auto kHoldLimit = std::chrono::seconds(120);
@@ -179,8 +180,8 @@ namespace {
 // What a delayed call stands for, to the FUSE worker pool.
 BlockingKind KindOf(std::string_view op) {
   if (op == "read") return BlockingKind::kRead;
-  if (op == "write" || op == "copy") return BlockingKind::kWrite;
-  if (op == "fsync") return BlockingKind::kSync;
+  if (op == "write" || op == "copy" || op == "db-write") return BlockingKind::kWrite;
+  if (op == "fsync" || op == "db-sync") return BlockingKind::kSync;
   return BlockingKind::kNamespace;
 }
 
@@ -354,6 +355,14 @@ int FaultInjectingVolumeIo::Close(int fd) {
     return -1;
   }
   return rc;
+}
+
+int FaultInjectingVolumeIo::BeforeDbCall(DbCall call, const std::string& path) {
+  const char* op = call == DbCall::kWrite      ? "db-write"
+                   : call == DbCall::kTruncate ? "db-truncate"
+                                               : "db-sync";
+  TIERFS_FAULT_OR_PASS(op, path);
+  return base_.BeforeDbCall(call, path);
 }
 
 #undef TIERFS_FAULT_OR_PASS

@@ -7,8 +7,12 @@
 //   OP      open read write fsync truncate fallocate copy rename unlink mkdir dup2
 //           close, stat (stat, lstat and fstat), statfs (statvfs of a volume),
 //           readdir (a directory listing, VolumeIo::ListDir), point (a named step,
-//           VolumeIo::ReachPoint, with its name as PATH), or `any`; `open` also
-//           names the O_DIRECT reopen of an object (ReopenDirect)
+//           VolumeIo::ReachPoint, with its name as PATH), db-write db-truncate
+//           db-sync (a write, truncate or sync SQLite makes on the database, its
+//           "-wal" or "-journal", FileIo::BeforeDbCall), or `any`; `open` also
+//           names the O_DIRECT reopen of an object (ReopenDirect). The metadata
+//           layer's own calls (the database's checks, its reserve file
+//           `.tierfs/meta.reserve`) go through the same ops as the volumes'.
 //   PATH    only calls on paths containing this text (for fd calls: the path the
 //           fd was opened with, followed through dup2), e.g. `/ssd/` or `.tierfs/tmp`
 //   N       the Nth matching call (1-based, counted from when the rules were set);
@@ -27,7 +31,9 @@
 //           normally: a test that sees the file knows the daemon is exactly there
 //
 // Example: `write:/ssd/@1+=ENOSPC` makes the ssd volume full for data writes;
-// `rename@2=stop` kills the daemon at the second rename. The daemon reads a spec
+// `rename@2=stop` kills the daemon at the second rename; `db-write:-wal@1+=ENOSPC`
+// makes the database volume full for the WAL; `fallocate:meta.reserve@1=EIO`
+// fails the first growth of the database's reserve. The daemon reads a spec
 // from the environment variable TIERFS_FAULTS at mount (fs/daemon/session.cc), and
 // so does an unmounted `tierfs check` (cli/tierfs/check_command.cc), so integration tests
 // can fail any step of writes, creates, relocations, recovery and checks through
@@ -91,6 +97,7 @@ class FaultInjectingVolumeIo : public VolumeIo {
   int Dup2(int old_fd, int new_fd) override;
   int Close(int fd) override;
   void ReachPoint(const char* name) override;  // op "point"; `stop`, `delay` and `hold` only
+  int BeforeDbCall(DbCall call, const std::string& path) override;  // "db-write", ...
 
   // How many calls some rule has failed so far.
   uint64_t faults_injected() const;

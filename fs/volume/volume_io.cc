@@ -14,11 +14,6 @@
 
 namespace tierfs {
 
-int VolumeIo::Open(const std::string& path, int flags, mode_t mode) {
-  BlockingSection blocking(BlockingKind::kNamespace);
-  return open(path.c_str(), flags, mode);
-}
-
 int VolumeIo::ReopenDirect(int fd) {
   BlockingSection blocking(BlockingKind::kNamespace);
   char path[40];
@@ -26,39 +21,14 @@ int VolumeIo::ReopenDirect(int fd) {
   return open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
 }
 
-ssize_t VolumeIo::Pread(int fd, void* buf, size_t count, off_t offset) {
-  BlockingSection blocking(BlockingKind::kRead);
-  return pread(fd, buf, count, offset);
-}
-
-ssize_t VolumeIo::Pwrite(int fd, const void* buf, size_t count, off_t offset) {
-  BlockingSection blocking(BlockingKind::kWrite);
-  return pwrite(fd, buf, count, offset);
-}
-
 ssize_t VolumeIo::PwriteDirect(int fd, const void* buf, size_t count, off_t offset) {
   BlockingSection blocking(BlockingKind::kDirectWrite);
   return pwrite(fd, buf, count, offset);
 }
 
-int VolumeIo::Fsync(int fd, bool datasync) {
-  BlockingSection blocking(BlockingKind::kSync);
-  return datasync ? fdatasync(fd) : fsync(fd);
-}
-
-int VolumeIo::Ftruncate(int fd, off_t length) {
-  BlockingSection blocking(BlockingKind::kNamespace);
-  return ftruncate(fd, length);
-}
-
 int VolumeIo::Truncate(const std::string& path, off_t length) {
   BlockingSection blocking(BlockingKind::kNamespace);
   return truncate(path.c_str(), length);
-}
-
-int VolumeIo::Fallocate(int fd, int mode, off_t offset, off_t length) {
-  BlockingSection blocking(BlockingKind::kNamespace);
-  return fallocate(fd, mode, offset, length);
 }
 
 ssize_t VolumeIo::CopyFileRange(int fd_in, off_t* off_in, int fd_out, off_t* off_out,
@@ -77,29 +47,10 @@ int VolumeIo::RenameNoReplace(const std::string& from, const std::string& to) {
   return renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE);
 }
 
-int VolumeIo::Unlink(const std::string& path) {
-  BlockingSection blocking(BlockingKind::kNamespace);
-  return unlink(path.c_str());
-}
-
 int VolumeIo::Mkdir(const std::string& path, mode_t mode) {
   BlockingSection blocking(BlockingKind::kNamespace);
   return mkdir(path.c_str(), mode);
 }
-
-int VolumeIo::Stat(const std::string& path, struct stat* st) {
-  BlockingSection blocking(BlockingKind::kNamespace);
-  return stat(path.c_str(), st);
-}
-
-int VolumeIo::Lstat(const std::string& path, struct stat* st) {
-  BlockingSection blocking(BlockingKind::kNamespace);
-  return lstat(path.c_str(), st);
-}
-
-// No BlockingSection: an open file's inode is in memory, and this is on the
-// getattr path of every open file.
-int VolumeIo::Fstat(int fd, struct stat* st) { return fstat(fd, st); }
 
 int VolumeIo::HasWriters(int fd) {
   if (fcntl(fd, F_SETLEASE, F_RDLCK) != 0) return errno == EAGAIN ? 1 : -1;
@@ -132,11 +83,6 @@ int VolumeIo::ListDir(const std::string& path, std::vector<std::string>* names) 
 }
 
 int VolumeIo::Dup2(int old_fd, int new_fd) { return dup2(old_fd, new_fd); }
-
-int VolumeIo::Close(int fd) {
-  BlockingSection blocking(BlockingKind::kNamespace);
-  return close(fd);
-}
 
 VolumeIo& VolumeIo::Posix() {
   static VolumeIo* posix = new VolumeIo;  // never destroyed: used until exit

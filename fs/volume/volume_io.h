@@ -1,11 +1,13 @@
 // VolumeIo: the backing I/O seam. Every system call tierfs makes on a volume's
 // objects, directories and label (open, read, write, fsync, truncate, fallocate,
 // copy, rename, unlink, mkdir, dup2, stat, statvfs, directory listings) goes
-// through one of these, so tests can make any step fail deterministically
-// (fs/volume/fault_injecting_volume_io.h) where the real file system would fail
-// at random: ENOSPC in the middle of a write, EIO from a copy or a listing, a
-// short write, the daemon stopping between two steps (the Env of LevelDB;
-// docs/design.md "Why every volume system call goes through one interface").
+// through one of these: the file calls it shares with the metadata layer
+// (FileIo, common/file_io.h) and the volume calls below. So tests can make any
+// step fail deterministically (fs/volume/fault_injecting_volume_io.h) where the
+// real file system would fail at random: ENOSPC in the middle of a write, EIO
+// from a copy or a listing, a short write, the daemon stopping between two steps
+// (the Env of LevelDB; docs/design.md "Why every volume system call goes through
+// one interface").
 //
 // Each method has its system call's contract: it returns what the call returns
 // and, on failure, -1 with errno set (so callers keep Status::FromErrno). The
@@ -20,46 +22,29 @@
 #include <string>
 #include <vector>
 
+#include "common/file_io.h"
+
 namespace tierfs {
 
-class VolumeIo {
+class VolumeIo : public FileIo {
  public:
-  virtual ~VolumeIo() = default;
-
-  virtual int Open(const std::string& path, int flags, mode_t mode);
   // Opens the file `fd` refers to once more, write-only with O_DIRECT (through
   // /proc/self/fd): a new fd, or -1 with errno (EINVAL when the file system takes
   // no O_DIRECT). Fault rules name it "open", with `fd`'s path.
   virtual int ReopenDirect(int fd);
-  virtual ssize_t Pread(int fd, void* buf, size_t count, off_t offset);
-  virtual ssize_t Pwrite(int fd, const void* buf, size_t count, off_t offset);
   // pwrite(2) to an fd from ReopenDirect: the same contract, for a call that
   // waits for the device (BlockingKind::kDirectWrite). Fault rules name it
   // "write", as Pwrite.
   virtual ssize_t PwriteDirect(int fd, const void* buf, size_t count, off_t offset);
-  // fdatasync(2) when `datasync`, else fsync(2).
-  virtual int Fsync(int fd, bool datasync);
-  virtual int Ftruncate(int fd, off_t length);
   // truncate(2) of the file `path` (not opened first): 0, or -1 with errno.
   // Fault rules name it "truncate", as Ftruncate.
   virtual int Truncate(const std::string& path, off_t length);
-  virtual int Fallocate(int fd, int mode, off_t offset, off_t length);
   virtual ssize_t CopyFileRange(int fd_in, off_t* off_in, int fd_out, off_t* off_out,
                                 size_t length, unsigned int flags);
   virtual int Rename(const std::string& from, const std::string& to);
   // renameat2(2) with RENAME_NOREPLACE: EEXIST instead of replacing `to`.
   virtual int RenameNoReplace(const std::string& from, const std::string& to);
-  virtual int Unlink(const std::string& path);
   virtual int Mkdir(const std::string& path, mode_t mode);
-  // stat(2) of `path` (symbolic links followed) into *st: 0, or -1 with errno
-  // (ENOENT: no such file; EIO: the volume could not read the inode). Fault rules
-  // name it "stat".
-  virtual int Stat(const std::string& path, struct stat* st);
-  // lstat(2): as Stat, but a symbolic link is described, not followed. "stat".
-  virtual int Lstat(const std::string& path, struct stat* st);
-  // fstat(2) of an open object: 0, or -1 with errno (EBADF, EIO). Fault rules name
-  // it "stat", with the path `fd` was opened with.
-  virtual int Fstat(int fd, struct stat* st);
   // statvfs(2) of the file system holding `path` (a volume directory): 0, or -1
   // with errno (ENOENT, EIO). Sizes in the result are in units of st->f_frsize
   // bytes. Fault rules name it "statfs".
@@ -81,7 +66,6 @@ class VolumeIo {
   virtual int HasWriters(int fd);
   // dup2(2): the relocator points an open object fd at its new object.
   virtual int Dup2(int old_fd, int new_fd);
-  virtual int Close(int fd);
   // A named step of a multi-step operation (the relocator's "relocate-snapshot",
   // "relocate-after-copy", "relocate-after-commit"): no system call, nothing
   // happens in production. Fault rules name it "point", with `name` as the

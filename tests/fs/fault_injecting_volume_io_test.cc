@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -9,6 +10,9 @@
 #include <thread>
 #include <cstdlib>
 #include <string>
+
+#include "meta/metadata.h"
+#include "tests/meta/meta_test_util.h"
 
 namespace tierfs {
 namespace {
@@ -133,11 +137,66 @@ TEST_F(FaultInjectingVolumeIoTest, HoldWaitsAtANamedPointUntilReleased) {
   EXPECT_EQ((*io)->faults_injected(), 1u);
 }
 
+// SQLite's steps on the database files, announced by the database VFS, are
+// counted by their own names, with the file's path.
+TEST_F(FaultInjectingVolumeIoTest, DatabaseStepsHaveNamesOfTheirOwn) {
+  auto io = Make("db-write:-wal@2=ENOSPC,db-sync@1+=EIO,db-truncate:meta.db@1=EIO");
+  ASSERT_TRUE(io);
+  EXPECT_EQ(io->BeforeDbCall(DbCall::kWrite, dir_ + "/meta.db"), 0);  // not the WAL
+  EXPECT_EQ(io->BeforeDbCall(DbCall::kWrite, dir_ + "/meta.db-wal"), 0);
+  errno = 0;
+  EXPECT_EQ(io->BeforeDbCall(DbCall::kWrite, dir_ + "/meta.db-wal"), -1);
+  EXPECT_EQ(errno, ENOSPC);
+  EXPECT_EQ(io->BeforeDbCall(DbCall::kWrite, dir_ + "/meta.db-wal"), 0);  // only the 2nd
+  errno = 0;
+  EXPECT_EQ(io->BeforeDbCall(DbCall::kSync, dir_ + "/meta.db"), -1);
+  EXPECT_EQ(errno, EIO);
+  errno = 0;
+  EXPECT_EQ(io->BeforeDbCall(DbCall::kTruncate, dir_ + "/meta.db-wal"), -1);
+  EXPECT_EQ(errno, EIO);
+  // A write to a volume is not a database step.
+  int fd = io->Open(dir_ + "/meta.db-wal", O_RDWR | O_CREAT, 0600);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(io->Pwrite(fd, "a", 1, 0), 1);
+  io->Close(fd);
+  EXPECT_EQ(io->faults_injected(), 3u);
+}
+
+// The plan reaches the metadata layer: its database's WAL, through the
+// database VFS, and the calls meta/ makes itself.
+TEST_F(FaultInjectingVolumeIoTest, ThePlanReachesTheDatabase) {
+  const std::string db = dir_ + "/meta.db";
+  FakeClock clock(meta::testing::kStartNs);
+  ASSERT_TRUE(meta::Metadata::Format(db, meta::testing::TestFsInfo(),
+                                     meta::testing::TwoVolumes(dir_), 0, 0, clock)
+                  .ok());
+  auto io = Make("db-write:meta.db-wal@1+=ENOSPC");
+  ASSERT_TRUE(io);
+  meta::MetadataOptions options;
+  options.clock = &clock;
+  options.io = io.get();
+  auto meta = meta::Metadata::Open(db, options);
+  ASSERT_TRUE(meta.ok()) << meta.status().ToString();  // the open reads, writes no WAL
+  meta::Inode proto;
+  proto.mode = S_IFREG | 0644;
+  proto.volume_id = 1;
+  auto made = (*meta)->Create(meta::kRootIno, "f", proto);
+  EXPECT_EQ(made.status().code(), ENOSPC) << made.status().ToString();
+  EXPECT_GT(io->faults_injected(), 0u);
+  meta->reset();
+
+  auto failing_open = Make("stat:meta.db@1=EIO");
+  ASSERT_TRUE(failing_open);
+  options.io = failing_open.get();
+  EXPECT_EQ(meta::Metadata::Open(db, options).status().code(), EIO);
+  EXPECT_EQ(failing_open->faults_injected(), 1u);
+}
+
 TEST_F(FaultInjectingVolumeIoTest, BadSpecsAreRefusedNamingTheRule) {
   for (const char* spec : {"", "write", "write@0=EIO", "scribble@1=EIO", "write@1=EWHAT",
                            "fsync@1=short", "write@x=EIO", "write@1=delay", "write@1=delay0",
                            "write@1=delay600001", "write@1=delay5ms", "point:x@1=EIO",
-                           "point:x@1=short", "point:x@1=hold"}) {
+                           "point:x@1=short", "point:x@1=hold", "db-write@1=short"}) {
     auto io = FaultInjectingVolumeIo::Create(spec, VolumeIo::Posix());
     ASSERT_FALSE(io.ok()) << spec;
     EXPECT_EQ(io.status().code(), EINVAL) << spec;

@@ -353,5 +353,24 @@ TEST_F(FaultInjectionTest, StatfsOfAVolumeFailingIsEioAndNothingElseBreaks) {
   EXPECT_TRUE(ReadFile(Path("f")) == data) << "contents differ";
 }
 
+// The database volume (the seam reaches the metadata layer: docs/reliability.md
+// "Testing by injecting faults").
+// An I/O error growing the database's reserve at mount refuses the mount (the
+// volume that holds the database fails its I/O: meta/space_reserve.h); nothing
+// the user stored changes, and the next mount serves every file.
+TEST_F(FaultInjectionTest, EioOnTheDatabaseReserveRefusesTheMount) {
+  WriteFile(Path("kept"), "stored before");
+  Unmount();
+  ::unlink((ssd_ + "/.tierfs/meta.reserve").c_str());  // so the mount must grow it
+  const auto before = Volumes();
+  CommandResult r = TryMountWithFaults("fallocate:meta.reserve@1+=EIO");
+  ASSERT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("grow reserve"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Input/output error"), std::string::npos) << r.output;
+  EXPECT_TRUE(Volumes() == before) << "the refused mount changed the volumes";
+  Mount();
+  EXPECT_EQ(ReadFile(Path("kept")), "stored before");
+}
+
 }  // namespace
 }  // namespace tierfs::testing

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "meta/database.h"
+#include "meta/database_vfs.h"
 
 namespace tierfs::meta {
 namespace {
@@ -43,7 +44,7 @@ class SpaceReserveTest : public ::testing::Test {
 };
 
 TEST_F(SpaceReserveTest, CommitsSucceedOnAFullVolumeAndTheReserveGrowsBack) {
-  ASSERT_TRUE(SpaceReserve::RegisterVfs().ok());
+  ASSERT_TRUE(RegisterDatabaseVfs().ok());
   auto db = Database::Open(dir_ + "/meta.db", Database::OpenMode::kReadWrite, {});
   ASSERT_TRUE(db.ok()) << db.status().ToString();
   {
