@@ -176,6 +176,7 @@ Database::Database(Database&& other) noexcept
     : seam_(std::move(other.seam_)),
       db_(std::exchange(other.db_, nullptr)),
       group_(std::move(other.group_)),
+      lost_(std::move(other.lost_)),
       mu_(std::move(other.mu_)),
       statements_(std::move(other.statements_)) {}
 
@@ -185,6 +186,7 @@ Database& Database::operator=(Database&& other) noexcept {
     seam_ = std::move(other.seam_);
     db_ = std::exchange(other.db_, nullptr);
     group_ = std::move(other.group_);
+    lost_ = std::move(other.lost_);
     mu_ = std::move(other.mu_);
     statements_ = std::move(other.statements_);
   }
@@ -392,20 +394,33 @@ void Database::EnableGroupCommit(std::function<void()> on_group_open) {
 
 Status Database::CommitGroup() {
   if (group_ == nullptr) return Status::Ok();
+  if (!lost_.ok()) return lost_;
   if (!InTransaction()) {
-    // Nothing open, or an error made SQLite roll the group back (logged by
-    // the Transaction that met it): no ticket of it will ever commit, and
-    // its reclaims wait for the next group that does.
-    group_->open = false;
+    // An open group that is no transaction any more was rolled back by an
+    // error outside any Transaction (a checkpoint, a statement made without one).
+    if (group_->open) {
+      NoteGroupLost("found rolled back at its commit");
+      return lost_;
+    }
     return Status::Ok();
   }
   if (Status st = Prepare("COMMIT").Run(); !st.ok()) {
     ForgetCachedInfo();  // SQLite may have rolled the group back
+    if (!InTransaction()) NoteGroupLost("its COMMIT failed: " + st.message());
     return st;
   }
   group_->commits++;
   group_->open = false;
   return Status::Ok();
+}
+
+void Database::NoteGroupLost(const std::string& how) {
+  if (!lost_.ok()) return;
+  // `open` stays true: the lost group's ticket never commits.
+  lost_ = Status::Io("the metadata database rolled back its open commit group (" + how +
+                     "): changes acknowledged since its last commit are lost; tierfs refuses "
+                     "every change until it is mounted again");
+  LogError("{}", lost_.message());
 }
 
 std::optional<uint64_t> Database::UncommittedTicket() const {
@@ -429,6 +444,8 @@ Result<Transaction> Transaction::Begin(Database* db) {
     TIERFS_RETURN_IF_ERROR(db->Prepare("BEGIN IMMEDIATE").Run());
     return Transaction(db, /*savepoint=*/false);
   }
+  // Nothing may build on changes that are gone while memory still shows them.
+  if (!db->lost_.ok()) return db->lost_;
   if (!db->InTransaction()) {
     TIERFS_RETURN_IF_ERROR(db->Prepare("BEGIN IMMEDIATE").Run());
     db->group_->open = true;
@@ -448,11 +465,8 @@ Transaction::~Transaction() {
   db_->ForgetCachedInfo();  // it may have been read inside what is undone
   if (!db_->InTransaction()) {
     // In a group, that rollback took every change since the last group commit
-    // with it, acknowledged ones included: say so, loudly.
-    if (savepoint_) {
-      LogError("a database error rolled back the open commit group: changes acknowledged "
-               "since the last commit are lost");
-    }
+    // with it, acknowledged ones included.
+    if (savepoint_) db_->NoteGroupLost("a change in it met an error SQLite rolls back for");
     return;
   }
   if (savepoint_) {

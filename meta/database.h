@@ -226,8 +226,20 @@ class Database {
   void EnableGroupCommit(std::function<void()> on_group_open);
   bool group_commit() const { return group_ != nullptr; }
   // Commits the open group; OK when none is open (or group commit is off). On an
-  // error the group stays open and the next CommitGroup retries it.
+  // error that leaves the group open the next CommitGroup retries it. An error
+  // that made SQLite roll the group back (a full volume or an I/O error, met
+  // by the COMMIT or by a change in the group) lost changes already
+  // acknowledged: that is returned once as it came (ENOSPC, EIO), and from
+  // then on the database is `lost` (GroupLost).
   Status CommitGroup();
+  // Once the open group was rolled back, every CommitGroup and every
+  // Transaction::Begin fail with EIO saying so, and the group's ticket never
+  // commits (UncommittedTicket keeps returning it), so that nothing a lost
+  // change made obsolete (an unlinked file's object) is ever reclaimed: the
+  // daemon's memory no longer matches the database, and only a new mount,
+  // which reads the database as of its last commit (as after a crash), may
+  // change it again. OK while nothing was lost. Lock held.
+  const Status& GroupLost() const { return lost_; }
   // The ticket of the changes made so far, or nullopt when they are all
   // committed (always, without group commit). A ticket is committed once
   // CommittedTickets() reaches it. Both may be called without the lock (they
@@ -264,6 +276,10 @@ class Database {
   std::unique_ptr<DatabaseSeam> seam_;  // reset after Close() closed the connection
   sqlite3* db_ = nullptr;
   std::unique_ptr<Group> group_;
+  Status lost_;  // see GroupLost
+  // Records that SQLite rolled the open group back (`how` says what met the
+  // error): GroupLost from now on, logged once.
+  void NoteGroupLost(const std::string& how);
   std::optional<bool> fcl_on_;  // see cached_fcl_on
   // Guards db_ and statements_. A unique_ptr so that the Database can move.
   std::unique_ptr<std::mutex> mu_;

@@ -18,6 +18,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "tests/integration/tierfs_fixture.h"
@@ -370,6 +371,84 @@ TEST_F(FaultInjectionTest, EioOnTheDatabaseReserveRefusesTheMount) {
   EXPECT_TRUE(Volumes() == before) << "the refused mount changed the volumes";
   Mount();
   EXPECT_EQ(ReadFile(Path("kept")), "stored before");
+}
+
+// The database volume (the seam reaches the metadata layer: docs/reliability.md
+// "Testing by injecting faults"). Creates files f0, f1... ("file fN" in each) in
+// the mounted directory `mnt`, fsyncing each, until a create or an fsync fails
+// (at most 1000): the names fsynced, and the errno of the failure (0: none).
+std::pair<std::vector<std::string>, int> CreateSyncedFilesUntilRefused(const std::string& mnt) {
+  std::vector<std::string> synced;
+  for (int i = 0; i < 1000; ++i) {
+    const std::string name = "f" + std::to_string(i);
+    const int fd = open((mnt + "/" + name).c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+    if (fd < 0) return {synced, errno};
+    const std::string data = "file " + name;
+    errno = 0;
+    const bool wrote = write(fd, data.data(), data.size()) == static_cast<ssize_t>(data.size());
+    const int rc = wrote ? fsync(fd) : -1;
+    const int err = errno;
+    close(fd);
+    if (rc != 0) return {synced, err};
+    synced.push_back(name);
+  }
+  return {synced, 0};
+}
+
+// The mount's own commits take a few dozen WAL writes at most; the creates
+// reach the 150th within some dozens of files.
+constexpr char kWalFullLater[] = "db-write:meta.db-wal@150+=ENOSPC";
+
+// Whether a create of a new file in `mnt` is refused now (EIO or ENOSPC).
+bool CreatesAreRefused(const std::string& mnt) {
+  const int fd = open((mnt + "/after").c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (fd >= 0) {
+    close(fd);
+    return false;
+  }
+  return errno == EIO || errno == ENOSPC;
+}
+
+// A WAL that stops taking writes: the commit that meets it (after the
+// database's reserve gave all it had) loses its group, which SQLite rolls
+// back: the fsync that meets it, or the next change, fails (ENOSPC or EIO),
+// and from then on every change is refused (the daemon's memory no longer
+// matches the database), while the daemon stays up and serves every file
+// fsynced before; a remount without the fault finds each of them whole.
+TEST_F(FaultInjectionTest, EnospcOnTheWalFailsTheFsyncAndLosesNothingSynced) {
+  MountWithFaults(kWalFullLater);
+  auto [synced, refused] = CreateSyncedFilesUntilRefused(mnt_);
+  EXPECT_TRUE(refused == ENOSPC || refused == EIO)
+      << strerror(refused) << " after " << synced.size() << " files";
+  ASSERT_FALSE(synced.empty()) << "the fault came before any file: raise N";
+  EXPECT_NE(DaemonLog().find("released"), std::string::npos)
+      << "the reserve gave nothing before the ENOSPC";
+  EXPECT_TRUE(CreatesAreRefused(mnt_));
+  EXPECT_NE(DaemonLog().find("refuses every change until it is mounted again"),
+            std::string::npos)
+      << DaemonLog();
+  for (const std::string& name : synced) EXPECT_EQ(ReadFile(Path(name)), "file " + name);
+  Unmount();
+  Mount();
+  for (const std::string& name : synced) EXPECT_EQ(ReadFile(Path(name)), "file " + name);
+  WriteFile(Path("after"), "a new mount takes changes again");
+}
+
+// An I/O error shortening the reserve when the WAL is full is no room: the
+// commit fails as above without any slice released, and nothing fsynced
+// before is lost.
+TEST_F(FaultInjectionTest, EioReleasingTheReserveIsNoRoom) {
+  MountWithFaults(std::string(kWalFullLater) + ",truncate:meta.reserve@1+=EIO");
+  auto [synced, refused] = CreateSyncedFilesUntilRefused(mnt_);
+  EXPECT_TRUE(refused == ENOSPC || refused == EIO)
+      << strerror(refused) << " after " << synced.size() << " files";
+  EXPECT_TRUE(CreatesAreRefused(mnt_));
+  ASSERT_FALSE(synced.empty()) << "the fault came before any file: raise N";
+  EXPECT_EQ(DaemonLog().find("released"), std::string::npos) << "a slice was released";
+  for (const std::string& name : synced) EXPECT_EQ(ReadFile(Path(name)), "file " + name);
+  Unmount();
+  Mount();
+  for (const std::string& name : synced) EXPECT_EQ(ReadFile(Path(name)), "file " + name);
 }
 
 }  // namespace

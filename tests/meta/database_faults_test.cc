@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <chrono>
+#include <optional>
 #include <string>
 
 #include "meta/database_vfs.h"
@@ -53,6 +55,35 @@ class DatabaseFaultTest : public MetaTest {
 
   ScriptedFileIo io_;  // outlives meta_: MetaTest::TearDown closes it first
 };
+
+// With group commit, a change joins the open group, and the group's commit is
+// what meets the full WAL. SQLite rolls the whole group back then, changes
+// already acknowledged included: the Sync that met it fails with ENOSPC,
+// every later Sync and every change fail with EIO (nothing may build on a
+// change that is gone while memory still shows it), the lost group's ticket
+// never counts as committed (so nothing it made obsolete is reclaimed), and
+// a new open finds the database as of its last commit.
+TEST_F(DatabaseFaultTest, AGroupRolledBackByAFullWalRefusesEveryLaterChange) {
+  ReopenWithSeam();
+  MakeFile(kRootIno, "before");
+  meta_->StartGroupCommit(std::chrono::hours(1), {});  // commits only at Sync
+  io_.FailAt("db-write", "-wal", 1, ENOSPC, /*every_later=*/true);
+  MakeFile(kRootIno, "grouped");
+  const std::optional<uint64_t> ticket = meta_->UncommittedTicket();
+  ASSERT_TRUE(ticket.has_value());
+  EXPECT_EQ(meta_->Sync().code(), ENOSPC);
+  io_.Lift();
+  Status again = meta_->Sync();
+  EXPECT_EQ(again.code(), EIO);
+  EXPECT_NE(again.message().find("until it is mounted again"), std::string::npos)
+      << again.message();
+  Inode proto;
+  proto.mode = S_IFDIR | 0755;
+  EXPECT_EQ(meta_->Create(kRootIno, "later", proto).status().code(), EIO);
+  EXPECT_EQ(meta_->UncommittedTicket(), ticket);
+  EXPECT_LT(meta_->CommittedTickets(), *ticket);
+  ExpectWhole({"before"}, {"grouped", "later"});
+}
 
 // A change whose commit cannot reach the WAL fails with the errno SQLite's unix
 // VFS gives (ENOSPC for a full volume, EIO otherwise) and is rolled back whole.
