@@ -7,6 +7,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -178,6 +179,7 @@ Database::Database(Database&& other) noexcept
       group_(std::move(other.group_)),
       lost_(std::move(other.lost_)),
       mu_(std::move(other.mu_)),
+      waits_(std::move(other.waits_)),
       statements_(std::move(other.statements_)) {}
 
 Database& Database::operator=(Database&& other) noexcept {
@@ -188,6 +190,7 @@ Database& Database::operator=(Database&& other) noexcept {
     group_ = std::move(other.group_);
     lost_ = std::move(other.lost_);
     mu_ = std::move(other.mu_);
+    waits_ = std::move(other.waits_);
     statements_ = std::move(other.statements_);
   }
   return *this;
@@ -390,6 +393,16 @@ bool Database::InTransaction() const { return sqlite3_get_autocommit(db_) == 0; 
 void Database::EnableGroupCommit(std::function<void()> on_group_open) {
   group_ = std::make_unique<Group>();
   group_->on_open = std::move(on_group_open);
+}
+
+void Database::WaitFor(std::unique_lock<std::mutex>& lock) {
+  const auto start = std::chrono::steady_clock::now();
+  lock.lock();
+  const auto waited = std::chrono::steady_clock::now() - start;
+  waits_->count.fetch_add(1, std::memory_order_relaxed);
+  waits_->nanos.fetch_add(
+      static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(waited).count()),
+      std::memory_order_relaxed);
 }
 
 Status Database::CommitGroup() {

@@ -39,6 +39,7 @@
 
 #include "common/file_io.h"
 #include "common/status.h"
+#include "meta/records.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -185,8 +186,24 @@ class Database {
   ~Database();
 
   // The lock that guards the connection and the statement cache; hold it
-  // around every other call below.
-  [[nodiscard]] std::unique_lock<std::mutex> Lock() { return std::unique_lock(*mu_); }
+  // around every other call below. A caller that finds it taken adds to
+  // lock_waits (one clock read before and after; none when it is free).
+  [[nodiscard]] std::unique_lock<std::mutex> Lock() {
+    std::unique_lock lock(*mu_, std::try_to_lock);
+    if (!lock.owns_lock()) WaitFor(lock);
+    // Under the lock: no cache line more than the lock's is shared for it.
+    waits_->taken.store(waits_->taken.load(std::memory_order_relaxed) + 1,
+                        std::memory_order_relaxed);
+    return lock;
+  }
+  // How often Lock was taken, how often a caller found it taken, and how long
+  // such callers waited in all: the one lane every namespace request of the
+  // daemon shares, measured. Read without the lock.
+  LockWaits lock_waits() const {
+    return {waits_->taken.load(std::memory_order_relaxed),
+            waits_->count.load(std::memory_order_relaxed),
+            waits_->nanos.load(std::memory_order_relaxed)};
+  }
 
   // A statement for `sql` (constant text with `?` parameters, never built from
   // values). Prepared once and cached; if the cached one is in use (a query
@@ -283,6 +300,14 @@ class Database {
   std::optional<bool> fcl_on_;  // see cached_fcl_on
   // Guards db_ and statements_. A unique_ptr so that the Database can move.
   std::unique_ptr<std::mutex> mu_;
+  struct WaitCounters {
+    std::atomic<uint64_t> taken{0};  // written under the lock only
+    std::atomic<uint64_t> count{0};
+    std::atomic<uint64_t> nanos{0};
+  };
+  std::unique_ptr<WaitCounters> waits_ = std::make_unique<WaitCounters>();
+  // Lock()'s slow path: takes `lock` (not owned) and counts the wait.
+  void WaitFor(std::unique_lock<std::mutex>& lock);
   // SQL text -> prepared statement. Entries are heap-allocated so that the
   // `in_use` flag a Statement points to stays put when the map rehashes.
   std::unordered_map<std::string, std::unique_ptr<CachedStatement>, SqlHash, std::equal_to<>>

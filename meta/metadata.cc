@@ -123,6 +123,8 @@ std::optional<uint64_t> Metadata::UncommittedTicket() { return db_->UncommittedT
 
 uint64_t Metadata::CommittedTickets() { return db_->CommittedTickets(); }
 
+meta::LockWaits Metadata::LockWaits() const { return db_->lock_waits(); }
+
 Status Metadata::Format(const std::string& db_path, const FsInfo& info,
                         const std::vector<Volume>& volumes, uid_t root_uid, gid_t root_gid,
                         const Clock& clock, FileIo* io) {

@@ -289,6 +289,11 @@ class Metadata {
   // database lock (Database::UncommittedTicket).
   std::optional<uint64_t> UncommittedTicket();
   uint64_t CommittedTickets();
+  // How often the database lock was taken, found taken, and how long requests
+  // waited for it (Database::lock_waits): the metrics'
+  // tierfs_metadata_lock_acquisitions_total, ..._waits_total and
+  // ..._wait_seconds_total. Takes no lock.
+  meta::LockWaits LockWaits() const;
   // The directory that holds directory `dir` (its ".."): the root for the root and
   // for a removed directory. ENOENT if there is no inode `dir`, ENOTDIR if it is
   // not a directory.

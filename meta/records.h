@@ -141,6 +141,13 @@ struct IoBucket {
   uint64_t wops = 0;
 };
 
+// How the metadata database's lock was used (Database::lock_waits).
+struct LockWaits {
+  uint64_t taken = 0;  // times taken
+  uint64_t count = 0;  // times a caller found it taken and waited
+  uint64_t nanos = 0;  // ns those callers waited, summed
+};
+
 // One File Change Log record.
 struct FclRecord {
   int64_t seq = 0;      // strictly increasing, never reused

@@ -15,8 +15,14 @@ std::string_view FuseOpName(FuseOp op) {
   return kNames[static_cast<size_t>(op)];
 }
 
+DaemonMetrics::Stripe& DaemonMetrics::Mine() {
+  static std::atomic<size_t> next{0};
+  thread_local const size_t mine = next.fetch_add(1, std::memory_order_relaxed) % kStripes;
+  return (*stripes_)[mine];
+}
+
 void DaemonMetrics::RecordRequest(FuseOp op, double seconds) {
-  OpCounters& c = ops_[static_cast<size_t>(op)];
+  OpCounters& c = Mine().ops[static_cast<size_t>(op)];
   c.count.fetch_add(1, std::memory_order_relaxed);
   if (seconds < 0) return;
   c.timed.fetch_add(1, std::memory_order_relaxed);
@@ -29,18 +35,20 @@ void DaemonMetrics::RecordRequest(FuseOp op, double seconds) {
 }
 
 void DaemonMetrics::RecordRead(uint32_t volume_id, uint64_t bytes) {
-  read_bytes_[Slot(volume_id)].fetch_add(bytes, std::memory_order_relaxed);
+  Mine().read_bytes[Slot(volume_id)].fetch_add(bytes, std::memory_order_relaxed);
 }
 
 void DaemonMetrics::RecordWrite(uint32_t volume_id, uint64_t bytes, bool direct) {
-  written_bytes_[Slot(volume_id)].fetch_add(bytes, std::memory_order_relaxed);
-  if (direct) direct_written_bytes_[Slot(volume_id)].fetch_add(bytes, std::memory_order_relaxed);
+  Stripe& mine = Mine();
+  mine.written_bytes[Slot(volume_id)].fetch_add(bytes, std::memory_order_relaxed);
+  if (direct) mine.direct_written_bytes[Slot(volume_id)].fetch_add(bytes, std::memory_order_relaxed);
 }
 
 void DaemonMetrics::RecordKernelIo(uint32_t volume_id, uint64_t read_bytes,
                                    uint64_t written_bytes) {
-  read_bytes_[Slot(volume_id)].fetch_add(read_bytes, std::memory_order_relaxed);
-  written_bytes_[Slot(volume_id)].fetch_add(written_bytes, std::memory_order_relaxed);
+  Stripe& mine = Mine();
+  mine.read_bytes[Slot(volume_id)].fetch_add(read_bytes, std::memory_order_relaxed);
+  mine.written_bytes[Slot(volume_id)].fetch_add(written_bytes, std::memory_order_relaxed);
   kernel_read_bytes_.fetch_add(read_bytes, std::memory_order_relaxed);
   kernel_written_bytes_.fetch_add(written_bytes, std::memory_order_relaxed);
 }
@@ -65,27 +73,32 @@ void DaemonMetrics::RecordScan(std::string_view kind, double seconds, bool faile
 }
 
 DaemonMetrics::Requests DaemonMetrics::RequestsOf(FuseOp op) const {
-  const OpCounters& c = ops_[static_cast<size_t>(op)];
+  const size_t i = static_cast<size_t>(op);
   Requests r;
-  r.count = c.count.load(std::memory_order_relaxed);
-  r.timed = c.timed.load(std::memory_order_relaxed);
-  r.seconds_sum = static_cast<double>(c.nanos_sum.load(std::memory_order_relaxed)) / 1e9;
-  for (size_t i = 0; i < r.buckets.size(); ++i) {
-    r.buckets[i] = c.buckets[i].load(std::memory_order_relaxed);
+  r.count = Sum([i](const Stripe& s) -> const auto& { return s.ops[i].count; });
+  r.timed = Sum([i](const Stripe& s) -> const auto& { return s.ops[i].timed; });
+  r.seconds_sum =
+      static_cast<double>(Sum([i](const Stripe& s) -> const auto& { return s.ops[i].nanos_sum; })) /
+      1e9;
+  for (size_t b = 0; b < r.buckets.size(); ++b) {
+    r.buckets[b] = Sum([i, b](const Stripe& s) -> const auto& { return s.ops[i].buckets[b]; });
   }
   return r;
 }
 
 uint64_t DaemonMetrics::ReadBytes(uint32_t volume_id) const {
-  return read_bytes_[Slot(volume_id)].load(std::memory_order_relaxed);
+  const uint32_t v = Slot(volume_id);
+  return Sum([v](const Stripe& s) -> const auto& { return s.read_bytes[v]; });
 }
 
 uint64_t DaemonMetrics::WrittenBytes(uint32_t volume_id) const {
-  return written_bytes_[Slot(volume_id)].load(std::memory_order_relaxed);
+  const uint32_t v = Slot(volume_id);
+  return Sum([v](const Stripe& s) -> const auto& { return s.written_bytes[v]; });
 }
 
 uint64_t DaemonMetrics::DirectWrittenBytes(uint32_t volume_id) const {
-  return direct_written_bytes_[Slot(volume_id)].load(std::memory_order_relaxed);
+  const uint32_t v = Slot(volume_id);
+  return Sum([v](const Stripe& s) -> const auto& { return s.direct_written_bytes[v]; });
 }
 
 std::map<DaemonMetrics::RelocationKey, DaemonMetrics::RelocationTally>

@@ -55,6 +55,26 @@ std::vector<MetricFamily> MetricsCollector::Collect() const {
                       MetricType::Gauge, mount);
   kernel_opens.AddValue({}, static_cast<double>(fs_.KernelOpenCount()));
   out.push_back(std::move(kernel_opens.f));
+  // The one lane every namespace request shares: how often it was found taken.
+  const meta::LockWaits waits = fs_.metadata().LockWaits();
+  Family lock_taken("tierfs_metadata_lock_acquisitions_total",
+                    "Times the metadata database's lock was taken (a request's query or "
+                    "change, a flush, a group commit).",
+                    MetricType::Counter, mount);
+  lock_taken.AddValue({}, static_cast<double>(waits.taken));
+  out.push_back(std::move(lock_taken.f));
+  Family lock_waits("tierfs_metadata_lock_waits_total",
+                    "Requests that found the metadata database's lock taken (by another request "
+                    "or a group commit) and waited for it.",
+                    MetricType::Counter, mount);
+  lock_waits.AddValue({}, static_cast<double>(waits.count));
+  out.push_back(std::move(lock_waits.f));
+  Family lock_wait_seconds("tierfs_metadata_lock_wait_seconds_total",
+                           "Seconds requests spent waiting for the metadata database's lock, "
+                           "summed over the requests.",
+                           MetricType::Counter, mount);
+  lock_wait_seconds.AddValue({}, static_cast<double>(waits.nanos) / 1e9);
+  out.push_back(std::move(lock_wait_seconds.f));
   // How heat is obtained: the daemon counts what reaches it; passthrough I/O is
   // counted in the kernel (fs/bpf/), and this says by which hook and how much.
   const DaemonMetrics& m = fs_.metrics();

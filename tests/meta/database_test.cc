@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <atomic>
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "tests/meta/meta_test_util.h"
 
@@ -292,6 +295,28 @@ TEST_F(DatabaseTest, MovedDatabaseKeepsWorking) {
   auto lock = moved.Lock();
   Statement st = moved.Prepare("INSERT INTO t(name) VALUES ('m')");
   EXPECT_TRUE(st.Run().ok());
+}
+
+// A Lock() that finds the lock taken counts one wait and its length; one
+// that finds it free counts nothing.
+TEST_F(DatabaseTest, LockCountsTheWaitsOfThoseWhoFindItTaken) {
+  const uint64_t taken = db_->lock_waits().taken;
+  { auto free = db_->Lock(); }
+  EXPECT_EQ(db_->lock_waits().count, 0u);
+  EXPECT_EQ(db_->lock_waits().taken, taken + 1);
+  std::atomic<bool> holding{false};
+  std::thread holder([&] {
+    auto lock = db_->Lock();
+    holding = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  });
+  for (int i = 0; i < 5000 && !holding; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(holding.load());
+  { auto waited = db_->Lock(); }
+  holder.join();
+  const LockWaits waits = db_->lock_waits();
+  EXPECT_EQ(waits.count, 1u);
+  EXPECT_GE(waits.nanos, 10'000'000u) << "the holder kept it 50 ms";
 }
 
 }  // namespace
