@@ -79,6 +79,19 @@ Status Metadata::AppendFcl(FclRecord* record) {
   return LogFcl(db_.get(), now, record);
 }
 
+Status Metadata::AppendFclRecords(std::vector<FclRecord>* records) {
+  for (size_t start = 0; start < records->size(); start += kFclBatch) {
+    auto [lock, now] = LockForChange();
+    META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db_.get()));
+    const size_t end = std::min(records->size(), start + kFclBatch);
+    for (size_t i = start; i < end; ++i) {
+      TIERFS_RETURN_IF_ERROR(LogFcl(db_.get(), now, &(*records)[i]));
+    }
+    TIERFS_RETURN_IF_ERROR(txn.Commit());
+  }
+  return Status::Ok();
+}
+
 Status Metadata::ReadFcl(int64_t from_seq, int64_t from_time_ns, size_t limit,
                          const std::function<void(const FclRecord&)>& visit) {
   size_t remaining = limit == 0 ? std::numeric_limits<size_t>::max() : limit;

@@ -405,6 +405,12 @@ class Metadata {
   // record->seq and record->time_ns when written, record->seq = 0 when the FCL is
   // off (not an error).
   Status AppendFcl(FclRecord* record);
+  // AppendFcl for each of `records`, kFclBatch records per hold of the
+  // database lock (one lock instead of one per record; bounded, so a flush of
+  // thousands of files keeps requests waiting at most one batch). Stops at the
+  // first error, returning it; the records before it are written.
+  static constexpr size_t kFclBatch = 256;
+  Status AppendFclRecords(std::vector<FclRecord>* records);
   // Records with seq >= from_seq and time_ns >= from_time_ns, in seq order, at most
   // `limit` (0 = all). Visitors: see top.
   Status ReadFcl(int64_t from_seq, int64_t from_time_ns, size_t limit,

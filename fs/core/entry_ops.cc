@@ -340,7 +340,7 @@ Result<meta::Inode> FileSystem::MakeNode(const Caller& caller, uint64_t parent,
   auto attr = meta_->Create(parent, name, proto, &parent_after);
   if (!attr.ok()) return attr.status();
   ApplyCached(parent_after);
-  if (opened == nullptr) return inodes_.Remember(*attr, 1, ticket);  // kept: used next
+  if (opened == nullptr) return inodes_.RememberCreated(*attr, ticket);  // kept: used next
   InodeTable::Held held = inodes_.HoldRow(*attr, ticket, Hold::kOpen, /*lookups=*/1);
   if (!held.current) {
     if (auto again = meta_->GetInode(attr->ino); again.ok()) inodes_.Apply(*again);

@@ -538,14 +538,16 @@ void FileSystem::LogFileStats(const std::vector<meta::IoDelta>& deltas) {
     sum.rops += d.rops;
     sum.wops += d.wops;
   }
+  std::vector<meta::FclRecord> records;
+  records.reserve(per_file.size());
   for (const auto& [ino, d] : per_file) {
-    meta::FclRecord record;
+    meta::FclRecord& record = records.emplace_back();
     record.event = "filestats";
     record.ino = ino;
     record.detail = "rbytes=" + std::to_string(d.rbytes) + " wbytes=" + std::to_string(d.wbytes) +
                     " reads=" + std::to_string(d.rops) + " writes=" + std::to_string(d.wops);
-    if (!meta_->AppendFcl(&record).ok()) return;  // the counters are safe in iostat
   }
+  (void)meta_->AppendFclRecords(&records);  // on an error the counters are safe in iostat
 }
 
 Result<struct statvfs> FileSystem::StatFs() {

@@ -53,7 +53,11 @@ void InodeTable::Shard::KnowRoot() {
 
 meta::Inode InodeTable::Remember(const meta::Inode& row, uint64_t lookups,
                                  uint64_t keep_ticket) {
-  return ShardOf(row.ino).Remember(row, lookups, keep_ticket);
+  return ShardOf(row.ino).Remember(row, lookups, keep_ticket, /*created=*/false);
+}
+
+meta::Inode InodeTable::RememberCreated(const meta::Inode& row, uint64_t ticket) {
+  return ShardOf(row.ino).Remember(row, 1, ticket, /*created=*/true);
 }
 
 InodeRef InodeTable::Find(uint64_t ino) const { return ShardOf(ino).Find(ino); }
@@ -118,12 +122,12 @@ uint64_t InodeTable::LookupCount(uint64_t ino) const { return ShardOf(ino).Looku
 // ---- one shard ----------------------------------------------------------------
 
 meta::Inode InodeTable::Shard::Remember(const meta::Inode& row, uint64_t lookups,
-                                        uint64_t keep_ticket) {
+                                        uint64_t keep_ticket, bool created) {
   MutexLock lock(mu_);
   if (lookups > 0) AddLookupsLocked(row.ino, lookups);
   auto it = active_.find(row.ino);
   if (it == active_.end()) {
-    if (keep_ticket != kDoNotKeep) KeepLocked(row, keep_ticket);
+    if (keep_ticket != kDoNotKeep) KeepLocked(row, keep_ticket, created);
     return row;
   }
   it->second->referenced = true;
@@ -190,17 +194,23 @@ void InodeTable::Shard::Keep(const meta::Inode& row, uint64_t ticket) {
   KeepLocked(row, ticket);
 }
 
-void InodeTable::Shard::KeepLocked(const meta::Inode& row, uint64_t ticket) {
+void InodeTable::Shard::KeepLocked(const meta::Inode& row, uint64_t ticket, bool created) {
   if (keep_idle_ == 0 || row.nlink == 0) return;
   auto slot = known_.find(row.ino);
+  // A change reported since the ticket (a set of an xattr through a name
+  // readdirplus handed out meanwhile) may be newer than `row`.
   if (slot == known_.end() || slot->second.changed > ticket) return;
-  MakeKeptLocked(row);
+  MakeKeptLocked(row, created);
 }
 
-void InodeTable::Shard::MakeKeptLocked(const meta::Inode& row) {
+void InodeTable::Shard::MakeKeptLocked(const meta::Inode& row, bool created) {
   auto [it, inserted] = active_.try_emplace(row.ino, nullptr);
   if (!inserted) return;  // made active meanwhile, from a row at least as new
   it->second = std::make_shared<InodeState>(row);
+  if (created) {
+    MutexLock ilock(it->second->mu);  // no one else has the entry yet
+    it->second->no_capability_xattr = true;
+  }
   it->second->kept_idle = true;
   it->second->referenced = true;
   kept_.push_back(it->second);

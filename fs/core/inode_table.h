@@ -234,6 +234,11 @@ class InodeTable {
   static constexpr uint64_t kDoNotKeep = UINT64_MAX;
   meta::Inode Remember(const meta::Inode& row, uint64_t lookups,
                        uint64_t keep_ticket = kDoNotKeep);
+  // Remember(row, 1, ticket) for the row of an inode its change just made (a
+  // create, a mknod): an entry made from it knows the inode has no extended
+  // attributes, so the kernel's security.capability query before the first
+  // write is answered from memory.
+  meta::Inode RememberCreated(const meta::Inode& row, uint64_t ticket);
   // The active entry of `ino`, or nullptr (idle or unknown: read the database).
   // For reading only: an entry found here may go idle at any moment; to change
   // one, hold it (TryHold/HoldRow).
@@ -319,8 +324,8 @@ class InodeTable {
    public:
     Shard(size_t keep_idle, std::atomic<uint64_t>* events)
         : events_(*events), keep_idle_(keep_idle) {}
-    meta::Inode Remember(const meta::Inode& row, uint64_t lookups, uint64_t keep_ticket)
-        EXCLUDES(mu_);
+    meta::Inode Remember(const meta::Inode& row, uint64_t lookups, uint64_t keep_ticket,
+                         bool created) EXCLUDES(mu_);
     InodeRef Find(uint64_t ino) const EXCLUDES(mu_);
     Holding TryHold(uint64_t ino, Hold how) EXCLUDES(mu_);
     Holding Peek(uint64_t ino) EXCLUDES(mu_);
@@ -362,11 +367,13 @@ class InodeTable {
     // `settling` (whose mu the caller holds) is skipped.
     static constexpr int kMaxDropSteps = 64;
     void DropKeptLocked(const InodeState* settling) REQUIRES(mu_);
-    // Keep (mu_ held).
-    void KeepLocked(const meta::Inode& row, uint64_t ticket) REQUIRES(mu_);
+    // Keep (mu_ held); `created` as RememberCreated.
+    void KeepLocked(const meta::Inode& row, uint64_t ticket, bool created = false)
+        REQUIRES(mu_);
     // Makes `row` the entry of its idle inode, among the kept idle entries
-    // (mu_ held; the caller checked that no newer row can exist).
-    void MakeKeptLocked(const meta::Inode& row) REQUIRES(mu_);
+    // (mu_ held; the caller checked that no newer row can exist); `created` as
+    // RememberCreated.
+    void MakeKeptLocked(const meta::Inode& row, bool created = false) REQUIRES(mu_);
 
     mutable Mutex mu_;  // guards everything below
     // Kept apart so an idle inode costs only its slot, and the periodic
