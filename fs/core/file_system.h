@@ -7,6 +7,9 @@
 //
 // Threading: all methods are safe to call from the multi-threaded FUSE loop, the
 // periodic flush and control-channel threads at once. Locks: see inode_table.h.
+// Its background jobs are classes of their own, owned here: the periodic flush
+// (periodic_flush.h), retention (retention.h) and the reclaim of unlinked
+// inodes (reclaimer.h).
 // Ordering rules (docs/design.md, "Namespace and objects"): the database may point at a
 // missing object only for an empty file (a create's row commits first, its object
 // follows, and opening an empty file re-creates it); an object is removed only
@@ -38,6 +41,9 @@
 #include "fs/volume/volume_io.h"
 #include "fs/volume/volume_set.h"
 #include "fs/core/delayed_attribute_flush.h"
+#include "fs/core/periodic_flush.h"
+#include "fs/core/reclaimer.h"
+#include "fs/core/retention.h"
 #include "meta/metadata.h"
 #include "meta/space_reserve.h"
 #include "policy/create_placement.h"
@@ -326,15 +332,20 @@ class FileSystem {
   // ---- Administration
   // Writes every dirty inode's attributes and the in-memory I/O counters to the
   // database (the periodic flush, and the first step of every scan), then
-  // commits the open commit group (SyncMetadata).
-  Status FlushAll();
+  // commits the open commit group (SyncMetadata). PeriodicFlush::FlushAll.
+  Status FlushAll() { return flush_.FlushAll(); }
+  // Starts the periodic flush's thread: every `period`, FlushAll, then
+  // CheckVolumes, and retention once a minute (Retention::ApplyIfDue). The
+  // session's thread only, once; StopPeriodicFlush (or the destructor) stops it.
+  void StartPeriodicFlush(std::chrono::milliseconds period);
+  void StopPeriodicFlush() { flush_.Stop(); }
   // The periodic volume check (with every periodic flush): labels (offline/online),
   // full volumes that have room again, and the database reserve grown back.
   void CheckVolumes();
   // The database's space reserve, or null when none could be installed.
   const meta::SpaceReserve* reserve() const { return reserve_.get(); }
   // Drops FCL records and iostat buckets beyond the retention bounds of the options.
-  Status ApplyRetention();
+  Status ApplyRetention() { return retention_.Apply(); }
   // Changes the heat resolution (fsppadm heatbucket): flushes what is dirty,
   // then deletes every iostat bucket and sets iostat_bucket_seconds in the
   // database, and restarts the in-memory counts with the new length. I/O counted
@@ -397,8 +408,8 @@ class FileSystem {
   // Removes an inode whose nlink, opens and lookups are all zero: object first, then
   // the row (so a crash in between leaves an nlink-0 row that the next mount finishes).
   // The object goes only once the change that made nlink 0 is committed: at once
-  // when it is, else right after its commit group commits (ReclaimCommitted).
-  void Reclaim(const meta::Inode& attr);
+  // when it is, else right after its commit group commits (Reclaimer).
+  void Reclaim(const meta::Inode& attr) { reclaimer_.Reclaim(attr); }
   // Commits the database's open commit group (fsync, fsyncdir, relocation steps
   // that must be durable before an object moves or goes), then finishes the
   // reclaims that waited for it. Errors from SQLite (EIO, ENOSPC).
@@ -468,15 +479,6 @@ class FileSystem {
   // mount any more, so their objects go now, not at the next mount. Errors: the
   // database's (EIO, ENOSPC).
   Status ReclaimUnlinkedAtStop();
-  // Object and row removal of Reclaim, once nlink 0 is durable.
-  void ReclaimNow(const meta::Inode& attr);
-  // The object part of it: true when the inode's object is gone (or it never
-  // had one); false (logged) when its removal failed and the row must stay.
-  bool RemoveObjectOf(const meta::Inode& attr);
-  // Runs the reclaims whose nlink-0 change is committed now (after every group
-  // commit, and from the periodic flush as a backstop); their rows go in
-  // one change (Metadata::DeleteInodes).
-  void ReclaimCommitted();
   // At a mount after a crash: removes objects that no inode row owns (a create's
   // object made in a commit group the crash lost). Objects of rows that point
   // elsewhere are left alone (pending_objects and `tierfs check` handle those).
@@ -551,8 +553,6 @@ class FileSystem {
   // relatime: whether reading now would update atime (inode.mu held).
   bool AtimeIsStale(const meta::Inode& attr) const;
   void UpdateAtimeOnRead(InodeState& inode) REQUIRES(inode.mu);
-  // Appends one FCL "filestats" record per file of a flushed batch.
-  void LogFileStats(const std::vector<meta::IoDelta>& deltas);
 
   // Declared before meta_, so the database closes before its reserve goes.
   std::unique_ptr<meta::SpaceReserve> reserve_;
@@ -563,13 +563,11 @@ class FileSystem {
   InodeTable inodes_;
   IoAccounting io_;
   DaemonMetrics metrics_;
-  // Held from io_.Drain() until its deltas are in the database (or restored), and
-  // across RestartHeatCounts: deltas of the old length never meet the new one.
-  Mutex iostat_mu_;
-
-  // Reclaims waiting for their nlink-0 change to commit: (ticket, inode).
-  Mutex reclaim_mu_;
-  std::vector<std::pair<uint64_t, meta::Inode>> deferred_reclaims_ GUARDED_BY(reclaim_mu_);
+  // The background jobs, after what they use (destroyed, the flush thread
+  // stopped, before it goes).
+  Reclaimer reclaimer_;
+  Retention retention_;
+  PeriodicFlush flush_;
 
   EntryRemovedHook entry_removed_hook_;  // set once at mount, then read-only
   mutable Mutex policy_mu_;

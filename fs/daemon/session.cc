@@ -38,29 +38,6 @@
 namespace tierfs {
 namespace {
 
-// The periodic flush of I/O counters and dirty inode attributes to the database
-// and the volume check, every SessionOptions::flush_seconds, plus retention
-// pruning (at start and then every minute). Runs on a PeriodicThread.
-class PeriodicFlush {
- public:
-  explicit PeriodicFlush(FileSystem& fs) : fs_(fs) {}
-  void operator()() {
-    Status st = fs_.FlushAll();
-    if (!st.ok()) LogError("periodic flush: {}", st.ToString());
-    fs_.CheckVolumes();  // lost or regained volumes, full ones with room again
-    auto now = std::chrono::steady_clock::now();
-    if (now - last_prune_ > std::chrono::minutes(1)) {
-      last_prune_ = now;
-      st = fs_.ApplyRetention();
-      if (!st.ok()) LogError("retention: {}", st.ToString());
-    }
-  }
-
- private:
-  FileSystem& fs_;
-  std::chrono::steady_clock::time_point last_prune_{};
-};
-
 // Tells the waiting parent how the mount went (one status byte, then a message).
 class StartupPipe {
  public:
@@ -311,8 +288,8 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   }
   FuseServeEnd end;
   {
-    PeriodicThread periodic_flush(std::chrono::seconds(options.flush_seconds),
-                                  PeriodicFlush(**fs));
+    // The periodic flush, with the volume check and retention (FileSystem::StartPeriodicFlush).
+    (*fs)->StartPeriodicFlush(std::chrono::seconds(options.flush_seconds));
     // The health probe of object volumes (VolumeSet::ProbeStores): every
     // second, so that a store that went away shows offline, and one that came
     // back online, within seconds. A thread of its own: a probe of a dead store
@@ -329,6 +306,7 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
     // Its last counts, before the writeback thread's last flush.
     passthrough_heat.reset();
   }
+  (*fs)->StopPeriodicFlush();  // after the store probe, as before
   (*control)->Stop();
   if (uring) uring->CloseDevice();
   fuse_session_unmount(se);
