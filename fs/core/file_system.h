@@ -550,6 +550,39 @@ class FileSystem {
   Status MoveOnNoSpace(const InodeRef& inode, uint32_t full_volume, uint64_t more_bytes);
   // ftruncate(2) of the inode's object (inode.mu held); attributes are the caller's.
   Status TruncateLocked(InodeState& inode, uint64_t size) REQUIRES(inode.mu);
+  // SetAttr's steps. What one setattr commits: the row's new values and which
+  // fields of them, the FCL event, and what the commit checks afterwards.
+  struct AttrChange {
+    meta::Inode values;
+    uint32_t fields = 0;           // meta::kAttr*
+    uint32_t requested_times = 0;  // atime/mtime set by this call (not by the dirty entry)
+    uint64_t seq = 0;              // the entry's change_seq the values stand for
+    bool deferred = false;         // the kernel's times of written data: memory only
+    std::string event;             // "setattr", "truncate" or "write"
+    bool log_write = false;        // a "write" record goes first
+  };
+  // Under the entry's mu: the truncate (TruncateEntryLocked), the request's
+  // fields, and either the kernel's times kept in memory (KeepKernelTimesLocked,
+  // change->deferred) or the commit prepared (PrepareCommitLocked). Errors of
+  // the truncate (EISDIR, EINVAL, the object's).
+  Status PlanAttrChangeLocked(InodeState& inode, const struct stat& in, int to_set,
+                              const Caller* caller, AttrChange* change) REQUIRES(inode.mu);
+  // A truncate's object and entry: the size, and mtime and ctime `now`, dirty
+  // at once (the object has its size already, whatever the commit does).
+  Status TruncateEntryLocked(InodeState& inode, uint64_t size, int64_t now) REQUIRES(inode.mu);
+  // Whether the change is the kernel's setattr of written data's times or
+  // its ctime stamp, which stay in memory (dirty, or lazily dirty) for the
+  // next attribute flush instead of a commit of their own; applies them then.
+  bool KeepKernelTimesLocked(InodeState& inode, int to_set, const AttrChange& change)
+      REQUIRES(inode.mu);
+  // A committed setattr carries the dirty entry's size and times (and the
+  // object's allocation) and the "write" record of data written since the
+  // last attribute flush.
+  void PrepareCommitLocked(InodeState& inode, int to_set, AttrChange* change) REQUIRES(inode.mu);
+  // Commits the change (its sync_mu held) and takes the row into the entry.
+  // Errors: the database's (the data written is then logged by the next flush).
+  Status CommitAttrChange(InodeState& inode, const AttrChange& change)
+      REQUIRES(inode.sync_mu) EXCLUDES(inode.mu);
   // relatime: whether reading now would update atime (inode.mu held).
   bool AtimeIsStale(const meta::Inode& attr) const;
   void UpdateAtimeOnRead(InodeState& inode) REQUIRES(inode.mu);
