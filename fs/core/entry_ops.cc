@@ -80,6 +80,68 @@ Result<meta::Inode> FileSystem::Lookup(uint64_t parent, std::string_view name) {
   return inodes_.Remember(*attr, 1, ticket);
 }
 
+namespace {
+
+// A time a setattr sets (atime or mtime): `now` with `now_bit`, else the
+// caller's with `set_bit` (as ext4 would store it); adds `field` to *fields.
+void SetRequestedTime(int to_set, int now_bit, int set_bit, const timespec& given, int64_t now,
+                      uint32_t field, int64_t* out, uint32_t* fields) {
+  if ((to_set & (now_bit | set_bit)) == 0) return;
+  *out = (to_set & now_bit) != 0 ? now : TimespecNanos(given);
+  *fields |= field;
+}
+
+// The request's own fields of a setattr, on `values` (the entry's attributes
+// after a truncate): what it sets, and ctime with it. `old_gid` is the file's
+// group before the change (the setgid rule looks at it). Returns the fields
+// set (meta::kAttr*).
+uint32_t ApplySetAttrRequest(const struct stat& in, int to_set, int64_t now, const Caller* caller,
+                             gid_t old_gid, meta::Inode* values) {
+  uint32_t fields = 0;
+  if (to_set & FUSE_SET_ATTR_MODE) {
+    values->mode = (values->mode & S_IFMT) | (in.st_mode & 07777);
+    fields |= meta::kAttrMode;
+  }
+  if (to_set & FUSE_SET_ATTR_UID) {
+    values->uid = in.st_uid;
+    fields |= meta::kAttrUid;
+  }
+  if (to_set & FUSE_SET_ATTR_GID) {
+    values->gid = in.st_gid;
+    fields |= meta::kAttrGid;
+  }
+  SetRequestedTime(to_set, FUSE_SET_ATTR_ATIME_NOW, FUSE_SET_ATTR_ATIME, in.st_atim, now,
+                   meta::kAttrAtime, &values->atime_ns, &fields);
+  SetRequestedTime(to_set, FUSE_SET_ATTR_MTIME_NOW, FUSE_SET_ATTR_MTIME, in.st_mtim, now,
+                   meta::kAttrMtime, &values->mtime_ns, &fields);
+  // ctime moves with every change the kernel asks for (chmod, chown, utimes,
+  // truncate, and a chown(-1, -1), which arrives with no bits at all).
+  values->ctime_ns = (to_set & FUSE_SET_ATTR_CTIME) ? TimespecNanos(in.st_ctim) : now;
+  fields |= meta::kAttrCtime;
+  // The caller comes only with a size, owner or mode change, or with the empty
+  // request of the kernel's file_remove_privs (see OpSetattr).
+  if (caller != nullptr && DropsSetgidWithoutGroupExec(*caller, values->mode, old_gid)) {
+    values->mode &= ~S_ISGID;
+    fields |= meta::kAttrMode;
+  }
+  if ((to_set & (FUSE_SET_ATTR_KILL_SUID | FUSE_SET_ATTR_KILL_SGID)) != 0 &&
+      ModeAfterKillPriv(values->mode) != values->mode) {
+    values->mode = ModeAfterKillPriv(values->mode);
+    fields |= meta::kAttrMode;
+  }
+  return fields;
+}
+
+// Whether a setattr sets mtime and nothing but mtime and ctime: the shape of
+// the kernel's own setattr of written data's times (fuse_flush_times) and of
+// its ctime stamps (fuse_update_ctime).
+bool SetsOnlyMtimeAndCtime(int to_set) {
+  return (to_set & ~(FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_CTIME)) == 0 &&
+         (to_set & FUSE_SET_ATTR_MTIME) != 0;
+}
+
+}  // namespace
+
 Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int to_set,
                                         FileHandle* fh, const Caller* caller) {
   // Held, so the entry stays the inode's (active) while this changes it.
@@ -105,170 +167,14 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
   ReaderLock io(inode->io_lock, std::defer_lock);
   if (truncate) io.Lock();
   MutexLock sync(inode->sync_mu);
-  const int64_t now = clock().NowNanos();
-  meta::Inode values;
-  uint32_t fields = 0;
-  uint32_t requested_times = 0;  // atime/mtime set by this call (not by the dirty entry)
-  uint64_t seq = 0;
-  bool deferred = false;  // the kernel's times of written data: memory only (see below)
+  AttrChange change;
+  change.event = truncate ? "truncate" : "setattr";
   Status st;
-  std::string event = truncate ? "truncate" : "setattr";
-  bool log_write = false;  // a "write" record goes first (see below)
   {
     MutexLock lock(inode->mu);
-    RefreshFromObjectLocked(*inode);  // passthrough writes come before this change
-    meta::Inode& a = inode->attr;
-    values = a;
-    if (truncate) {
-      const uint64_t size = static_cast<uint64_t>(in.st_size);
-      if (S_ISDIR(a.mode)) {
-        st = Status::Error(EISDIR, "truncate of a directory");
-      } else if (!S_ISREG(a.mode)) {
-        st = Status::Invalid("truncate of a special file");
-      } else {
-        st = TruncateLocked(*inode, size);
-      }
-      if (st.ok()) {
-        // The object already has its new size: the entry follows at once, so a
-        // failed commit below still leaves memory true to the data (and dirty).
-        // truncate(2), ftruncate(2) and O_TRUNC all arrive as a bare size change,
-        // and ext4 stamps mtime and ctime on each, even when the size stays.
-        a.size = size;
-        a.mtime_ns = now;
-        a.ctime_ns = now;
-        inode->ForgetDurableLayout();
-        MarkDirty(*inode);
-        values = a;
-      }
-    }
-    if (st.ok()) {
-      if (to_set & FUSE_SET_ATTR_MODE) {
-        values.mode = (a.mode & S_IFMT) | (in.st_mode & 07777);
-        fields |= meta::kAttrMode;
-      }
-      if (to_set & FUSE_SET_ATTR_UID) {
-        values.uid = in.st_uid;
-        fields |= meta::kAttrUid;
-      }
-      if (to_set & FUSE_SET_ATTR_GID) {
-        values.gid = in.st_gid;
-        fields |= meta::kAttrGid;
-      }
-      if (to_set & FUSE_SET_ATTR_ATIME_NOW) {
-        values.atime_ns = now;
-        fields |= meta::kAttrAtime;
-      } else if (to_set & FUSE_SET_ATTR_ATIME) {
-        values.atime_ns = TimespecNanos(in.st_atim);
-        fields |= meta::kAttrAtime;
-      }
-      if (to_set & FUSE_SET_ATTR_MTIME_NOW) {
-        values.mtime_ns = now;
-        fields |= meta::kAttrMtime;
-      } else if (to_set & FUSE_SET_ATTR_MTIME) {
-        values.mtime_ns = TimespecNanos(in.st_mtim);
-        fields |= meta::kAttrMtime;
-      }
-      // ctime moves with every change the kernel asks for (chmod, chown, utimes,
-      // truncate, and a chown(-1, -1), which arrives with no bits at all).
-      values.ctime_ns = (to_set & FUSE_SET_ATTR_CTIME) ? TimespecNanos(in.st_ctim) : now;
-      fields |= meta::kAttrCtime;
-      // The caller comes only with a size, owner or mode change, or with the empty
-      // request of the kernel's file_remove_privs (see OpSetattr).
-      if (caller != nullptr && DropsSetgidWithoutGroupExec(*caller, values.mode, a.gid)) {
-        values.mode &= ~S_ISGID;
-        fields |= meta::kAttrMode;
-      }
-      if ((to_set & (FUSE_SET_ATTR_KILL_SUID | FUSE_SET_ATTR_KILL_SGID)) != 0 &&
-          ModeAfterKillPriv(values.mode) != values.mode) {
-        values.mode = ModeAfterKillPriv(values.mode);
-        fields |= meta::kAttrMode;
-      }
-      requested_times = fields & (meta::kAttrAtime | meta::kAttrMtime);
-      // With the writeback cache the kernel sends the times of written data as a
-      // bare mtime+ctime setattr after the pages (fuse_flush_times), at every
-      // fsync and close. They are the data path's times: kept in memory with the
-      // dirty size and flushed with it (logged as the FCL "write") at the
-      // next attribute flush, close or fsync, so that a database fdatasync-ing its log
-      // writes nothing to the metadata per commit (design.md, "Group commit").
-      const bool kernel_times = !truncate && (fields & meta::kAttrMode) == 0 &&
-                                (to_set & ~(FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_CTIME)) == 0 &&
-                                (to_set & FUSE_SET_ATTR_MTIME) != 0;
-      // The kernel keeps ctime itself too, and re-stamps it after every unlink,
-      // rename, link and xattr change of a file (fuse_update_ctime) with the
-      // same bare setattr, carrying the mtime it already has. tierfs stamped
-      // ctime in that change's own commit, moments before; the kernel's stamp
-      // (from its coarse clock) is usually older and changes nothing, as ctime
-      // never goes back (Metadata::UpdateAttributes). A newer one waits in
-      // memory for the periodic flush; an unlinked file's is never
-      // written. An unlink or a rename then costs no second write to the
-      // database, and the FCL shows no "setattr" the user never made. (A
-      // utimes that sets mtime to the value it already has looks the same and
-      // is treated the same: only ctime moves, as on ext4.)
-      const bool written_data_times = kernel_times && inode->dirty && inode->data_written;
-      const bool ctime_stamp = kernel_times && (to_set & FUSE_SET_ATTR_CTIME) != 0 &&
-                               values.mtime_ns == a.mtime_ns && !inode->data_written;
-      deferred = written_data_times || ctime_stamp;  // never both (data_written)
-      if (written_data_times) {
-        a.mtime_ns = values.mtime_ns;
-        a.ctime_ns = values.ctime_ns;
-        MarkDirty(*inode);
-      } else if (ctime_stamp && values.ctime_ns > a.ctime_ns) {
-        a.ctime_ns = values.ctime_ns;
-        if (a.nlink > 0) MarkTimesLazilyDirty(*inode);
-      }
-    }
-    if (st.ok() && !deferred) {
-      // A dirty entry's size and times go with this commit.
-      if (inode->dirty) {
-        fields |= meta::kAttrSize | meta::kAttrAtime | meta::kAttrMtime | meta::kAttrCtime;
-      }
-      // This commit is the file's attribute flush when it carries the size (a chmod,
-      // utimes or truncate of a file with unwritten-back writes): record the
-      // object's allocation with it, as FlushAttributes does.
-      struct stat object;
-      if ((fields & meta::kAttrSize) != 0 && S_ISREG(a.mode) && inode->fd >= 0 &&
-          volumes_->io().Fstat(inode->fd, &object) == 0) {
-        values.blocks = static_cast<int64_t>(object.st_blocks);
-        fields |= meta::kAttrBlocks;
-      }
-      seq = inode->change_seq;
-      // The written data's times with a setgid bit to drop (not deferred above):
-      // committed with the written size, it is the file's "write" record.
-      if (!truncate && (to_set & ~(FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_CTIME)) == 0 &&
-          (to_set & FUSE_SET_ATTR_MTIME) != 0 && inode->dirty && inode->data_written) {
-        event = "write";
-        inode->data_written = false;
-      }
-      // Any other change of a file with data written since its last attribute flush
-      // (a chmod or utimes right after the writes, as tar and cp -p make)
-      // carries the written size too, and logs the "write" before its own.
-      if (inode->dirty && inode->data_written) {
-        log_write = true;
-        inode->data_written = false;
-      }
-    }
+    st = PlanAttrChangeLocked(*inode, in, to_set, caller, &change);
   }
-  if (st.ok() && !deferred) {
-    auto row = meta_->UpdateAttributes(values, fields, event, log_write);
-    if (!row.ok() && (event == "write" || log_write)) {
-      MutexLock lock(inode->mu);
-      inode->data_written = true;  // logged by the next attribute flush instead
-    }
-    if (!row.ok()) {
-      st = row.status();
-    } else {
-      MutexLock lock(inode->mu);
-      if (inode->change_seq == seq) {
-        inode->dirty = false;
-      } else {
-        // The data path moved on meanwhile (mmap writeback): keep its size, but
-        // the times this call set explicitly are the newest word on them.
-        if (requested_times & meta::kAttrAtime) inode->attr.atime_ns = values.atime_ns;
-        if (requested_times & meta::kAttrMtime) inode->attr.mtime_ns = values.mtime_ns;
-      }
-      ApplyRow(*inode, *row);
-    }
-  }
+  if (st.ok() && !change.deferred) st = CommitAttrChange(*inode, change);
   sync.Unlock();
   io.UnlockIfHeld();
   meta::Inode out;
@@ -279,6 +185,128 @@ Result<meta::Inode> FileSystem::SetAttr(uint64_t ino, const struct stat& in, int
   if (pinned) ReleaseHold(inode, Hold::kPin);
   if (!st.ok()) return st;
   return out;
+}
+
+Status FileSystem::PlanAttrChangeLocked(InodeState& inode, const struct stat& in, int to_set,
+                                        const Caller* caller, AttrChange* change) {
+  const bool truncate = (to_set & FUSE_SET_ATTR_SIZE) != 0;
+  const int64_t now = clock().NowNanos();
+  RefreshFromObjectLocked(inode);  // passthrough writes come before this change
+  if (truncate) {
+    TIERFS_RETURN_IF_ERROR(TruncateEntryLocked(inode, static_cast<uint64_t>(in.st_size), now));
+  }
+  change->values = inode.attr;
+  change->fields =
+      ApplySetAttrRequest(in, to_set, now, caller, inode.attr.gid, &change->values);
+  change->requested_times = change->fields & (meta::kAttrAtime | meta::kAttrMtime);
+  change->deferred = KeepKernelTimesLocked(inode, to_set, *change);
+  if (!change->deferred) PrepareCommitLocked(inode, to_set, change);
+  return Status::Ok();
+}
+
+Status FileSystem::TruncateEntryLocked(InodeState& inode, uint64_t size, int64_t now) {
+  if (S_ISDIR(inode.attr.mode)) return Status::Error(EISDIR, "truncate of a directory");
+  if (!S_ISREG(inode.attr.mode)) return Status::Invalid("truncate of a special file");
+  TIERFS_RETURN_IF_ERROR(TruncateLocked(inode, size));
+  // The object already has its new size: the entry follows at once, so a
+  // failed commit below still leaves memory true to the data (and dirty).
+  // truncate(2), ftruncate(2) and O_TRUNC all arrive as a bare size change,
+  // and ext4 stamps mtime and ctime on each, even when the size stays.
+  meta::Inode& a = inode.attr;
+  a.size = size;
+  a.mtime_ns = now;
+  a.ctime_ns = now;
+  inode.ForgetDurableLayout();
+  MarkDirty(inode);
+  return Status::Ok();
+}
+
+bool FileSystem::KeepKernelTimesLocked(InodeState& inode, int to_set, const AttrChange& change) {
+  const bool truncate = (to_set & FUSE_SET_ATTR_SIZE) != 0;
+  meta::Inode& a = inode.attr;
+  // With the writeback cache the kernel sends the times of written data as a
+  // bare mtime+ctime setattr after the pages (fuse_flush_times), at every
+  // fsync and close. They are the data path's times: kept in memory with the
+  // dirty size and flushed with it (logged as the FCL "write") at the
+  // next attribute flush, close or fsync, so that a database fdatasync-ing its log
+  // writes nothing to the metadata per commit (design.md, "Group commit").
+  const bool kernel_times =
+      !truncate && (change.fields & meta::kAttrMode) == 0 && SetsOnlyMtimeAndCtime(to_set);
+  // The kernel keeps ctime itself too, and re-stamps it after every unlink,
+  // rename, link and xattr change of a file (fuse_update_ctime) with the
+  // same bare setattr, carrying the mtime it already has. tierfs stamped
+  // ctime in that change's own commit, moments before; the kernel's stamp
+  // (from its coarse clock) is usually older and changes nothing, as ctime
+  // never goes back (Metadata::UpdateAttributes). A newer one waits in
+  // memory for the periodic flush; an unlinked file's is never
+  // written. An unlink or a rename then costs no second write to the
+  // database, and the FCL shows no "setattr" the user never made. (A
+  // utimes that sets mtime to the value it already has looks the same and
+  // is treated the same: only ctime moves, as on ext4.)
+  const bool written_data_times = kernel_times && inode.dirty && inode.data_written;
+  const bool ctime_stamp = kernel_times && (to_set & FUSE_SET_ATTR_CTIME) != 0 &&
+                           change.values.mtime_ns == a.mtime_ns && !inode.data_written;
+  if (written_data_times) {
+    a.mtime_ns = change.values.mtime_ns;
+    a.ctime_ns = change.values.ctime_ns;
+    MarkDirty(inode);
+  } else if (ctime_stamp && change.values.ctime_ns > a.ctime_ns) {
+    a.ctime_ns = change.values.ctime_ns;
+    if (a.nlink > 0) MarkTimesLazilyDirty(inode);
+  }
+  return written_data_times || ctime_stamp;  // never both (data_written)
+}
+
+void FileSystem::PrepareCommitLocked(InodeState& inode, int to_set, AttrChange* change) {
+  const bool truncate = (to_set & FUSE_SET_ATTR_SIZE) != 0;
+  // A dirty entry's size and times go with this commit.
+  if (inode.dirty) {
+    change->fields |= meta::kAttrSize | meta::kAttrAtime | meta::kAttrMtime | meta::kAttrCtime;
+  }
+  // This commit is the file's attribute flush when it carries the size (a chmod,
+  // utimes or truncate of a file with unwritten-back writes): record the
+  // object's allocation with it, as FlushAttributes does.
+  struct stat object;
+  if ((change->fields & meta::kAttrSize) != 0 && S_ISREG(inode.attr.mode) && inode.fd >= 0 &&
+      volumes_->io().Fstat(inode.fd, &object) == 0) {
+    change->values.blocks = static_cast<int64_t>(object.st_blocks);
+    change->fields |= meta::kAttrBlocks;
+  }
+  change->seq = inode.change_seq;
+  // The written data's times with a setgid bit to drop (not deferred above):
+  // committed with the written size, it is the file's "write" record.
+  if (!truncate && SetsOnlyMtimeAndCtime(to_set) && inode.dirty && inode.data_written) {
+    change->event = "write";
+    inode.data_written = false;
+  }
+  // Any other change of a file with data written since its last attribute flush
+  // (a chmod or utimes right after the writes, as tar and cp -p make)
+  // carries the written size too, and logs the "write" before its own.
+  if (inode.dirty && inode.data_written) {
+    change->log_write = true;
+    inode.data_written = false;
+  }
+}
+
+Status FileSystem::CommitAttrChange(InodeState& inode, const AttrChange& change) {
+  auto row = meta_->UpdateAttributes(change.values, change.fields, change.event, change.log_write);
+  MutexLock lock(inode.mu);
+  if (!row.ok()) {
+    if (change.event == "write" || change.log_write) {
+      inode.data_written = true;  // logged by the next attribute flush instead
+    }
+    return row.status();
+  }
+  if (inode.change_seq == change.seq) {
+    inode.dirty = false;
+  } else {
+    // The data path moved on meanwhile (mmap writeback): keep its size, but
+    // the times this call set explicitly are the newest word on them.
+    if (change.requested_times & meta::kAttrAtime) inode.attr.atime_ns = change.values.atime_ns;
+    if (change.requested_times & meta::kAttrMtime) inode.attr.mtime_ns = change.values.mtime_ns;
+  }
+  ApplyRow(inode, *row);
+  return Status::Ok();
 }
 
 Status FileSystem::TruncateLocked(InodeState& inode, uint64_t size) {

@@ -1,4 +1,5 @@
-// FileSystem: opening, attributes, attribute flushes, policy and reclaim.
+// FileSystem: opening, attributes, attribute flushes and policy; the periodic
+// flush, retention and reclaim are in periodic_flush.cc, retention.cc and reclaimer.cc.
 // Entry operations are in fs/core/entry_ops.cc, file data in fs/core/file_ops.cc, directories
 // and xattrs in fs/core/dir_ops.cc, what the mount does after a crash in
 // fs/core/crash_recovery.cc.
@@ -12,7 +13,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <map>
 #include <optional>
 
 #include "common/log.h"
@@ -98,7 +98,7 @@ Result<std::unique_ptr<FileSystem>> FileSystem::Mount(const std::string& metadat
   // Started last: the recovery above commits change by change.
   FileSystem* raw = fs.get();
   fs->meta_->StartGroupCommit(std::chrono::microseconds(options.commit_window_us),
-                              [raw] { raw->ReclaimCommitted(); });
+                              [raw] { raw->reclaimer_.ReclaimCommitted(); });
   return fs;
 }
 
@@ -111,7 +111,14 @@ FileSystem::FileSystem(std::unique_ptr<meta::SpaceReserve> reserve,
       info_(std::move(info)),
       options_(options),
       inodes_(options.cached_inodes),
-      io_(*options.clock, info_.iostat_bucket_seconds) {
+      io_(*options.clock, info_.iostat_bucket_seconds),
+      reclaimer_(*meta_, *volumes_),
+      retention_(*meta_, *options.clock,
+                 {options.fcl_keep_seconds, options.fcl_max_records, options.iostat_keep_seconds}),
+      flush_(
+          *meta_, inodes_, io_,
+          [this](const InodeRef& inode) { return FlushAttributesAndSettle(inode); },
+          [this] { return SyncMetadata(); }) {
   kernel_opens_ = std::make_unique<KernelOpenCache>(
       options.cached_opens,
       [this](uint64_t ino) -> Result<FileHandle*> {
@@ -161,6 +168,7 @@ Status FileSystem::FlushAttributesAndSettle(const InodeRef& inode) {
 }
 
 FileSystem::~FileSystem() {
+  StopPeriodicFlush();  // the session stopped it already; the last flush is below
   // Released as RELEASEs would be, before the handles of opens the kernel never
   // released (which would otherwise count them) and the final flush.
   delayed_flush_.reset();
@@ -323,68 +331,10 @@ void FileSystem::Forget(uint64_t ino, uint64_t n) {
   if (forgotten) kernel_opens_->Drop(ino);
 }
 
-void FileSystem::Reclaim(const meta::Inode& attr) {
-  if (std::optional<uint64_t> ticket = meta_->UncommittedTicket()) {
-    // Removing the object before nlink 0 is durable would let a crash bring back
-    // a name whose bytes are gone.
-    MutexLock lock(reclaim_mu_);
-    deferred_reclaims_.emplace_back(*ticket, attr);
-    return;
-  }
-  ReclaimNow(attr);
-}
-
-void FileSystem::ReclaimCommitted() {
-  std::vector<meta::Inode> ready;
-  {
-    MutexLock lock(reclaim_mu_);
-    if (deferred_reclaims_.empty()) return;
-    const uint64_t committed = meta_->CommittedTickets();  // one look for the batch
-    auto still_waiting =
-        std::partition(deferred_reclaims_.begin(), deferred_reclaims_.end(),
-                       [committed](const auto& entry) { return entry.first > committed; });
-    for (auto it = still_waiting; it != deferred_reclaims_.end(); ++it) {
-      ready.push_back(it->second);
-    }
-    deferred_reclaims_.erase(still_waiting, deferred_reclaims_.end());
-  }
-  // The rows of all of them in one change: one savepoint, not one each.
-  std::vector<uint64_t> removed;
-  for (const meta::Inode& attr : ready) {
-    if (RemoveObjectOf(attr)) removed.push_back(attr.ino);
-  }
-  auto kept = meta_->DeleteInodes(removed);
-  if (!kept.ok()) {
-    LogError("delete {} reclaimed inodes: {}", removed.size(), kept.status().ToString());
-  }
-}
-
 Status FileSystem::SyncMetadata() {
   Status st = meta_->Sync();
-  ReclaimCommitted();
+  reclaimer_.ReclaimCommitted();
   return st;
-}
-
-bool FileSystem::RemoveObjectOf(const meta::Inode& attr) {
-  if (!S_ISREG(attr.mode) || attr.volume_id == 0) return true;
-  // On an object volume a DELETE of its key (the store may be offline: retried).
-  Status st =
-      volumes_->RemoveAnyObject(attr.volume_id, attr.ino, attr.generation, attr.store_version);
-  if (!st.ok()) {
-    // Keep the nlink-0 row: the next mount retries. Nothing is lost either way.
-    LogError("reclaim inode {}: {}", attr.ino, st.ToString());
-    return false;
-  }
-  return true;
-}
-
-void FileSystem::ReclaimNow(const meta::Inode& attr) {
-  if (!RemoveObjectOf(attr)) return;
-  Status st = meta_->DeleteInode(attr.ino);
-  // ENOENT: another path already finished this reclaim (reclaim is idempotent).
-  if (!st.ok() && st.code() != ENOENT) {
-    LogError("delete inode {}: {}", attr.ino, st.ToString());
-  }
 }
 
 Result<meta::Inode> FileSystem::GetAttr(uint64_t ino) {
@@ -474,80 +424,19 @@ Status FileSystem::FlushAttributes(const InodeRef& inode, std::string_view event
   return Status::Ok();
 }
 
-Status FileSystem::FlushAll() {
-  Status first;
-  // One commit for the whole flush (below), not one per group commit window.
-  std::optional<meta::Metadata::BatchScope> batch(std::in_place, *meta_);
-  for (const InodeRef& inode : inodes_.Snapshot()) {
-    Status st = FlushAttributesAndSettle(inode);
-    if (!st.ok() && first.ok()) first = st;
-  }
-  std::vector<meta::IoDelta> deltas;
-  Status st;
-  {
-    MutexLock lock(iostat_mu_);
-    deltas = io_.Drain();
-    if (!deltas.empty()) {
-      st = meta_->AddIoStats(deltas);
-      if (!st.ok()) io_.Restore(deltas);
-    }
-  }
-  if (!st.ok()) {
-    if (first.ok()) first = st;
-  } else if (!deltas.empty()) {
-    LogFileStats(deltas);
-  }
-  // A scan, `fcladm sync` and the periodic flush see (and leave) everything
-  // committed, reclaims that waited for a commit included.
-  batch.reset();
-  Status synced = SyncMetadata();
-  if (first.ok()) first = synced;
-  return first;
-}
-
 Status FileSystem::RestartHeatCounts(int64_t bucket_seconds) {
   if (bucket_seconds < meta::kMinIoBucketSeconds || bucket_seconds > meta::kMaxIoBucketSeconds) {
     return Status::Invalid("the heat bucket must be 1 to 86400 s, got " +
                            std::to_string(bucket_seconds));
   }
-  // Attributes and the counts so far reach the database (and their FCL
-  // "filestats" records) before the buckets go.
-  TIERFS_RETURN_IF_ERROR(FlushAll());
-  MutexLock lock(iostat_mu_);
-  TIERFS_RETURN_IF_ERROR(meta_->RestartIoStats(bucket_seconds));
-  // Counts made since FlushAll fell in buckets of the old length: Restart drops them.
-  io_.Restart(bucket_seconds);
-  return Status::Ok();
+  return flush_.RestartHeatCounts(bucket_seconds);
 }
 
-Status FileSystem::ApplyRetention() {
-  TIERFS_RETURN_IF_ERROR(meta_->PruneFcl(options_.fcl_keep_seconds, options_.fcl_max_records));
-  if (options_.iostat_keep_seconds <= 0) return Status::Ok();
-  return meta_->PruneIoStats(clock().NowSeconds() - options_.iostat_keep_seconds);
-}
-
-void FileSystem::LogFileStats(const std::vector<meta::IoDelta>& deltas) {
-  // One "filestats" FCL record per file and flush (VxFS's VX_FCL_FILESTATS): the
-  // I/O since the previous record. Temperatures come from the iostat buckets; the
-  // FCL copy is for administrators and FCL consumers.
-  std::map<uint64_t, meta::IoDelta> per_file;
-  for (const meta::IoDelta& d : deltas) {
-    meta::IoDelta& sum = per_file[d.ino];
-    sum.rbytes += d.rbytes;
-    sum.wbytes += d.wbytes;
-    sum.rops += d.rops;
-    sum.wops += d.wops;
-  }
-  std::vector<meta::FclRecord> records;
-  records.reserve(per_file.size());
-  for (const auto& [ino, d] : per_file) {
-    meta::FclRecord& record = records.emplace_back();
-    record.event = "filestats";
-    record.ino = ino;
-    record.detail = "rbytes=" + std::to_string(d.rbytes) + " wbytes=" + std::to_string(d.wbytes) +
-                    " reads=" + std::to_string(d.rops) + " writes=" + std::to_string(d.wops);
-  }
-  (void)meta_->AppendFclRecords(&records);  // on an error the counters are safe in iostat
+void FileSystem::StartPeriodicFlush(std::chrono::milliseconds period) {
+  flush_.Start(period, [this] {
+    CheckVolumes();  // lost or regained volumes, full ones with room again
+    retention_.ApplyIfDue();
+  });
 }
 
 Result<struct statvfs> FileSystem::StatFs() {

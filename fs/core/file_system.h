@@ -7,6 +7,9 @@
 //
 // Threading: all methods are safe to call from the multi-threaded FUSE loop, the
 // periodic flush and control-channel threads at once. Locks: see inode_table.h.
+// Its background jobs are classes of their own, owned here: the periodic flush
+// (periodic_flush.h), retention (retention.h) and the reclaim of unlinked
+// inodes (reclaimer.h).
 // Ordering rules (docs/design.md, "Namespace and objects"): the database may point at a
 // missing object only for an empty file (a create's row commits first, its object
 // follows, and opening an empty file re-creates it); an object is removed only
@@ -38,6 +41,9 @@
 #include "fs/volume/volume_io.h"
 #include "fs/volume/volume_set.h"
 #include "fs/core/delayed_attribute_flush.h"
+#include "fs/core/periodic_flush.h"
+#include "fs/core/reclaimer.h"
+#include "fs/core/retention.h"
 #include "meta/metadata.h"
 #include "meta/space_reserve.h"
 #include "policy/create_placement.h"
@@ -326,15 +332,20 @@ class FileSystem {
   // ---- Administration
   // Writes every dirty inode's attributes and the in-memory I/O counters to the
   // database (the periodic flush, and the first step of every scan), then
-  // commits the open commit group (SyncMetadata).
-  Status FlushAll();
+  // commits the open commit group (SyncMetadata). PeriodicFlush::FlushAll.
+  Status FlushAll() { return flush_.FlushAll(); }
+  // Starts the periodic flush's thread: every `period`, FlushAll, then
+  // CheckVolumes, and retention once a minute (Retention::ApplyIfDue). The
+  // session's thread only, once; StopPeriodicFlush (or the destructor) stops it.
+  void StartPeriodicFlush(std::chrono::milliseconds period);
+  void StopPeriodicFlush() { flush_.Stop(); }
   // The periodic volume check (with every periodic flush): labels (offline/online),
   // full volumes that have room again, and the database reserve grown back.
   void CheckVolumes();
   // The database's space reserve, or null when none could be installed.
   const meta::SpaceReserve* reserve() const { return reserve_.get(); }
   // Drops FCL records and iostat buckets beyond the retention bounds of the options.
-  Status ApplyRetention();
+  Status ApplyRetention() { return retention_.Apply(); }
   // Changes the heat resolution (fsppadm heatbucket): flushes what is dirty,
   // then deletes every iostat bucket and sets iostat_bucket_seconds in the
   // database, and restarts the in-memory counts with the new length. I/O counted
@@ -397,8 +408,8 @@ class FileSystem {
   // Removes an inode whose nlink, opens and lookups are all zero: object first, then
   // the row (so a crash in between leaves an nlink-0 row that the next mount finishes).
   // The object goes only once the change that made nlink 0 is committed: at once
-  // when it is, else right after its commit group commits (ReclaimCommitted).
-  void Reclaim(const meta::Inode& attr);
+  // when it is, else right after its commit group commits (Reclaimer).
+  void Reclaim(const meta::Inode& attr) { reclaimer_.Reclaim(attr); }
   // Commits the database's open commit group (fsync, fsyncdir, relocation steps
   // that must be durable before an object moves or goes), then finishes the
   // reclaims that waited for it. Errors from SQLite (EIO, ENOSPC).
@@ -468,15 +479,6 @@ class FileSystem {
   // mount any more, so their objects go now, not at the next mount. Errors: the
   // database's (EIO, ENOSPC).
   Status ReclaimUnlinkedAtStop();
-  // Object and row removal of Reclaim, once nlink 0 is durable.
-  void ReclaimNow(const meta::Inode& attr);
-  // The object part of it: true when the inode's object is gone (or it never
-  // had one); false (logged) when its removal failed and the row must stay.
-  bool RemoveObjectOf(const meta::Inode& attr);
-  // Runs the reclaims whose nlink-0 change is committed now (after every group
-  // commit, and from the periodic flush as a backstop); their rows go in
-  // one change (Metadata::DeleteInodes).
-  void ReclaimCommitted();
   // At a mount after a crash: removes objects that no inode row owns (a create's
   // object made in a commit group the crash lost). Objects of rows that point
   // elsewhere are left alone (pending_objects and `tierfs check` handle those).
@@ -548,11 +550,42 @@ class FileSystem {
   Status MoveOnNoSpace(const InodeRef& inode, uint32_t full_volume, uint64_t more_bytes);
   // ftruncate(2) of the inode's object (inode.mu held); attributes are the caller's.
   Status TruncateLocked(InodeState& inode, uint64_t size) REQUIRES(inode.mu);
+  // SetAttr's steps. What one setattr commits: the row's new values and which
+  // fields of them, the FCL event, and what the commit checks afterwards.
+  struct AttrChange {
+    meta::Inode values;
+    uint32_t fields = 0;           // meta::kAttr*
+    uint32_t requested_times = 0;  // atime/mtime set by this call (not by the dirty entry)
+    uint64_t seq = 0;              // the entry's change_seq the values stand for
+    bool deferred = false;         // the kernel's times of written data: memory only
+    std::string event;             // "setattr", "truncate" or "write"
+    bool log_write = false;        // a "write" record goes first
+  };
+  // Under the entry's mu: the truncate (TruncateEntryLocked), the request's
+  // fields, and either the kernel's times kept in memory (KeepKernelTimesLocked,
+  // change->deferred) or the commit prepared (PrepareCommitLocked). Errors of
+  // the truncate (EISDIR, EINVAL, the object's).
+  Status PlanAttrChangeLocked(InodeState& inode, const struct stat& in, int to_set,
+                              const Caller* caller, AttrChange* change) REQUIRES(inode.mu);
+  // A truncate's object and entry: the size, and mtime and ctime `now`, dirty
+  // at once (the object has its size already, whatever the commit does).
+  Status TruncateEntryLocked(InodeState& inode, uint64_t size, int64_t now) REQUIRES(inode.mu);
+  // Whether the change is the kernel's setattr of written data's times or
+  // its ctime stamp, which stay in memory (dirty, or lazily dirty) for the
+  // next attribute flush instead of a commit of their own; applies them then.
+  bool KeepKernelTimesLocked(InodeState& inode, int to_set, const AttrChange& change)
+      REQUIRES(inode.mu);
+  // A committed setattr carries the dirty entry's size and times (and the
+  // object's allocation) and the "write" record of data written since the
+  // last attribute flush.
+  void PrepareCommitLocked(InodeState& inode, int to_set, AttrChange* change) REQUIRES(inode.mu);
+  // Commits the change (its sync_mu held) and takes the row into the entry.
+  // Errors: the database's (the data written is then logged by the next flush).
+  Status CommitAttrChange(InodeState& inode, const AttrChange& change)
+      REQUIRES(inode.sync_mu) EXCLUDES(inode.mu);
   // relatime: whether reading now would update atime (inode.mu held).
   bool AtimeIsStale(const meta::Inode& attr) const;
   void UpdateAtimeOnRead(InodeState& inode) REQUIRES(inode.mu);
-  // Appends one FCL "filestats" record per file of a flushed batch.
-  void LogFileStats(const std::vector<meta::IoDelta>& deltas);
 
   // Declared before meta_, so the database closes before its reserve goes.
   std::unique_ptr<meta::SpaceReserve> reserve_;
@@ -563,13 +596,11 @@ class FileSystem {
   InodeTable inodes_;
   IoAccounting io_;
   DaemonMetrics metrics_;
-  // Held from io_.Drain() until its deltas are in the database (or restored), and
-  // across RestartHeatCounts: deltas of the old length never meet the new one.
-  Mutex iostat_mu_;
-
-  // Reclaims waiting for their nlink-0 change to commit: (ticket, inode).
-  Mutex reclaim_mu_;
-  std::vector<std::pair<uint64_t, meta::Inode>> deferred_reclaims_ GUARDED_BY(reclaim_mu_);
+  // The background jobs, after what they use (destroyed, the flush thread
+  // stopped, before it goes).
+  Reclaimer reclaimer_;
+  Retention retention_;
+  PeriodicFlush flush_;
 
   EntryRemovedHook entry_removed_hook_;  // set once at mount, then read-only
   mutable Mutex policy_mu_;

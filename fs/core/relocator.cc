@@ -203,6 +203,118 @@ RelocationOutcome Relocator::FinishCommitLocked(InodeState& inode, const meta::I
   return RelocationOutcome{"moved", 0, 0, 0};
 }
 
+Status Relocator::CheckMove(const meta::Inode& attr, uint32_t to_volume) const {
+  if (!S_ISREG(attr.mode)) {
+    return Status::Invalid("inode " + std::to_string(attr.ino) + " is not a regular file");
+  }
+  if (fs_.volumes().Find(to_volume) == nullptr) {
+    return Status::Invalid("no volume " + std::to_string(to_volume));
+  }
+  if (attr.volume_id == to_volume) return Status::Invalid("already on that volume");
+  if (fs_.volumes().IsObjectVolume(attr.volume_id) && fs_.volumes().IsObjectVolume(to_volume)) {
+    return Status::Invalid("inode " + std::to_string(attr.ino) +
+                           ": moves between two object volumes are not supported");
+  }
+  return Status::Ok();
+}
+
+Relocator::Snapshot Relocator::SnapshotLocked(InodeState& inode, meta::Inode* attr) {
+  MutexLock lock(inode.mu);
+  *attr = inode.attr;
+  return Snapshot{inode.write_gen.load(), inode.passthrough_opens > 0, inode.fd >= 0};
+}
+
+bool Relocator::BusyBeforeCopy(InodeState& inode, const meta::Inode& attr, const Snapshot& snap,
+                               uint32_t to_volume) {
+  const VolumeSet& volumes = fs_.volumes();
+  // The kernel serves the file's open passthrough handles from this object
+  // and would keep doing so after a commit: busy until the last one closes
+  // (and an open during the copy moves write_gen: AdmitPassthrough).
+  if (snap.passthrough) return true;
+  // A mapping kept after close still writes the object: busy until unmapped
+  // (a new open to map again moves write_gen, so this is asked once).
+  if (fs_.options().passthrough && !snap.daemon_holds_object &&
+      !volumes.IsObjectVolume(attr.volume_id) && WrittenOutsideTheDaemon(volumes, attr)) {
+    return true;
+  }
+  // Files on a store are never written: one open for writing stays local
+  // until it is closed (the next enforce moves it).
+  return volumes.IsObjectVolume(to_volume) && OpenForWriting(inode);
+}
+
+RelocationOutcome Relocator::CopyFailed(const Status& st, bool written_meanwhile) {
+  // A write during the copy explains a checksum mismatch or a short source:
+  // the move is busy (retried by the next scan), not failed.
+  if (written_meanwhile) return RelocationOutcome{"busy", 0, 0, 0};
+  return RelocationOutcome::Failed(st);
+}
+
+RelocationOutcome Relocator::CommitStoreIfUnwrittenLocked(InodeState& inode, uint32_t from_volume,
+                                                          uint32_t to_volume, uint64_t gen_before,
+                                                          StoreCopy& copy, bool empty,
+                                                          bool* durable) {
+  uint32_t now_on;
+  {
+    MutexLock lock(inode.mu);
+    now_on = inode.attr.volume_id;
+  }
+  if (inode.write_gen.load() != gen_before || now_on != from_volume) {
+    return RelocationOutcome{"busy", 0, 0, 0};
+  }
+  RelocationOutcome result = CommitStoreLocked(inode, from_volume, to_volume, copy, empty, durable);
+  result.bytes = copy.bytes;
+  return result;
+}
+
+void Relocator::FinishStoreMove(const meta::Inode& attr, uint32_t from_volume, uint32_t to_volume,
+                                StoreCopy& copy, bool durable, RelocationOutcome* result) {
+  if (result->outcome != "moved") {
+    result->bytes = 0;
+    DiscardStoreCopy(attr, to_volume, copy);
+    return;
+  }
+  fs_.volumes().io().ReachPoint("relocate-after-commit");
+  if (durable && fs_.volumes()
+                     .RemoveAnyObject(from_volume, attr.ino, attr.generation, attr.store_version)
+                     .ok()) {
+    fs_.metadata().RemovePendingObject(attr.ino, from_volume);
+  }
+}
+
+void Relocator::RemoveStaleObject(const meta::Inode& attr, uint32_t from_volume,
+                                  uint32_t to_volume, const RelocationOutcome& result,
+                                  bool durable) {
+  if (result.outcome == "moved") fs_.volumes().io().ReachPoint("relocate-after-commit");
+  // The object that is not the file's location: the source after a commit, the
+  // copy otherwise. Its pending record goes only once it is really gone.
+  const uint32_t stale = result.outcome == "moved" ? from_volume : to_volume;
+  if (durable && fs_.volumes().RemoveObject(stale, attr.ino, attr.generation).ok()) {
+    fs_.metadata().RemovePendingObject(attr.ino, stale);
+  }
+}
+
+void Relocator::RecordOutcome(uint64_t ino, uint32_t from_volume, uint32_t to_volume,
+                              RelocationOutcome* result) {
+  if (result->error == ENOSPC || result->error == EDQUOT) {
+    // The destination was found full by the copy itself (a store over its
+    // quota, a local volume that filled since the plan): "nospace" in the
+    // history and the metrics, as enforce reports it, not an error.
+    LogInfo("inode {}: not moved to {}: {}", ino, fs_.volumes().NameOf(to_volume),
+            result->outcome);
+    result->outcome = "nospace";
+  }
+  meta::RelocationRecord record;
+  record.time_ns = fs_.clock().NowNanos();
+  record.ino = ino;
+  record.from_volume = from_volume;
+  record.to_volume = to_volume;
+  record.bytes = result->bytes;
+  record.seconds = result->seconds;
+  record.outcome = result->outcome;
+  fs_.metadata().RecordRelocation(record);
+  fs_.metrics().RecordRelocation(from_volume, to_volume, result->outcome, result->bytes);
+}
+
 Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, Mode mode,
                                               uint32_t only_from, bool move_unlinked) {
   const auto start = std::chrono::steady_clock::now();
@@ -212,16 +324,7 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
     // Unlinked between the scan and now: nothing to move (its reclaim is pending).
     return RelocationOutcome{"gone", 0, 0, 0};
   }
-  if (!S_ISREG(attr->mode)) return Status::Invalid("inode " + std::to_string(ino) +
-                                                   " is not a regular file");
-  if (fs_.volumes().Find(to_volume) == nullptr) {
-    return Status::Invalid("no volume " + std::to_string(to_volume));
-  }
-  if (attr->volume_id == to_volume) return Status::Invalid("already on that volume");
-  if (fs_.volumes().IsObjectVolume(attr->volume_id) && fs_.volumes().IsObjectVolume(to_volume)) {
-    return Status::Invalid("inode " + std::to_string(ino) +
-                           ": moves between two object volumes are not supported");
-  }
+  TIERFS_RETURN_IF_ERROR(CheckMove(*attr, to_volume));
 
   auto held = fs_.HoldInode(ino, Hold::kPin);
   if (!held.ok()) {
@@ -232,24 +335,8 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
   const bool hold_writers = mode != Mode::kBackground;
   const bool empty_recall =
       mode == Mode::kEmptyRecall && fs_.volumes().IsObjectVolume(attr->volume_id);
-  // The snapshot: the size the copy will hold and the write generation it stands
-  // for, read together while no write is in flight. Every change to an object's
-  // bytes or size holds io_lock (shared) from its first write_gen bump to its size
-  // update, so with io_lock exclusive each change is either wholly in both the
-  // size and the source object, or still to come and bound to move write_gen.
-  // Read apart (the size first, the generation later), a write that completed in
-  // between was in neither: the copy missed its bytes and the commit went ahead
-  // (docs/reliability.md "Writes that race a relocation").
   WriterLock io(inode->io_lock);
-  uint64_t gen_before;
-  bool passthrough, daemon_holds_object;
-  {
-    MutexLock lock(inode->mu);
-    *attr = inode->attr;
-    gen_before = inode->write_gen.load();
-    passthrough = inode->passthrough_opens > 0;
-    daemon_holds_object = inode->fd >= 0;
-  }
+  const Snapshot snap = SnapshotLocked(*inode, &*attr);
   // kHoldWriters keeps the lock through the commit: no write can start before.
   if (!hold_writers) io.Unlock();
   fs_.volumes().io().ReachPoint("relocate-snapshot");
@@ -260,20 +347,7 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
       from_volume == to_volume || (only_from != 0 && from_volume != only_from);
   if (skipped) {
     result.outcome = "moved";
-  } else if (passthrough) {
-    // The kernel serves the file's open passthrough handles from this object
-    // and would keep doing so after a commit: busy until the last one closes
-    // (and an open during the copy moves write_gen: AdmitPassthrough).
-    result.outcome = "busy";
-  } else if (fs_.options().passthrough && !daemon_holds_object &&
-             !fs_.volumes().IsObjectVolume(from_volume) &&
-             WrittenOutsideTheDaemon(fs_.volumes(), *attr)) {
-    // A mapping kept after close still writes the object: busy until unmapped
-    // (a new open to map again moves write_gen, so this is asked once).
-    result.outcome = "busy";
-  } else if (fs_.volumes().IsObjectVolume(to_volume) && OpenForWriting(*inode)) {
-    // Files on a store are never written: one open for writing stays local
-    // until it is closed (the next enforce moves it).
+  } else if (BusyBeforeCopy(*inode, *attr, snap, to_volume)) {
     result.outcome = "busy";
   } else if (fs_.volumes().IsObjectVolume(from_volume) ||
              fs_.volumes().IsObjectVolume(to_volume)) {
@@ -281,55 +355,28 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
     StoreCopy copy = fs_.volumes().IsObjectVolume(to_volume)
                          ? UploadCopy(*attr, to_volume)
                          : RecallCopy(*attr, to_volume, empty_recall);
-    const bool written_meanwhile = inode->write_gen.load() != gen_before;
     bool durable = true;
     if (!copy.status.ok()) {
-      result.outcome = written_meanwhile ? "busy" : "error: " + copy.status.message();
-      result.error = written_meanwhile ? 0 : copy.status.code();
+      result = CopyFailed(copy.status, inode->write_gen.load() != snap.write_gen);
     } else {
       if (!hold_writers) io.Lock();
       inode->io_lock.AssertHeld();
-      uint32_t now_on;
-      {
-        MutexLock lock(inode->mu);
-        now_on = inode->attr.volume_id;
-      }
-      if (inode->write_gen.load() != gen_before || now_on != from_volume) {
-        result.outcome = "busy";
-      } else {
-        result =
-            CommitStoreLocked(*inode, from_volume, to_volume, copy, empty_recall, &durable);
-        result.bytes = copy.bytes;
-      }
+      result = CommitStoreIfUnwrittenLocked(*inode, from_volume, to_volume, snap.write_gen, copy,
+                                            empty_recall, &durable);
       io.Unlock();
     }
-    if (result.outcome == "moved") {
-      fs_.volumes().io().ReachPoint("relocate-after-commit");
-      if (durable && fs_.volumes()
-                         .RemoveAnyObject(from_volume, ino, attr->generation, attr->store_version)
-                         .ok()) {
-        fs_.metadata().RemovePendingObject(ino, from_volume);
-      }
-    } else {
-      result.bytes = 0;
-      DiscardStoreCopy(*attr, to_volume, copy);
-    }
+    FinishStoreMove(*attr, from_volume, to_volume, copy, durable, &result);
   } else {
     LowIoPriority low_priority(!hold_writers);  // a writer waits on this copy
     auto copy = CopyAndVerify(*attr, to_volume, &result.bytes);
-    const bool written_meanwhile = inode->write_gen.load() != gen_before;
     if (!copy.ok()) {
-      // A write during the copy explains a checksum mismatch or a short source:
-      // the move is busy (retried by the next scan), not failed.
-      result.outcome = written_meanwhile ? "busy" : "error: " + copy.status().message();
-      result.error = written_meanwhile ? 0 : copy.status().code();
-      if (written_meanwhile) result.bytes = 0;
+      result = CopyFailed(copy.status(), inode->write_gen.load() != snap.write_gen);
     } else {
       SeamFd new_fd(fs_.volumes().io(), *copy);
       bool durable = true;  // whether the outcome's location is committed
       if (!hold_writers) io.Lock();
       inode->io_lock.AssertHeld();  // taken again just above, or kept since the snapshot
-      if (inode->write_gen.load() != gen_before) {
+      if (inode->write_gen.load() != snap.write_gen) {
         result.outcome = "busy";
       } else {
         const uint64_t bytes = result.bytes;
@@ -337,13 +384,7 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
         result.bytes = bytes;
       }
       io.Unlock();
-      if (result.outcome == "moved") fs_.volumes().io().ReachPoint("relocate-after-commit");
-      // The object that is not the file's location: the source after a commit, the
-      // copy otherwise. Its pending record goes only once it is really gone.
-      const uint32_t stale = result.outcome == "moved" ? from_volume : to_volume;
-      if (durable && fs_.volumes().RemoveObject(stale, ino, attr->generation).ok()) {
-        fs_.metadata().RemovePendingObject(ino, stale);
-      }
+      RemoveStaleObject(*attr, from_volume, to_volume, result, durable);
     }
   }
   io.UnlockIfHeld();
@@ -351,26 +392,7 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   fs_.ReleaseHold(inode, Hold::kPin);
-  if (skipped) return result;
-  if (result.error == ENOSPC || result.error == EDQUOT) {
-    // The destination was found full by the copy itself (a store over its
-    // quota, a local volume that filled since the plan): "nospace" in the
-    // history and the metrics, as enforce reports it, not an error.
-    LogInfo("inode {}: not moved to {}: {}", ino, fs_.volumes().NameOf(to_volume),
-            result.outcome);
-    result.outcome = "nospace";
-  }
-
-  meta::RelocationRecord record;
-  record.time_ns = fs_.clock().NowNanos();
-  record.ino = ino;
-  record.from_volume = from_volume;
-  record.to_volume = to_volume;
-  record.bytes = result.bytes;
-  record.seconds = result.seconds;
-  record.outcome = result.outcome;
-  fs_.metadata().RecordRelocation(record);
-  fs_.metrics().RecordRelocation(from_volume, to_volume, result.outcome, result.bytes);
+  if (!skipped) RecordOutcome(ino, from_volume, to_volume, &result);
   return result;
 }
 

@@ -145,6 +145,49 @@ class Relocator {
   // Returns "moved"; *durable as CommitLocked.
   RelocationOutcome FinishCommitLocked(InodeState& inode, const meta::Inode& row, bool* durable)
       REQUIRES(inode.mu, inode.sync_mu);
+  // Relocate's steps.
+  // EINVAL for a move Relocate does not make: not a regular file, an unknown
+  // volume, already there, or between two object volumes.
+  Status CheckMove(const meta::Inode& attr, uint32_t to_volume) const;
+  // Step 0, the io_lock held exclusively: the size the copy will hold (into
+  // *attr) and the write generation it stands for, read together while no
+  // write is in flight. Every change to an object's bytes or size holds
+  // io_lock (shared) from its first write_gen bump to its size update, so each
+  // change is either wholly in both the size and the source object, or still
+  // to come and bound to move write_gen. Read apart (the size first, the
+  // generation later), a write that completed in between was in neither: the
+  // copy missed its bytes and the commit went ahead (docs/reliability.md
+  // "Writes that race a relocation").
+  struct Snapshot {
+    uint64_t write_gen = 0;
+    bool passthrough = false;          // the file has passthrough opens
+    bool daemon_holds_object = false;  // the daemon has the object open
+  };
+  Snapshot SnapshotLocked(InodeState& inode, meta::Inode* attr) REQUIRES(inode.io_lock);
+  // Whether the move is "busy" before any copy: the kernel or a mapping
+  // writes the object past the daemon, or (to a store) the file is open for writing.
+  bool BusyBeforeCopy(InodeState& inode, const meta::Inode& attr, const Snapshot& snap,
+                      uint32_t to_volume);
+  // The outcome of a failed copy: "busy" when a write came meanwhile (it
+  // explains the failure), else the error.
+  static RelocationOutcome CopyFailed(const Status& st, bool written_meanwhile);
+  // Step 4 and the commit of a store move, the io_lock held again: "busy" when
+  // a write came or the file moved since the snapshot, else CommitStoreLocked's.
+  RelocationOutcome CommitStoreIfUnwrittenLocked(InodeState& inode, uint32_t from_volume,
+                                                 uint32_t to_volume, uint64_t gen_before,
+                                                 StoreCopy& copy, bool empty, bool* durable)
+      REQUIRES(inode.io_lock);
+  // After a store move's commit (the io_lock given back): the source goes
+  // (step 7, once `durable`), or the copy when the move did not commit.
+  void FinishStoreMove(const meta::Inode& attr, uint32_t from_volume, uint32_t to_volume,
+                       StoreCopy& copy, bool durable, RelocationOutcome* result);
+  // Step 7 of a move between local volumes (the io_lock given back): removes
+  // the object that is not the file's location, once `durable`.
+  void RemoveStaleObject(const meta::Inode& attr, uint32_t from_volume, uint32_t to_volume,
+                         const RelocationOutcome& result, bool durable);
+  // The relocation history and the metrics; a destination found full is "nospace".
+  void RecordOutcome(uint64_t ino, uint32_t from_volume, uint32_t to_volume,
+                     RelocationOutcome* result);
   FileSystem& fs_;
 };
 

@@ -38,29 +38,6 @@
 namespace tierfs {
 namespace {
 
-// The periodic flush of I/O counters and dirty inode attributes to the database
-// and the volume check, every SessionOptions::flush_seconds, plus retention
-// pruning (at start and then every minute). Runs on a PeriodicThread.
-class PeriodicFlush {
- public:
-  explicit PeriodicFlush(FileSystem& fs) : fs_(fs) {}
-  void operator()() {
-    Status st = fs_.FlushAll();
-    if (!st.ok()) LogError("periodic flush: {}", st.ToString());
-    fs_.CheckVolumes();  // lost or regained volumes, full ones with room again
-    auto now = std::chrono::steady_clock::now();
-    if (now - last_prune_ > std::chrono::minutes(1)) {
-      last_prune_ = now;
-      st = fs_.ApplyRetention();
-      if (!st.ok()) LogError("retention: {}", st.ToString());
-    }
-  }
-
- private:
-  FileSystem& fs_;
-  std::chrono::steady_clock::time_point last_prune_{};
-};
-
 // Tells the waiting parent how the mount went (one status byte, then a message).
 class StartupPipe {
  public:
@@ -135,6 +112,245 @@ size_t CachedOpensWithinFdLimit(int wanted) {
   return static_cast<size_t>(room);
 }
 
+// What the session hands the file system, from its own options.
+FileSystemOptions FileSystemOptionsFor(const SessionOptions& options,
+                                       const std::string& mountpoint) {
+  FileSystemOptions fs_options;
+  fs_options.mountpoint = mountpoint;
+  fs_options.sync_full = options.sync_full;
+  fs_options.fcl_keep_seconds = options.fcl_keep_seconds;
+  fs_options.fcl_max_records = options.fcl_max_records;
+  fs_options.iostat_keep_seconds = options.iostat_keep_seconds;
+  fs_options.commit_window_us = options.commit_window_us;
+  fs_options.cached_inodes = static_cast<size_t>(options.cached_inodes);
+  fs_options.exact_atime = options.exact_atime;
+  fs_options.direct_writes = options.direct_writes;
+  fs_options.cached_opens = CachedOpensWithinFdLimit(options.cached_opens);
+  // As asked, before INIT tells whether the kernel grants it: the mount must be
+  // recorded as one the kernel may write to before it can.
+  fs_options.passthrough = options.passthrough != PassthroughMode::kOff;
+  return fs_options;
+}
+
+// The log, from the mount's first step on (recovery at open included): the
+// log file and syslog; in the foreground standard error instead of the file
+// (systemd's journal). A log file that cannot be opened is a warning.
+void OpenDaemonLog(const SessionOptions& options, const std::string& metadata_dir,
+                   const std::string& mountpoint, bool foreground) {
+  LogOptions log_options;
+  log_options.file = foreground ? "" : TierfsDir(metadata_dir) + "/tierfs.log";
+  log_options.to_stderr = foreground;
+  log_options.to_syslog = options.syslog;
+  log_options.tag = mountpoint;
+  if (Status st = InitDaemonLog(log_options); !st.ok()) {
+    Log(LogLevel::kWarning, st.message() + "; logging to standard error");
+  }
+  for (const std::string& warning : options.startup_warnings) Log(LogLevel::kWarning, warning);
+}
+
+// What a refused mount tells the terminal: a damaged database (meta::Metadata::Open
+// checks it, changing nothing, EUCLEAN) with what to do about it.
+std::string MountRefusal(const Status& st, const std::string& metadata_dir) {
+  std::string message = "tierfs: " + st.message();
+  if (st.code() == EUCLEAN) {
+    message += "\ntierfs: the file system is not mounted; run `tierfs check --repair " +
+               metadata_dir + "` or restore a backup (see docs/reliability.md)";
+  }
+  return message;
+}
+
+// The file system a session serves, and what lives as long: declared in the
+// order they are made, so they go in the reverse (the metrics exporter stops
+// before the file system closes, and that before its fault seam goes).
+struct OpenedFileSystem {
+  std::unique_ptr<FaultInjectingVolumeIo> faults;
+  std::unique_ptr<FileSystem> fs;
+  std::unique_ptr<MetricsExporter> metrics;
+};
+
+// Mounts the file system of `metadata_dir` (FileSystem::Mount), records the
+// daemon's pid, applies retention and starts the metrics exporter, all before
+// the FUSE mount so that errors reach the terminal. The error's message is
+// the terminal's.
+Status OpenFileSystem(const SessionOptions& options, const std::string& metadata_dir,
+                      const std::string& mountpoint, DaemonLock& daemon_lock,
+                      OpenedFileSystem* out) {
+  FileSystemOptions fs_options = FileSystemOptionsFor(options, mountpoint);
+  // Test seam: TIERFS_FAULTS fails chosen volume I/O calls (fs/volume/fault_injecting_volume_io.h),
+  // the metadata layer's on the database volume too (FileSystem::Mount hands it
+  // the same instance), in builds with test hooks only (CMake option
+  // TIERFS_TEST_HOOKS; packages have none).
+#ifdef TIERFS_TEST_HOOKS
+  auto created = FaultInjectingVolumeIo::FromEnvironment(VolumeIo::Posix());
+  if (!created.ok()) {
+    return Status::Invalid("tierfs: TIERFS_FAULTS: " + created.status().message());
+  }
+  out->faults = std::move(*created);
+  if (out->faults) fs_options.volume_io = out->faults.get();
+#endif
+  auto fs = FileSystem::Mount(metadata_dir, fs_options);
+  if (!fs.ok()) return Status::Invalid(MountRefusal(fs.status(), metadata_dir));
+  out->fs = std::move(*fs);
+  if (Status st = daemon_lock.RecordPid(); !st.ok()) return Status::Invalid("tierfs: " + st.message());
+  if (Status st = out->fs->ApplyRetention(); !st.ok()) {
+    return Status::Invalid("tierfs: FCL retention: " + st.message());
+  }
+  // Before the mount, so a port in use is reported to the terminal.
+  if (!options.metrics.listen.empty() || !options.metrics.textfile.empty()) {
+    auto started = MetricsExporter::Start(*out->fs, options.metrics);
+    if (!started.ok()) return Status::Invalid("tierfs: " + started.status().message());
+    out->metrics = std::move(*started);
+  }
+  return Status::Ok();
+}
+
+// The -o options of the FUSE mount.
+std::string FuseMountOptions(const SessionOptions& options, const std::string& metadata_dir) {
+  std::string mount_opts = "fsname=" + metadata_dir + ",subtype=tierfs,default_permissions";
+  // Mounted by root: shared like a local file system (allow_other), with device
+  // nodes and setuid honoured as on ext4; -o nodev,nosuid still narrows it.
+  if (getuid() == 0) mount_opts += ",allow_other,dev,suid";
+  if (!options.fuse_options.empty()) mount_opts += "," + options.fuse_options;
+  return mount_opts;
+}
+
+// A new FUSE session on `args`, with its signal handlers, mounted on
+// `mountpoint`; what failed, for the terminal, otherwise (nothing left over).
+Result<fuse_session*> MountFuseSession(fuse_args* args, FuseContext* context,
+                                       const std::string& mount_opts,
+                                       const std::string& mountpoint) {
+  const fuse_lowlevel_ops& ops = TierfsOperations();
+  fuse_session* se = fuse_session_new(args, &ops, sizeof ops, context);
+  if (se == nullptr) return Status::Invalid("tierfs: bad mount options: " + mount_opts);
+  context->session = se;  // for attribute invalidations the kernel did not ask for
+  if (fuse_set_signal_handlers(se) != 0) {
+    fuse_session_destroy(se);
+    return Status::Invalid("tierfs: cannot install signal handlers");
+  }
+  if (fuse_session_mount(se, mountpoint.c_str()) != 0) {
+    fuse_remove_signal_handlers(se);
+    fuse_session_destroy(se);
+    return Status::Invalid("tierfs: cannot mount on " + mountpoint + " (is /dev/fuse usable, and " +
+                           mountpoint + " not already mounted?)");
+  }
+  return se;
+}
+
+// The handlers' context of a session serving `fs`; its session and
+// passthrough opens are set once they exist.
+FuseContext FuseContextFor(const SessionOptions& options, FileSystem& fs) {
+  FuseContext context;
+  context.fs = &fs;
+  context.entry_timeout = options.entry_timeout;
+  context.attr_timeout = options.attr_timeout;
+  context.writeback_cache = options.writeback_cache;
+  context.no_open = options.no_open;
+  return context;
+}
+
+// The control socket, served by `handlers`; when it cannot start, the mounted
+// session `se` is unmounted and ended, and the error is the terminal's.
+Result<std::unique_ptr<ControlServer>> StartControlServer(const std::string& metadata_dir,
+                                                          ControlHandlers& handlers,
+                                                          fuse_session* se) {
+  auto control = ControlServer::Start(
+      ControlSocketPath(metadata_dir), getuid(),
+      [&handlers](const nlohmann::json& request, const ControlPeer& peer, ControlReply& reply) {
+        return handlers.Handle(request, peer, reply);
+      });
+  if (control.ok()) return control;
+  fuse_session_unmount(se);
+  fuse_remove_signal_handlers(se);
+  fuse_session_destroy(se);
+  return Status::Invalid("tierfs: control socket: " + control.status().message());
+}
+
+// The session's custom I/O on `se`: the rings (--io_uring) and
+// FUSE_HANDLE_KILLPRIV_V2 (fs/fuse/uring_transport.h); null, logged, when it
+// cannot be installed (plain /dev/fuse reads then).
+std::unique_ptr<UringTransport> InstallUringTransport(fuse_session* se, bool io_uring) {
+  auto installed = UringTransport::Install(se, io_uring);
+  if (installed.ok()) return std::move(*installed);
+  LogWarning("custom /dev/fuse I/O: {}; serving over /dev/fuse without io_uring and "
+             "without FUSE_HANDLE_KILLPRIV_V2", installed.status().ToString());
+  return nullptr;
+}
+
+// Passthrough opens' mode as served: off when their I/O cannot be counted for
+// heat (fs/daemon/passthrough_heat.h), whose counter goes to *heat.
+PassthroughMode StartPassthroughHeat(FileSystem& fs, PassthroughMode mode,
+                                     const std::string& canonical_mountpoint,
+                                     std::unique_ptr<PassthroughHeat>* heat) {
+  if (mode == PassthroughMode::kOff) return mode;
+  auto started = PassthroughHeat::Start(fs, canonical_mountpoint);
+  if (!started.ok()) {
+    LogWarning("passthrough={}: off, its I/O could not be counted for heat ({}); the daemon "
+               "serves every read and write", PassthroughModeName(mode),
+               started.status().message());
+    return PassthroughMode::kOff;
+  }
+  *heat = std::move(*started);
+  LogInfo("passthrough={}: its reads and writes are counted for heat by BPF ({} hook)",
+          PassthroughModeName(mode), (*heat)->hook());
+  return mode;
+}
+
+// Serves `se` with the FUSE workers until it is unmounted, with the periodic
+// flush and the store probe running meanwhile; `passthrough_heat` stops after
+// the workers, before the periodic flush does.
+FuseServeEnd ServeUntilUnmounted(const SessionOptions& options, FileSystem& fs,
+                                 fuse_session* se, bool page_aligned_writes,
+                                 std::unique_ptr<PassthroughHeat>& passthrough_heat) {
+  FuseServeEnd end;
+  {
+    // The periodic flush, with the volume check and retention (FileSystem::StartPeriodicFlush).
+    fs.StartPeriodicFlush(std::chrono::seconds(options.flush_seconds));
+    // The health probe of object volumes (VolumeSet::ProbeStores): every
+    // second, so that a store that went away shows offline, and one that came
+    // back online, within seconds. A thread of its own: a probe of a dead store
+    // waits a few seconds (ObjectVolume's quick bounds), which must not delay
+    // the periodic flush.
+    PeriodicThread store_probe(std::chrono::seconds(1),
+                               [&volumes = fs.volumes()] { volumes.ProbeStores(); });
+    FuseWorkerPoolOptions pool;
+    pool.max_threads = options.max_threads;
+    pool.runners = options.running_threads > 0 ? options.running_threads
+                                               : DefaultFuseRunners(options.max_threads);
+    pool.page_aligned_writes = page_aligned_writes;  // the uring's read hook keeps to their size
+    end = ServeFuseSession(se, pool);
+    // Its last counts, before the writeback thread's last flush.
+    passthrough_heat.reset();
+  }
+  fs.StopPeriodicFlush();  // after the store probe, as before
+  return end;
+}
+
+// Unmounts and ends the session `se` once the workers are done: the control
+// socket first, the rings' threads before the session that holds their I/O.
+// Returns the exit status.
+int EndSession(fuse_session* se, fuse_args* args, ControlServer& control,
+               std::unique_ptr<UringTransport> uring, const FuseServeEnd& end,
+               const std::string& mountpoint) {
+  control.Stop();
+  if (uring) uring->CloseDevice();
+  fuse_session_unmount(se);
+  // The unmount ends the connection, which cancels the rings' commands: their
+  // threads end, before the session (which holds the transport's I/O) goes.
+  uring.reset();
+  fuse_remove_signal_handlers(se);
+  fuse_session_destroy(se);
+  fuse_opt_free_args(args);
+  // SIGTERM, SIGINT and SIGHUP are how systemd and a terminal stop a foreground
+  // daemon, and the unmount above was clean, so they are a success (exit 0).
+  const int status = end.error == 0 ? 0 : 1;
+  if (status == 0) {
+    LogInfo("unmounted {}{}", mountpoint, end.by_signal ? " (stopped by a signal)" : "");
+  } else {
+    LogError("reading /dev/fuse for {} failed: {}", mountpoint, std::strerror(end.error));
+  }
+  return status;
+}
+
 // Mounts and serves; reports the mount result through `startup`.
 int Serve(const SessionOptions& options, StartupPipe* startup) {
   auto fail = [&](const std::string& message) {
@@ -158,195 +374,59 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
   Result<DaemonLock> daemon_lock =
       DaemonLock::Acquire(metadata_dir, DaemonLock::Mode::kDaemon, kExitingDaemonWaitSeconds);
   if (!daemon_lock.ok()) return fail("tierfs: " + daemon_lock.status().message());
-  // The log, from here on (recovery at open included): the log file and syslog;
-  // in the foreground standard error instead of the file (systemd's journal).
   const bool foreground = startup == nullptr;
-  LogOptions log_options;
-  log_options.file = foreground ? "" : TierfsDir(metadata_dir) + "/tierfs.log";
-  log_options.to_stderr = foreground;
-  log_options.to_syslog = options.syslog;
-  log_options.tag = mountpoint;
-  if (Status st = InitDaemonLog(log_options); !st.ok()) {
-    Log(LogLevel::kWarning, st.message() + "; logging to standard error");
-  }
+  OpenDaemonLog(options, metadata_dir, mountpoint, foreground);
   struct LogCloser {
     ~LogCloser() { ShutdownDaemonLog(); }
   } log_closer;
-  for (const std::string& warning : options.startup_warnings) Log(LogLevel::kWarning, warning);
-  FileSystemOptions fs_options;
-  fs_options.mountpoint = mountpoint;
-  fs_options.sync_full = options.sync_full;
-  fs_options.fcl_keep_seconds = options.fcl_keep_seconds;
-  fs_options.fcl_max_records = options.fcl_max_records;
-  fs_options.iostat_keep_seconds = options.iostat_keep_seconds;
-  fs_options.commit_window_us = options.commit_window_us;
-  fs_options.cached_inodes = static_cast<size_t>(options.cached_inodes);
-  fs_options.exact_atime = options.exact_atime;
-  fs_options.direct_writes = options.direct_writes;
-  fs_options.cached_opens = CachedOpensWithinFdLimit(options.cached_opens);
-  // As asked, before INIT tells whether the kernel grants it: the mount must be
-  // recorded as one the kernel may write to before it can.
-  fs_options.passthrough = options.passthrough != PassthroughMode::kOff;
-  // Test seam: TIERFS_FAULTS fails chosen volume I/O calls (fs/volume/fault_injecting_volume_io.h),
-  // the metadata layer's on the database volume too (FileSystem::Mount hands it
-  // the same instance), in builds with test hooks only (CMake option
-  // TIERFS_TEST_HOOKS; packages have none).
-  std::unique_ptr<FaultInjectingVolumeIo> faults;
-#ifdef TIERFS_TEST_HOOKS
-  auto created = FaultInjectingVolumeIo::FromEnvironment(VolumeIo::Posix());
-  if (!created.ok()) return fail("tierfs: TIERFS_FAULTS: " + created.status().message());
-  faults = std::move(*created);
-  if (faults) fs_options.volume_io = faults.get();
-#endif
-  auto fs = FileSystem::Mount(metadata_dir, fs_options);
-  if (!fs.ok()) {
-    std::string message = "tierfs: " + fs.status().message();
-    // A damaged database (meta::Metadata::Open checks it, changing nothing):
-    // say what to do about it.
-    if (fs.status().code() == EUCLEAN) {
-      message += "\ntierfs: the file system is not mounted; run `tierfs check --repair " +
-                 metadata_dir + "` or restore a backup (see docs/reliability.md)";
-    }
-    return fail(message);
+  OpenedFileSystem opened;
+  if (Status st = OpenFileSystem(options, metadata_dir, mountpoint, *daemon_lock, &opened);
+      !st.ok()) {
+    return fail(st.message());
   }
-  if (Status st = daemon_lock->RecordPid(); !st.ok()) return fail("tierfs: " + st.message());
-  if (Status st = (*fs)->ApplyRetention(); !st.ok()) {
-    return fail("tierfs: FCL retention: " + st.message());
-  }
-  // Before the mount, so a port in use is reported to the terminal; it stops
-  // before the file system closes (declared after it).
-  std::unique_ptr<MetricsExporter> metrics;
-  if (!options.metrics.listen.empty() || !options.metrics.textfile.empty()) {
-    auto started = MetricsExporter::Start(**fs, options.metrics);
-    if (!started.ok()) return fail("tierfs: " + started.status().message());
-    metrics = std::move(*started);
-  }
+  FileSystem& fs = *opened.fs;
 
-  std::string mount_opts = "fsname=" + metadata_dir + ",subtype=tierfs,default_permissions";
-  // Mounted by root: shared like a local file system (allow_other), with device
-  // nodes and setuid honoured as on ext4; -o nodev,nosuid still narrows it.
-  if (getuid() == 0) mount_opts += ",allow_other,dev,suid";
-  if (!options.fuse_options.empty()) mount_opts += "," + options.fuse_options;
+  const std::string mount_opts = FuseMountOptions(options, metadata_dir);
   std::vector<std::string> argv_strings = {"tierfs", "-o", mount_opts};
   if (options.debug) argv_strings.push_back("-d");
   std::vector<char*> argv;
   for (std::string& s : argv_strings) argv.push_back(s.data());
   fuse_args args = FUSE_ARGS_INIT(static_cast<int>(argv.size()), argv.data());
 
-  FuseContext context;
-  context.fs = fs->get();
-  context.entry_timeout = options.entry_timeout;
-  context.attr_timeout = options.attr_timeout;
-  context.writeback_cache = options.writeback_cache;
-  context.no_open = options.no_open;
-  const fuse_lowlevel_ops& ops = TierfsOperations();
-  fuse_session* se = fuse_session_new(&args, &ops, sizeof ops, &context);
-  if (se == nullptr) return fail("tierfs: bad mount options: " + mount_opts);
-  context.session = se;  // for attribute invalidations the kernel did not ask for
-  if (fuse_set_signal_handlers(se) != 0) {
-    fuse_session_destroy(se);
-    return fail("tierfs: cannot install signal handlers");
-  }
-  if (fuse_session_mount(se, mountpoint.c_str()) != 0) {
-    fuse_remove_signal_handlers(se);
-    fuse_session_destroy(se);
-    return fail("tierfs: cannot mount on " + mountpoint + " (is /dev/fuse usable, and " +
-                mountpoint + " not already mounted?)");
-  }
+  FuseContext context = FuseContextFor(options, fs);
+  Result<fuse_session*> mounted = MountFuseSession(&args, &context, mount_opts, mountpoint);
+  if (!mounted.ok()) return fail(mounted.status().message());
+  fuse_session* se = *mounted;
 
   // Names the daemon removes itself (policy DELETEs) must leave the kernel's cache,
   // and so must the parent's cached listing (no-opendir mode caches listings): the
   // kernel drops it at a notify_delete only while it still caches the name.
-  (*fs)->SetEntryRemovedHook([se](uint64_t parent, uint64_t ino, std::string_view name) {
+  fs.SetEntryRemovedHook([se](uint64_t parent, uint64_t ino, std::string_view name) {
     fuse_lowlevel_notify_delete(se, parent, ino, name.data(), name.size());
     fuse_lowlevel_notify_inval_inode(se, parent, 0, 0);
   });
-  ControlHandlers handlers(**fs);
-  auto control = ControlServer::Start(
-      ControlSocketPath(metadata_dir), getuid(),
-      [&](const nlohmann::json& request, const ControlPeer& peer, ControlReply& reply) {
-        return handlers.Handle(request, peer, reply);
-      });
-  if (!control.ok()) {
-    fuse_session_unmount(se);
-    fuse_remove_signal_handlers(se);
-    fuse_session_destroy(se);
-    return fail("tierfs: control socket: " + control.status().message());
-  }
+  ControlHandlers handlers(fs);
+  auto control = StartControlServer(metadata_dir, handlers, se);
+  if (!control.ok()) return fail(control.status().message());
   if (startup != nullptr) {
     startup->Report(true, "");
     Detach(TierfsDir(metadata_dir) + "/tierfs.log");
   }
   LogInfo("mounted {} on {} (pid {}, {} volumes, options {})", metadata_dir, mountpoint, getpid(),
-          (*fs)->volumes().volumes().size(), mount_opts);
+          fs.volumes().volumes().size(), mount_opts);
 
   // Passthrough opens: the mode, and the backing ids registered on this
   // connection's /dev/fuse (OpInit decides whether they are used). Only where
   // their I/O can be counted for heat (fs/daemon/passthrough_heat.h).
-  PassthroughMode passthrough_mode = options.passthrough;
   std::unique_ptr<PassthroughHeat> passthrough_heat;
-  if (passthrough_mode != PassthroughMode::kOff) {
-    auto heat = PassthroughHeat::Start(**fs, canonical_mountpoint);
-    if (heat.ok()) {
-      passthrough_heat = std::move(*heat);
-      LogInfo("passthrough={}: its reads and writes are counted for heat by BPF ({} hook)",
-              PassthroughModeName(passthrough_mode), passthrough_heat->hook());
-    } else {
-      LogWarning("passthrough={}: off, its I/O could not be counted for heat ({}); the daemon "
-                 "serves every read and write", PassthroughModeName(passthrough_mode),
-                 heat.status().message());
-      passthrough_mode = PassthroughMode::kOff;
-    }
-  }
-  PassthroughOpens passthrough(passthrough_mode, fuse_session_fd(se));
+  PassthroughOpens passthrough(
+      StartPassthroughHeat(fs, options.passthrough, canonical_mountpoint, &passthrough_heat),
+      fuse_session_fd(se));
   context.passthrough = &passthrough;
-  // The session's custom I/O: the rings (--io_uring) and FUSE_HANDLE_KILLPRIV_V2
-  // (fs/fuse/uring_transport.h).
-  std::unique_ptr<UringTransport> uring;
-  if (auto installed = UringTransport::Install(se, options.io_uring); installed.ok()) {
-    uring = std::move(*installed);
-  } else {
-    LogWarning("custom /dev/fuse I/O: {}; serving over /dev/fuse without io_uring and "
-               "without FUSE_HANDLE_KILLPRIV_V2", installed.status().ToString());
-  }
-  FuseServeEnd end;
-  {
-    PeriodicThread periodic_flush(std::chrono::seconds(options.flush_seconds),
-                                  PeriodicFlush(**fs));
-    // The health probe of object volumes (VolumeSet::ProbeStores): every
-    // second, so that a store that went away shows offline, and one that came
-    // back online, within seconds. A thread of its own: a probe of a dead store
-    // waits a few seconds (ObjectVolume's quick bounds), which must not delay
-    // the periodic flush.
-    PeriodicThread store_probe(std::chrono::seconds(1),
-                               [&volumes = (*fs)->volumes()] { volumes.ProbeStores(); });
-    FuseWorkerPoolOptions pool;
-    pool.max_threads = options.max_threads;
-    pool.runners = options.running_threads > 0 ? options.running_threads
-                                               : DefaultFuseRunners(options.max_threads);
-    pool.page_aligned_writes = uring != nullptr;  // its read hook keeps to their size
-    end = ServeFuseSession(se, pool);
-    // Its last counts, before the writeback thread's last flush.
-    passthrough_heat.reset();
-  }
-  (*control)->Stop();
-  if (uring) uring->CloseDevice();
-  fuse_session_unmount(se);
-  // The unmount ends the connection, which cancels the rings' commands: their
-  // threads end, before the session (which holds the transport's I/O) goes.
-  uring.reset();
-  fuse_remove_signal_handlers(se);
-  fuse_session_destroy(se);
-  fuse_opt_free_args(&args);
-  // SIGTERM, SIGINT and SIGHUP are how systemd and a terminal stop a foreground
-  // daemon, and the unmount above was clean, so they are a success (exit 0).
-  const int status = end.error == 0 ? 0 : 1;
-  if (status == 0) {
-    LogInfo("unmounted {}{}", mountpoint, end.by_signal ? " (stopped by a signal)" : "");
-  } else {
-    LogError("reading /dev/fuse for {} failed: {}", mountpoint, std::strerror(end.error));
-  }
-  return status;
+  std::unique_ptr<UringTransport> uring = InstallUringTransport(se, options.io_uring);
+  const FuseServeEnd end =
+      ServeUntilUnmounted(options, fs, se, uring != nullptr, passthrough_heat);
+  return EndSession(se, &args, **control, std::move(uring), end, mountpoint);
 }
 
 // LeakSanitizer's check of the whole process, in builds with AddressSanitizer
