@@ -28,6 +28,14 @@ constexpr const char* kVolumeStates[] = {"online", "full", "offline", "draining"
 
 }  // namespace
 
+void MetricsCollector::AddSingle(std::vector<MetricFamily>* out, std::string name,
+                                 std::string help, MetricType type, const std::string& mount,
+                                 double value) {
+  Family family(std::move(name), std::move(help), type, mount);
+  family.AddValue({}, value);
+  out->push_back(std::move(family.f));
+}
+
 std::vector<MetricFamily> MetricsCollector::Collect() const {
   std::vector<MetricFamily> out;
   CollectVolumes(&out);
@@ -37,44 +45,32 @@ std::vector<MetricFamily> MetricsCollector::Collect() const {
   CollectStores(&out);
   const std::string& mount = fs_.options().mountpoint;
   const InodeTable::Counts inodes = fs_.inodes().Count();
-  Family looked_up("tierfs_inodes_looked_up",
-                   "Inodes the kernel holds a lookup count on (each costs the daemon a slot).",
-                   MetricType::Gauge, mount);
-  looked_up.AddValue({}, static_cast<double>(inodes.known));
-  out.push_back(std::move(looked_up.f));
-  Family active("tierfs_inodes_active",
-                "Inodes with attributes cached in the daemon: open (also for the kernel's opens "
-                "under --no_open), pinned, dirty, unlinked, "
-                "or among the --cached_inodes most recently used.",
-                MetricType::Gauge, mount);
-  active.AddValue({}, static_cast<double>(inodes.active));
-  out.push_back(std::move(active.f));
-  Family kernel_opens("tierfs_kernel_open_files",
-                      "Files whose object stays open for the kernel's opens (--no_open; at "
-                      "most --cached_opens).",
-                      MetricType::Gauge, mount);
-  kernel_opens.AddValue({}, static_cast<double>(fs_.KernelOpenCount()));
-  out.push_back(std::move(kernel_opens.f));
+  AddSingle(&out, "tierfs_inodes_looked_up",
+            "Inodes the kernel holds a lookup count on (each costs the daemon a slot).",
+            MetricType::Gauge, mount, static_cast<double>(inodes.known));
+  AddSingle(&out, "tierfs_inodes_active",
+            "Inodes with attributes cached in the daemon: open (also for the kernel's opens "
+            "under --no_open), pinned, dirty, unlinked, "
+            "or among the --cached_inodes most recently used.",
+            MetricType::Gauge, mount, static_cast<double>(inodes.active));
+  AddSingle(&out, "tierfs_kernel_open_files",
+            "Files whose object stays open for the kernel's opens (--no_open; at "
+            "most --cached_opens).",
+            MetricType::Gauge, mount, static_cast<double>(fs_.KernelOpenCount()));
   // The one lane every namespace request shares: how often it was found taken.
   const meta::LockWaits waits = fs_.metadata().LockWaits();
-  Family lock_taken("tierfs_metadata_lock_acquisitions_total",
-                    "Times the metadata database's lock was taken (a request's query or "
-                    "change, a flush, a group commit).",
-                    MetricType::Counter, mount);
-  lock_taken.AddValue({}, static_cast<double>(waits.taken));
-  out.push_back(std::move(lock_taken.f));
-  Family lock_waits("tierfs_metadata_lock_waits_total",
-                    "Requests that found the metadata database's lock taken (by another request "
-                    "or a group commit) and waited for it.",
-                    MetricType::Counter, mount);
-  lock_waits.AddValue({}, static_cast<double>(waits.count));
-  out.push_back(std::move(lock_waits.f));
-  Family lock_wait_seconds("tierfs_metadata_lock_wait_seconds_total",
-                           "Seconds requests spent waiting for the metadata database's lock, "
-                           "summed over the requests.",
-                           MetricType::Counter, mount);
-  lock_wait_seconds.AddValue({}, static_cast<double>(waits.nanos) / 1e9);
-  out.push_back(std::move(lock_wait_seconds.f));
+  AddSingle(&out, "tierfs_metadata_lock_acquisitions_total",
+            "Times the metadata database's lock was taken (a request's query or "
+            "change, a flush, a group commit).",
+            MetricType::Counter, mount, static_cast<double>(waits.taken));
+  AddSingle(&out, "tierfs_metadata_lock_waits_total",
+            "Requests that found the metadata database's lock taken (by another request "
+            "or a group commit) and waited for it.",
+            MetricType::Counter, mount, static_cast<double>(waits.count));
+  AddSingle(&out, "tierfs_metadata_lock_wait_seconds_total",
+            "Seconds requests spent waiting for the metadata database's lock, "
+            "summed over the requests.",
+            MetricType::Counter, mount, static_cast<double>(waits.nanos) / 1e9);
   // How heat is obtained: the daemon counts what reaches it; passthrough I/O is
   // counted in the kernel (fs/bpf/), and this says by which hook and how much.
   const DaemonMetrics& m = fs_.metrics();

@@ -27,6 +27,10 @@ class MetricsCollector : public prometheus::Collectable {
   std::vector<MetricFamily> Collect() const override;
 
  private:
+  // Appends to `out` a family of `type` with one series, labelled with the
+  // mount alone, of `value`.
+  static void AddSingle(std::vector<MetricFamily>* out, std::string name, std::string help,
+                        MetricType type, const std::string& mount, double value);
   // A family of `type`; Add() appends one series with the mount label first.
   struct Family {
     MetricFamily f;
