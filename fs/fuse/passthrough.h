@@ -43,6 +43,7 @@
 namespace tierfs {
 
 class FileSystem;
+class VolumeIo;
 struct FileHandle;
 
 // ---- INIT: called by the transport's hooks and by OpInit, in that order, for
@@ -87,10 +88,12 @@ class BackingFiles {
   BackingFiles& operator=(const BackingFiles&) = delete;
 
   // The backing id of inode `ino` for one more open: the one registered, or
-  // `object_fd` registered now. Errors: the ioctl's errno (EPERM: the kernel
+  // `object_fd` registered now (with `register_new`; without it, ENOENT when
+  // `ino` has none). Errors: the ioctl's errno (VolumeIo::BackingOpen; EPERM: the kernel
   // did not enable passthrough or the daemon lacks CAP_SYS_ADMIN; ELOOP: the
   // volume is itself stacked, overlayfs or FUSE; EINVAL, EOPNOTSUPP).
-  Result<int32_t> Acquire(uint64_t ino, int object_fd) EXCLUDES(mu_);
+  Result<int32_t> Acquire(uint64_t ino, int object_fd, VolumeIo& io, bool register_new)
+      EXCLUDES(mu_);
   // One open of `ino` that Acquire counted has been released (or never reached
   // the kernel); the last one closes the id.
   void Release(uint64_t ino) EXCLUDES(mu_);
@@ -125,7 +128,10 @@ class PassthroughOpens {
   // OpOpen and OpCreate): decides whether the kernel serves it by passthrough
   // (the mode, the open's flags, the inode's other opens), registers the
   // backing file and marks the reply (MarkOpenReplyPassthrough at `offset`).
-  // Returns whether it did; `fh` then records it for Release.
+  // Returns whether it did; `fh` then records it for Release. Once a refused
+  // registration turned passthrough off, a file that still has passthrough
+  // opens goes on getting it, with the backing id they share (the kernel fails
+  // any other open of it), and no other file does.
   bool PrepareReply(FileSystem& fs, uint64_t ino, FileHandle* fh, fuse_file_info* fi,
                     size_t offset);
   // A handle PrepareReply made passthrough has been released (its RELEASE, or
@@ -139,7 +145,8 @@ class PassthroughOpens {
 
   const PassthroughMode mode_;
   BackingFiles backing_;
-  // Atomics, not a lock: every open reads active_, and each flag changes once.
+  // Atomics, not a lock: every open reads them, and each flag changes once.
+  std::atomic<bool> asked_{false};  // INIT asked for passthrough
   std::atomic<bool> active_{false};
   std::atomic<bool> logged_loop_{false};
 };

@@ -217,6 +217,49 @@ TEST_F(PassthroughTest, AVolumeThatTakesNoLeaseKeepsItsFilesInPlace) {
   EXPECT_EQ(ReadFile(Path("f")), data);
 }
 
+// A registration the kernel refuses (any error but ELOOP) turns passthrough off
+// for new files; a file that still has passthrough opens must go on getting
+// passthrough for its next opens with the backing id they share, since the
+// kernel fails any other open of it (EIO).
+TEST_F(PassthroughTest, AFileOpenByPassthroughStillOpensAfterPassthroughTurnsOff) {
+  const std::string data = RandomBytes(100000, 21), other = RandomBytes(5000, 22);
+  WriteFileSynced(Path("a"), data);
+  WriteFileSynced(Path("b"), other);
+  setenv("TIERFS_FAULTS", "backing@2=EIO", 1);  // the second registration: b's
+  MountIn("rw");
+  unsetenv("TIERFS_FAULTS");
+  if (HasFatalFailure() || IsSkipped()) return;
+  const int a = open(Path("a").c_str(), O_RDONLY);
+  ASSERT_GE(a, 0) << strerror(errno);
+  const int b = open(Path("b").c_str(), O_RDONLY);
+  ASSERT_GE(b, 0) << strerror(errno);
+  EXPECT_NE(Log().find("passthrough: off for this mount"), std::string::npos) << Log();
+  passthrough_ = false;  // as the fault made it: Unmount() need not say so
+  // a still has its passthrough open: a reader and a writer open it as well.
+  const int a2 = open(Path("a").c_str(), O_RDONLY);
+  EXPECT_GE(a2, 0) << "a second open of a file open by passthrough: " << strerror(errno);
+  const int a3 = open(Path("a").c_str(), O_RDWR);
+  EXPECT_GE(a3, 0) << "a writer of a file open by passthrough: " << strerror(errno);
+  const std::string patch = RandomBytes(4096, 23);
+  if (a3 >= 0) PwriteAll(a3, patch.data(), patch.size(), 4096);
+  std::string read_back(patch.size(), '\0');
+  if (a2 >= 0) {
+    ASSERT_EQ(pread(a2, read_back.data(), read_back.size(), 4096),
+              static_cast<ssize_t>(patch.size()));
+    EXPECT_TRUE(read_back == patch);
+  }
+  EXPECT_EQ(ReadFile(Path("b")), other);
+  for (int fd : {a, b, a2, a3}) {
+    if (fd >= 0) close(fd);
+  }
+  // Every passthrough open closed: a is the daemon's again, like every file.
+  std::string want = data;
+  want.replace(4096, patch.size(), patch);
+  EXPECT_EQ(Difference(ReadFile(Path("a")), want), "");
+  Remount();
+  EXPECT_EQ(Difference(ReadFile(Path("a")), want), "");
+}
+
 TEST_F(PassthroughTest, ReadOnlyModeKeepsWritersOnTheDaemon) {
   ASSERT_NO_FATAL_FAILURE(MountIn("ro"));
   if (IsSkipped()) return;
