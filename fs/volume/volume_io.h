@@ -71,7 +71,8 @@ class VolumeIo : public FileIo {
   // or -1 with errno. Fault rules name it "backing", with the object's path.
   virtual int BackingOpen(int device_fd, int object_fd);
   // A named step of a multi-step operation (the relocator's "relocate-snapshot",
-  // "relocate-after-copy", "relocate-after-commit"): no system call, nothing
+  // "relocate-after-copy", "relocate-after-commit"; a passthrough RELEASE's
+  // "passthrough-release"): no system call, nothing
   // happens in production. Fault rules name it "point", with `name` as the
   // PATH, so a test can stop the daemon there, delay it, or hold it until
   // released, and so drive one exact interleaving of a race.

@@ -6,12 +6,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "tests/integration/random_file_ops.h"
 #include "tests/integration/test_policies.h"
@@ -258,6 +261,65 @@ TEST_F(PassthroughTest, AFileOpenByPassthroughStillOpensAfterPassthroughTurnsOff
   EXPECT_EQ(Difference(ReadFile(Path("a")), want), "");
   Remount();
   EXPECT_EQ(Difference(ReadFile(Path("a")), want), "");
+}
+
+// The RELEASE of a file's last passthrough open ends the handle and closes the
+// inode's backing id. A relocation that commits between the two steps must not
+// let the next open be given the old object through the id not yet closed. With
+// `ro` a writer opened meanwhile is the daemon's, whose descriptor spares the
+// relocation its lease probe: it commits, and the next reader would read the
+// old object, without what the writer wrote.
+TEST_F(PassthroughTest, AnOpenRightAfterTheLastPassthroughReleaseGetsTheFilesObject) {
+  AssignPolicy(MoveEverythingPolicy("hdd", "ssd"));
+  const std::string data = RandomBytes(200000, 24);
+  WriteFileSynced(Path("f"), data);
+  ASSERT_EQ(ClassOf("f"), "hdd");
+  const std::string hold_dir = root_ + "/hold", marker = hold_dir + "/point.held";
+  std::filesystem::create_directories(hold_dir);
+  setenv("TIERFS_FAULTS", "point:passthrough-release@1=hold", 1);
+  setenv("TIERFS_FAULTS_HOLD_DIR", hold_dir.c_str(), 1);
+  MountIn("ro");
+  unsetenv("TIERFS_FAULTS");
+  unsetenv("TIERFS_FAULTS_HOLD_DIR");
+  if (HasFatalFailure() || IsSkipped()) return;
+  struct Unhold {
+    std::string marker;
+    ~Unhold() { std::filesystem::remove(marker); }
+  } unhold{marker};
+  const int reader = open(Path("f").c_str(), O_RDONLY);
+  ASSERT_GE(reader, 0) << strerror(errno);
+  ASSERT_EQ(close(reader), 0);
+  // Its RELEASE is held between its two steps.
+  bool held = false;
+  for (int i = 0; i < 3000 && !(held = std::filesystem::exists(marker)); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(held) << "the RELEASE never reached passthrough-release";
+  const int writer = open(Path("f").c_str(), O_RDWR);
+  ASSERT_GE(writer, 0) << strerror(errno);
+  // Moves the file, or finds it busy: either way readers must see the writes.
+  CommandResult enforce = Tool("fsppadm", {"enforce", mnt_});
+  EXPECT_EQ(enforce.exit_code, 0) << enforce.output;
+  const std::string patch = RandomBytes(8192, 25);
+  PwriteAll(writer, patch.data(), patch.size(), 4096);
+  ASSERT_EQ(close(writer), 0);
+  usleep(200000);  // its RELEASE trails close(2)
+  const int reader2 = open(Path("f").c_str(), O_RDONLY);
+  ASSERT_GE(reader2, 0) << strerror(errno);
+  std::string read_back(patch.size(), '\0');
+  ASSERT_EQ(pread(reader2, read_back.data(), read_back.size(), 4096),
+            static_cast<ssize_t>(patch.size()));
+  EXPECT_TRUE(read_back == patch) << "the reader read an object the file no longer has; "
+                                  << enforce.output;
+  std::filesystem::remove(marker);
+  ASSERT_EQ(close(reader2), 0);
+  std::string want = data;
+  want.replace(4096, patch.size(), patch);
+  EXPECT_EQ(Difference(ReadFile(Path("f")), want), "");
+  Remount();
+  EXPECT_EQ(Difference(ReadFile(Path("f")), want), "");
+  EXPECT_TRUE(EnforceUntilClass("f", "ssd", 50));
+  EXPECT_EQ(Difference(ReadFile(Path("f")), want), "");
 }
 
 TEST_F(PassthroughTest, ReadOnlyModeKeepsWritersOnTheDaemon) {
