@@ -89,17 +89,24 @@ Result<std::unique_ptr<FileSystem>> FileSystem::Mount(const std::string& metadat
     TIERFS_RETURN_IF_ERROR(fs->TrimObjectsAfterCrash(/*keep_longer=*/*kernel_wrote));
     TIERFS_RETURN_IF_ERROR(fs->RemoveOrphanObjects());
   }
-  if (auto now = fs->meta_->SwapPassthroughWrites(options.passthrough); !now.ok()) {
-    return now.status();
-  }
-  // A mapping may outlive its file's close and keep writing the object it
-  // mapped: an object given to a new file would take those writes.
-  if (options.passthrough) fs->volumes_->KeepNoRecycledObjects();
+  // Not yet: only INIT says whether the kernel may (EnablePassthrough).
+  if (auto now = fs->meta_->SwapPassthroughWrites(false); !now.ok()) return now.status();
   // Started last: the recovery above commits change by change.
   FileSystem* raw = fs.get();
   fs->meta_->StartGroupCommit(std::chrono::microseconds(options.commit_window_us),
                               [raw] { raw->reclaimer_.ReclaimCommitted(); });
   return fs;
+}
+
+Status FileSystem::EnablePassthrough() {
+  // Before the INIT reply: no passthrough open exists before it is recorded.
+  auto before = meta_->SwapPassthroughWrites(true);
+  if (!before.ok()) return before.status();
+  // A mapping may outlive its file's close and keep writing the object it
+  // mapped: an object given to a new file would take those writes.
+  volumes_->KeepNoRecycledObjects();
+  passthrough_.store(true);
+  return Status::Ok();
 }
 
 FileSystem::FileSystem(std::unique_ptr<meta::SpaceReserve> reserve,

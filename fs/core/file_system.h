@@ -130,14 +130,6 @@ struct FileSystemOptions {
   // No-open mode: at most this many files keep their object open between
   // requests (KernelOpen; up to two fds each, the second for O_DIRECT writes).
   size_t cached_opens = 4096;
-  // --passthrough is not off: the kernel may read, write and map objects itself
-  // (fs/fuse/passthrough.h), past the daemon's view. Then no object is recycled
-  // (a mapping may outlive its file's last close and would write into the file
-  // that took its object over), a relocation first asks the object whether
-  // anyone still writes it (VolumeIo::HasWriters), and the next mount after a
-  // crash takes an object longer than its file at its length (msync'ed bytes
-  // past the recorded size never reached the daemon) instead of trimming it.
-  bool passthrough = false;
 };
 
 // The smallest write sent to a volume with O_DIRECT, bytes. Such a write skips
@@ -251,6 +243,18 @@ class FileSystem {
   // Write() then leaves the times alone, so a late WRITE never puts the daemon's
   // clock over the kernel's mtime.
   void SetKernelKeepsWriteTimes(bool on) { kernel_keeps_write_times_.store(on); }
+  // INIT granted passthrough (fs/fuse/passthrough.h): from now on the kernel may
+  // read, write and map objects itself, past the daemon's view. Records it in
+  // the database first (the next mount after a crash takes an object longer
+  // than its file at its length: msync'ed bytes past the recorded size never
+  // reached the daemon), then recycles no object (a mapping may outlive its
+  // file's last close and would write into the file that took its object
+  // over), and a relocation first asks the object whether anyone still writes
+  // it (VolumeIo::HasWriters). A mount that never passes through does none of
+  // this. Errors: the database's; passthrough must then stay off.
+  Status EnablePassthrough();
+  // Whether EnablePassthrough has run.
+  bool passthrough() const { return passthrough_.load(); }
   // Clears setgid (no group-execute) after a write by `caller` when the VFS would.
   void DropSetgidAfterWrite(FileHandle* fh, const Caller& caller);
   // Before a WRITE or an OPEN the kernel marked to clear setuid/setgid
@@ -593,6 +597,7 @@ class FileSystem {
   std::unique_ptr<VolumeSet> volumes_;
   const meta::FsInfo info_;
   const FileSystemOptions options_;
+  std::atomic<bool> passthrough_{false};  // EnablePassthrough
   InodeTable inodes_;
   IoAccounting io_;
   DaemonMetrics metrics_;

@@ -233,7 +233,7 @@ bool Relocator::BusyBeforeCopy(InodeState& inode, const meta::Inode& attr, const
   if (snap.passthrough) return true;
   // A mapping kept after close still writes the object: busy until unmapped
   // (a new open to map again moves write_gen, so this is asked once).
-  if (fs_.options().passthrough && !snap.daemon_holds_object &&
+  if (fs_.passthrough() && !snap.daemon_holds_object &&
       !volumes.IsObjectVolume(attr.volume_id) && WrittenOutsideTheDaemon(volumes, attr)) {
     return true;
   }

@@ -152,11 +152,16 @@ size_t BackingFiles::size() const {
 bool PassthroughOpens::DecideAtInit() {
   if (mode_ == PassthroughMode::kOff) return false;
   const char* why = nullptr;
-  if (!KernelOffersPassthrough()) {
+  if (!KernelOffersPassthrough() || ignore_offer_) {
     why = "the kernel does not offer FUSE_PASSTHROUGH (Linux 6.9 and later, "
           "CONFIG_FUSE_PASSTHROUGH)";
   } else if (!HasCapSysAdmin()) {
     why = "registering backing files needs CAP_SYS_ADMIN (mount as root)";
+  }
+  Status granted;
+  if (why == nullptr && grant_) {
+    granted = grant_();
+    if (!granted.ok()) why = granted.message().c_str();
   }
   if (why != nullptr) {
     LogWarning("passthrough={}: off, {}; the daemon serves every read and write",

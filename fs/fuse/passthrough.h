@@ -28,10 +28,12 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include <fuse_lowlevel.h>
 
@@ -114,12 +116,19 @@ class BackingFiles {
 // backing ids. Owned by the session; FuseContext::passthrough points at it.
 class PassthroughOpens {
  public:
-  PassthroughOpens(PassthroughMode mode, int device_fd) : mode_(mode), backing_(device_fd) {}
+  // `grant`: what INIT's handler runs once it would ask for passthrough, before
+  // it does (the heat counter's start, FileSystem::EnablePassthrough); an
+  // error leaves passthrough off, with its message in the log.
+  PassthroughOpens(PassthroughMode mode, int device_fd, std::function<Status()> grant)
+      : mode_(mode), grant_(std::move(grant)), backing_(device_fd) {}
 
   PassthroughMode mode() const { return mode_; }
   // OpInit: whether to ask for passthrough on this connection; logs once why
   // not when the mode wants it and cannot have it.
   bool DecideAtInit();
+  // Test seam (builds with test hooks): DecideAtInit takes the kernel as one
+  // that does not offer passthrough, as Linux before 6.9. Before serving.
+  void IgnoreKernelOffer() { ignore_offer_ = true; }
   // Whether passthrough is on (INIT asked for it and no registration has shown
   // that the kernel refused it since).
   bool active() const { return active_.load(std::memory_order_acquire); }
@@ -144,6 +153,8 @@ class PassthroughOpens {
   void TurnOff(const Status& why);
 
   const PassthroughMode mode_;
+  const std::function<Status()> grant_;
+  bool ignore_offer_ = false;  // set before serving, read by INIT's handler
   BackingFiles backing_;
   // Atomics, not a lock: every open reads them, and each flag changes once.
   std::atomic<bool> asked_{false};  // INIT asked for passthrough

@@ -322,6 +322,34 @@ TEST_F(PassthroughTest, AnOpenRightAfterTheLastPassthroughReleaseGetsTheFilesObj
   EXPECT_EQ(Difference(ReadFile(Path("f")), want), "");
 }
 
+// A kernel that does not offer passthrough at INIT (Linux 6.2 to 6.8; here a
+// test seam, TIERFS_TEST_NO_PASSTHROUGH_OFFER, on a kernel that does): the mount
+// never passes through, so it is one without passthrough in every way. No
+// kernel counter is attached for its heat, and crash recovery after it trims
+// objects to their files' sizes as after any such mount.
+TEST_F(PassthroughTest, AMountWhoseInitDeclinesPassthroughIsOneWithoutIt) {
+  Unmount();
+  const size_t log_before = Log().size();
+  setenv("TIERFS_TEST_NO_PASSTHROUGH_OFFER", "1", 1);
+  Mount({"--passthrough=rw"});
+  unsetenv("TIERFS_TEST_NO_PASSTHROUGH_OFFER");
+  ASSERT_FALSE(passthrough_) << "the daemon asked for passthrough though INIT did not offer it";
+  const std::string data = RandomBytes(70000, 26);
+  WriteFileSynced(Path("f"), data);
+  std::string log = Log().substr(log_before);
+  EXPECT_NE(log.find("passthrough=rw: off, the kernel does not offer"), std::string::npos) << log;
+  EXPECT_EQ(log.find("counted for heat by BPF"), std::string::npos)
+      << "a kernel counter was attached for a mount that never passes through:\n" << log;
+  CrashDaemon();
+  const size_t log_at_recovery = Log().size();
+  Mount();
+  log = Log().substr(log_at_recovery);
+  EXPECT_NE(log.find("the last mount did not end cleanly: checked"), std::string::npos) << log;
+  EXPECT_EQ(log.find("(passthrough opens)"), std::string::npos)
+      << "recovered as a mount the kernel may have written:\n" << log;
+  EXPECT_EQ(Difference(ReadFile(Path("f")), data), "");
+}
+
 TEST_F(PassthroughTest, ReadOnlyModeKeepsWritersOnTheDaemon) {
   ASSERT_NO_FATAL_FAILURE(MountIn("ro"));
   if (IsSkipped()) return;
