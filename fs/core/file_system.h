@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "common/clock.h"
@@ -284,6 +285,17 @@ class FileSystem {
   // Undoes AdmitPassthrough for a handle the kernel will serve through the
   // daemon after all (its backing file could not be registered).
   void WithdrawPassthrough(FileHandle* fh);
+  // Whether a passthrough open for writing of `ino` was admitted since a lease
+  // last found its object unwritten (ObjectFoundUnwritten): a shared writable
+  // mapping made through it may outlive every close and write the object past
+  // the daemon, which a lease cannot tell while the daemon holds the object
+  // open itself (Relocator::BusyBeforeCopy). Kept apart from the inode's
+  // state, which may be dropped while such a mapping lives.
+  bool MayHaveWritableMapping(uint64_t ino) const EXCLUDES(writable_mappings_mu_);
+  // A lease found the object of `inode` unwritten when its write_gen was
+  // `write_gen`: no mapping writes it, unless a passthrough open came since.
+  void ObjectFoundUnwritten(InodeState& inode, uint64_t write_gen)
+      EXCLUDES(writable_mappings_mu_);
   // Heat of I/O the kernel served by passthrough (counted by fs/bpf/): adds to
   // inode `ino`'s counters as if those calls had reached the daemon, and the
   // bytes to the metrics of the volume that holds the file now (volume 0,
@@ -436,6 +448,9 @@ class FileSystem {
   // DelayedAttributeFlush's flush function: one database batch for all of `inodes`.
   void FlushDelayed(const std::vector<InodeRef>& inodes);
   // Volumes whose refusal of O_DIRECT was logged (once each: DirectWriteFor).
+  // MayHaveWritableMapping's inodes; taken inside an inode's mu.
+  mutable Mutex writable_mappings_mu_;
+  std::unordered_set<uint64_t> writable_mappings_ GUARDED_BY(writable_mappings_mu_);
   Mutex direct_refusals_mu_;
   std::vector<uint32_t> direct_refusals_logged_ GUARDED_BY(direct_refusals_mu_);
   FileSystem(std::unique_ptr<meta::SpaceReserve> reserve, std::unique_ptr<meta::Metadata> meta,

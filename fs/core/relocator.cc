@@ -233,9 +233,15 @@ bool Relocator::BusyBeforeCopy(InodeState& inode, const meta::Inode& attr, const
   if (snap.passthrough) return true;
   // A mapping kept after close still writes the object: busy until unmapped
   // (a new open to map again moves write_gen, so this is asked once).
-  if (fs_.passthrough() && !snap.daemon_holds_object &&
-      !volumes.IsObjectVolume(attr.volume_id) && WrittenOutsideTheDaemon(volumes, attr)) {
-    return true;
+  if (fs_.passthrough() && !volumes.IsObjectVolume(attr.volume_id)) {
+    if (!snap.daemon_holds_object) {
+      if (WrittenOutsideTheDaemon(volumes, attr)) return true;
+      fs_.ObjectFoundUnwritten(inode, snap.write_gen);
+    } else if (fs_.MayHaveWritableMapping(attr.ino)) {
+      // The daemon's own descriptor writes the object too, so a lease cannot
+      // tell: busy until the daemon closes it and a lease can answer.
+      return true;
+    }
   }
   // Files on a store are never written: one open for writing stays local
   // until it is closed (the next enforce moves it).

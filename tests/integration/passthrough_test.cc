@@ -3,6 +3,7 @@
 // metrics textfile, written at unmount) show which I/O reached it.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -348,6 +349,43 @@ TEST_F(PassthroughTest, AMountWhoseInitDeclinesPassthroughIsOneWithoutIt) {
   EXPECT_EQ(log.find("(passthrough opens)"), std::string::npos)
       << "recovered as a mount the kernel may have written:\n" << log;
   EXPECT_EQ(Difference(ReadFile(Path("f")), data), "");
+}
+
+// With `ro`, a writer that joined readers' passthrough maps the object itself;
+// its shared writable mapping outlives the close of every passthrough open. A
+// daemon-served open for writing made afterwards (the daemon's own descriptor
+// hides the mapping from a lease) must not let a relocation commit under it.
+TEST_F(PassthroughTest, AWritableMappingKeepsItsFileBusyBesideADaemonServedWriter) {
+  ASSERT_NO_FATAL_FAILURE(MountIn("ro"));
+  if (IsSkipped()) return;
+  AssignPolicy(MoveEverythingPolicy("hdd", "ssd"));
+  const std::string data = RandomBytes(1 << 20, 27);
+  WriteFileSynced(Path("f"), data);
+  ASSERT_EQ(ClassOf("f"), "hdd");
+  const int reader = open(Path("f").c_str(), O_RDONLY);
+  ASSERT_GE(reader, 0) << strerror(errno);
+  const int writer = open(Path("f").c_str(), O_RDWR);  // joins the reader's passthrough
+  ASSERT_GE(writer, 0) << strerror(errno);
+  void* map = mmap(nullptr, data.size(), PROT_READ | PROT_WRITE, MAP_SHARED, writer, 0);
+  ASSERT_NE(map, MAP_FAILED) << strerror(errno);
+  ASSERT_EQ(close(writer), 0);
+  ASSERT_EQ(close(reader), 0);
+  usleep(200000);  // their RELEASEs trail close(2)
+  const int served = open(Path("f").c_str(), O_RDWR);  // no passthrough opens: the daemon's
+  ASSERT_GE(served, 0) << strerror(errno);
+  CommandResult enforce = Tool("fsppadm", {"enforce", mnt_});
+  EXPECT_EQ(enforce.exit_code, 0) << enforce.output;
+  const std::string patch = RandomBytes(8192, 28);
+  std::memcpy(static_cast<char*>(map) + 12288, patch.data(), patch.size());
+  ASSERT_EQ(msync(map, data.size(), MS_SYNC), 0) << strerror(errno);
+  ASSERT_EQ(munmap(map, data.size()), 0);
+  ASSERT_EQ(close(served), 0);
+  std::string want = data;
+  want.replace(12288, patch.size(), patch);
+  EXPECT_EQ(Difference(ReadFile(Path("f")), want), "")
+      << "the mapping wrote an object the file no longer has; " << enforce.output;
+  EXPECT_TRUE(EnforceUntilClass("f", "ssd", 50));
+  EXPECT_EQ(Difference(ReadFile(Path("f")), want), "");
 }
 
 TEST_F(PassthroughTest, ReadOnlyModeKeepsWritersOnTheDaemon) {
