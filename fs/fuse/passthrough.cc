@@ -193,7 +193,8 @@ bool PassthroughOpens::PrepareReply(FileSystem& fs, uint64_t ino, FileHandle* fh
   const bool by_mode = mode_ == PassthroughMode::kReadWrite || !writes;
   // kReadOnly: a writer that must join the readers' passthrough keeps its reads
   // and writes on the daemon (FOPEN_DIRECT_IO), so that they are counted and
-  // placed as any write (ENOSPC moves, heat); only its mmap reaches the object.
+  // placed as any write (heat; not ENOSPC moves, since the readers hold the
+  // object: FileSystem::MoveOnNoSpace); only its mmap reaches the object.
   const bool direct_io = !by_mode;
   const int object_fd = fs.AdmitPassthrough(fh, on && by_mode, direct_io);
   if (object_fd < 0) return false;

@@ -476,5 +476,55 @@ TEST_F(PassthroughTest, RandomWritesTruncatesAndEnforcesReadBackAsWritten) {
   EXPECT_TRUE(ReadFile(path) == model) << "contents differ after a remount";
 }
 
+// A full volume under a file open by passthrough (docs/reliability.md, "What a
+// full volume does"). With `ro` a writer's writes reach the daemon, but one
+// that opens the file beside readers' passthrough opens joins them (the
+// kernel's rule), and the kernel holds the object for those readers: a move
+// would leave them reading the old object, blind to every later write. The
+// file stays, and the write gets ENOSPC, as with `rw`; what was written before
+// it is the file's.
+class PassthroughFullVolumeTest : public PassthroughTest {
+ protected:
+  void PrepareVolumes() override { MountScratch(hdd_, "64m"); }
+};
+
+TEST_F(PassthroughFullVolumeTest, AWriterBesideReadersGetsEnospcAndTheFileStays) {
+  ASSERT_NO_FATAL_FAILURE(MountIn("ro"));
+  if (IsSkipped()) return;
+  AssignPolicy(R"(<?xml version="1.0"?>
+<PLACEMENT_POLICY Version="5.1" Name="hdd_then_ssd">
+  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
+    <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION>
+                <DESTINATION><CLASS>ssd</CLASS></DESTINATION></ON></CREATE></RULE>
+</PLACEMENT_POLICY>
+)");
+  std::string model = RandomBytes(1 << 20, 29);
+  WriteFileSynced(Path("f"), model);
+  ASSERT_EQ(ClassOf("f"), "hdd");
+  const int reader = open(Path("f").c_str(), O_RDONLY);
+  ASSERT_GE(reader, 0) << strerror(errno);
+  const int writer = open(Path("f").c_str(), O_RDWR);
+  ASSERT_GE(writer, 0) << strerror(errno);
+  const std::string chunk = RandomBytes(1 << 20, 30);
+  int err = 0;
+  for (int i = 0; i < 100 && err == 0; ++i) {
+    const ssize_t n = pwrite(writer, chunk.data(), chunk.size(), static_cast<off_t>(model.size()));
+    if (n < 0) {
+      err = errno;
+    } else {
+      model.append(chunk, 0, static_cast<size_t>(n));
+    }
+  }
+  EXPECT_EQ(err, ENOSPC) << strerror(err) << " after " << model.size() << " bytes";
+  EXPECT_EQ(ClassOf("f"), "hdd");
+  std::string read_back(model.size(), '\0');
+  ASSERT_EQ(pread(reader, read_back.data(), read_back.size(), 0),
+            static_cast<ssize_t>(model.size()));
+  EXPECT_EQ(Difference(read_back, model), "") << "the reader misses what was written";
+  ASSERT_EQ(close(writer), 0);
+  ASSERT_EQ(close(reader), 0);
+  EXPECT_EQ(Difference(ReadFile(Path("f")), model), "");
+}
+
 }  // namespace
 }  // namespace tierfs::testing
