@@ -4,6 +4,7 @@
 // and xattrs in fs/core/dir_ops.cc, what the mount does after a crash in
 // fs/core/crash_recovery.cc.
 #include "fs/core/file_system.h"
+#include "fs/core/relocator.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -301,6 +302,8 @@ Result<InodeRef> FileSystem::HoldInode(uint64_t ino, Hold how) {
 
 void FileSystem::ReleaseHold(const InodeRef& inode, Hold how) {
   bool reclaim;
+  uint64_t write_gen = 0;
+  meta::Inode attr;
   if (how == Hold::kPin) {
     reclaim = inodes_.Unpin(inode);
   } else {
@@ -308,6 +311,14 @@ void FileSystem::ReleaseHold(const InodeRef& inode, Hold how) {
       MutexLock lock(inode->mu);
       if (--inode->nopen > 0) return;
       CloseObjectLocked(*inode, volumes_->io());
+      write_gen = inode->write_gen.load();
+      attr = inode->attr;
+    }
+    // The daemon no longer holds the object: a lease can tell now whether a
+    // mapping a passthrough writer made still writes it.
+    if (passthrough() && MayHaveWritableMapping(attr.ino) &&
+        !volumes_->IsObjectVolume(attr.volume_id) && !WrittenOutsideTheDaemon(*volumes_, attr)) {
+      ObjectFoundUnwritten(*inode, write_gen);
     }
     reclaim = inodes_.MaybeErase(inode);
   }

@@ -75,6 +75,21 @@ class LowIoPriority {
   int saved_ = -1;
 };
 
+// Whether `inode` has a handle open for writing (an open(2) the kernel
+// reported; no-open mode's stand-in handle does not count: writes there are
+// seen by write_gen).
+bool OpenForWriting(InodeState& inode) {
+  MutexLock lock(inode.mu);
+  for (OpenHandle* h = inode.handles; h != nullptr; h = h->next) {
+    if (h->directory) continue;
+    const auto* fh = static_cast<const FileHandle*>(h);
+    if (!fh->kernel_open && (fh->flags & O_ACCMODE) != O_RDONLY) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 // Whether something outside the daemon still has the object of `attr` open for
 // writing: with passthrough opens, a shared mapping made through one outlives
 // the file's last close (the kernel's backing file stays with the mapping),
@@ -99,21 +114,6 @@ bool WrittenOutsideTheDaemon(const VolumeSet& volumes, const meta::Inode& attr) 
   }
   return writers == 1;
 }
-
-// Whether `inode` has a handle open for writing (an open(2) the kernel
-// reported; no-open mode's stand-in handle does not count: writes there are
-// seen by write_gen).
-bool OpenForWriting(InodeState& inode) {
-  MutexLock lock(inode.mu);
-  for (OpenHandle* h = inode.handles; h != nullptr; h = h->next) {
-    if (h->directory) continue;
-    const auto* fh = static_cast<const FileHandle*>(h);
-    if (!fh->kernel_open && (fh->flags & O_ACCMODE) != O_RDONLY) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 Result<int> Relocator::CopyAndVerify(const meta::Inode& attr, uint32_t to_volume,
                                      uint64_t* bytes) {
