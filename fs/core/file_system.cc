@@ -4,6 +4,7 @@
 // and xattrs in fs/core/dir_ops.cc, what the mount does after a crash in
 // fs/core/crash_recovery.cc.
 #include "fs/core/file_system.h"
+#include "fs/core/relocator.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -89,17 +90,24 @@ Result<std::unique_ptr<FileSystem>> FileSystem::Mount(const std::string& metadat
     TIERFS_RETURN_IF_ERROR(fs->TrimObjectsAfterCrash(/*keep_longer=*/*kernel_wrote));
     TIERFS_RETURN_IF_ERROR(fs->RemoveOrphanObjects());
   }
-  if (auto now = fs->meta_->SwapPassthroughWrites(options.passthrough); !now.ok()) {
-    return now.status();
-  }
-  // A mapping may outlive its file's close and keep writing the object it
-  // mapped: an object given to a new file would take those writes.
-  if (options.passthrough) fs->volumes_->KeepNoRecycledObjects();
+  // Not yet: only INIT says whether the kernel may (EnablePassthrough).
+  if (auto now = fs->meta_->SwapPassthroughWrites(false); !now.ok()) return now.status();
   // Started last: the recovery above commits change by change.
   FileSystem* raw = fs.get();
   fs->meta_->StartGroupCommit(std::chrono::microseconds(options.commit_window_us),
                               [raw] { raw->reclaimer_.ReclaimCommitted(); });
   return fs;
+}
+
+Status FileSystem::EnablePassthrough() {
+  // Before the INIT reply: no passthrough open exists before it is recorded.
+  auto before = meta_->SwapPassthroughWrites(true);
+  if (!before.ok()) return before.status();
+  // A mapping may outlive its file's close and keep writing the object it
+  // mapped: an object given to a new file would take those writes.
+  volumes_->KeepNoRecycledObjects();
+  passthrough_.store(true);
+  return Status::Ok();
 }
 
 FileSystem::FileSystem(std::unique_ptr<meta::SpaceReserve> reserve,
@@ -294,6 +302,8 @@ Result<InodeRef> FileSystem::HoldInode(uint64_t ino, Hold how) {
 
 void FileSystem::ReleaseHold(const InodeRef& inode, Hold how) {
   bool reclaim;
+  uint64_t write_gen = 0;
+  meta::Inode attr;
   if (how == Hold::kPin) {
     reclaim = inodes_.Unpin(inode);
   } else {
@@ -301,6 +311,14 @@ void FileSystem::ReleaseHold(const InodeRef& inode, Hold how) {
       MutexLock lock(inode->mu);
       if (--inode->nopen > 0) return;
       CloseObjectLocked(*inode, volumes_->io());
+      write_gen = inode->write_gen.load();
+      attr = inode->attr;
+    }
+    // The daemon no longer holds the object: a lease can tell now whether a
+    // mapping a passthrough writer made still writes it.
+    if (passthrough() && MayHaveWritableMapping(attr.ino) &&
+        !volumes_->IsObjectVolume(attr.volume_id) && !WrittenOutsideTheDaemon(*volumes_, attr)) {
+      ObjectFoundUnwritten(*inode, write_gen);
     }
     reclaim = inodes_.MaybeErase(inode);
   }

@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "common/clock.h"
@@ -130,14 +131,6 @@ struct FileSystemOptions {
   // No-open mode: at most this many files keep their object open between
   // requests (KernelOpen; up to two fds each, the second for O_DIRECT writes).
   size_t cached_opens = 4096;
-  // --passthrough is not off: the kernel may read, write and map objects itself
-  // (fs/fuse/passthrough.h), past the daemon's view. Then no object is recycled
-  // (a mapping may outlive its file's last close and would write into the file
-  // that took its object over), a relocation first asks the object whether
-  // anyone still writes it (VolumeIo::HasWriters), and the next mount after a
-  // crash takes an object longer than its file at its length (msync'ed bytes
-  // past the recorded size never reached the daemon) instead of trimming it.
-  bool passthrough = false;
 };
 
 // The smallest write sent to a volume with O_DIRECT, bytes. Such a write skips
@@ -251,6 +244,18 @@ class FileSystem {
   // Write() then leaves the times alone, so a late WRITE never puts the daemon's
   // clock over the kernel's mtime.
   void SetKernelKeepsWriteTimes(bool on) { kernel_keeps_write_times_.store(on); }
+  // INIT granted passthrough (fs/fuse/passthrough.h): from now on the kernel may
+  // read, write and map objects itself, past the daemon's view. Records it in
+  // the database first (the next mount after a crash takes an object longer
+  // than its file at its length: msync'ed bytes past the recorded size never
+  // reached the daemon), then recycles no object (a mapping may outlive its
+  // file's last close and would write into the file that took its object
+  // over), and a relocation first asks the object whether anyone still writes
+  // it (VolumeIo::HasWriters). A mount that never passes through does none of
+  // this. Errors: the database's; passthrough must then stay off.
+  Status EnablePassthrough();
+  // Whether EnablePassthrough has run.
+  bool passthrough() const { return passthrough_.load(); }
   // Clears setgid (no group-execute) after a write by `caller` when the VFS would.
   void DropSetgidAfterWrite(FileHandle* fh, const Caller& caller);
   // Before a WRITE or an OPEN the kernel marked to clear setuid/setgid
@@ -280,6 +285,17 @@ class FileSystem {
   // Undoes AdmitPassthrough for a handle the kernel will serve through the
   // daemon after all (its backing file could not be registered).
   void WithdrawPassthrough(FileHandle* fh);
+  // Whether a passthrough open for writing of `ino` was admitted since a lease
+  // last found its object unwritten (ObjectFoundUnwritten): a shared writable
+  // mapping made through it may outlive every close and write the object past
+  // the daemon, which a lease cannot tell while the daemon holds the object
+  // open itself (Relocator::BusyBeforeCopy). Kept apart from the inode's
+  // state, which may be dropped while such a mapping lives.
+  bool MayHaveWritableMapping(uint64_t ino) const EXCLUDES(writable_mappings_mu_);
+  // A lease found the object of `inode` unwritten when its write_gen was
+  // `write_gen`: no mapping writes it, unless a passthrough open came since.
+  void ObjectFoundUnwritten(InodeState& inode, uint64_t write_gen)
+      EXCLUDES(writable_mappings_mu_);
   // Heat of I/O the kernel served by passthrough (counted by fs/bpf/): adds to
   // inode `ino`'s counters as if those calls had reached the daemon, and the
   // bytes to the metrics of the volume that holds the file now (volume 0,
@@ -432,6 +448,9 @@ class FileSystem {
   // DelayedAttributeFlush's flush function: one database batch for all of `inodes`.
   void FlushDelayed(const std::vector<InodeRef>& inodes);
   // Volumes whose refusal of O_DIRECT was logged (once each: DirectWriteFor).
+  // MayHaveWritableMapping's inodes; taken inside an inode's mu.
+  mutable Mutex writable_mappings_mu_;
+  std::unordered_set<uint64_t> writable_mappings_ GUARDED_BY(writable_mappings_mu_);
   Mutex direct_refusals_mu_;
   std::vector<uint32_t> direct_refusals_logged_ GUARDED_BY(direct_refusals_mu_);
   FileSystem(std::unique_ptr<meta::SpaceReserve> reserve, std::unique_ptr<meta::Metadata> meta,
@@ -593,6 +612,7 @@ class FileSystem {
   std::unique_ptr<VolumeSet> volumes_;
   const meta::FsInfo info_;
   const FileSystemOptions options_;
+  std::atomic<bool> passthrough_{false};  // EnablePassthrough
   InodeTable inodes_;
   IoAccounting io_;
   DaemonMetrics metrics_;

@@ -33,6 +33,11 @@ int FileSystem::AdmitPassthrough(FileHandle* fh, bool wanted, bool direct_io) {
   fh->passthrough = true;
   fh->passthrough_writes = !direct_io && (fh->flags & O_ACCMODE) != O_RDONLY;
   inode.passthrough_opens++;
+  // Even with direct_io: its mmap reaches the object.
+  if ((fh->flags & O_ACCMODE) != O_RDONLY) {
+    MutexLock mappings(writable_mappings_mu_);
+    writable_mappings_.insert(inode.ino);
+  }
   if (fh->passthrough_writes) {
     if (inode.passthrough_writers++ == 0) {
       struct stat st;
@@ -43,6 +48,18 @@ int FileSystem::AdmitPassthrough(FileHandle* fh, bool wanted, bool direct_io) {
     }
   }
   return inode.fd;
+}
+
+bool FileSystem::MayHaveWritableMapping(uint64_t ino) const {
+  MutexLock lock(writable_mappings_mu_);
+  return writable_mappings_.contains(ino);
+}
+
+void FileSystem::ObjectFoundUnwritten(InodeState& inode, uint64_t write_gen) {
+  MutexLock lock(inode.mu);
+  if (inode.write_gen.load() != write_gen) return;  // a passthrough open since
+  MutexLock mappings(writable_mappings_mu_);
+  writable_mappings_.erase(inode.ino);
 }
 
 void FileSystem::WithdrawPassthrough(FileHandle* fh) {

@@ -75,6 +75,21 @@ class LowIoPriority {
   int saved_ = -1;
 };
 
+// Whether `inode` has a handle open for writing (an open(2) the kernel
+// reported; no-open mode's stand-in handle does not count: writes there are
+// seen by write_gen).
+bool OpenForWriting(InodeState& inode) {
+  MutexLock lock(inode.mu);
+  for (OpenHandle* h = inode.handles; h != nullptr; h = h->next) {
+    if (h->directory) continue;
+    const auto* fh = static_cast<const FileHandle*>(h);
+    if (!fh->kernel_open && (fh->flags & O_ACCMODE) != O_RDONLY) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 // Whether something outside the daemon still has the object of `attr` open for
 // writing: with passthrough opens, a shared mapping made through one outlives
 // the file's last close (the kernel's backing file stays with the mapping),
@@ -99,21 +114,6 @@ bool WrittenOutsideTheDaemon(const VolumeSet& volumes, const meta::Inode& attr) 
   }
   return writers == 1;
 }
-
-// Whether `inode` has a handle open for writing (an open(2) the kernel
-// reported; no-open mode's stand-in handle does not count: writes there are
-// seen by write_gen).
-bool OpenForWriting(InodeState& inode) {
-  MutexLock lock(inode.mu);
-  for (OpenHandle* h = inode.handles; h != nullptr; h = h->next) {
-    if (h->directory) continue;
-    const auto* fh = static_cast<const FileHandle*>(h);
-    if (!fh->kernel_open && (fh->flags & O_ACCMODE) != O_RDONLY) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 Result<int> Relocator::CopyAndVerify(const meta::Inode& attr, uint32_t to_volume,
                                      uint64_t* bytes) {
@@ -233,9 +233,15 @@ bool Relocator::BusyBeforeCopy(InodeState& inode, const meta::Inode& attr, const
   if (snap.passthrough) return true;
   // A mapping kept after close still writes the object: busy until unmapped
   // (a new open to map again moves write_gen, so this is asked once).
-  if (fs_.options().passthrough && !snap.daemon_holds_object &&
-      !volumes.IsObjectVolume(attr.volume_id) && WrittenOutsideTheDaemon(volumes, attr)) {
-    return true;
+  if (fs_.passthrough() && !volumes.IsObjectVolume(attr.volume_id)) {
+    if (!snap.daemon_holds_object) {
+      if (WrittenOutsideTheDaemon(volumes, attr)) return true;
+      fs_.ObjectFoundUnwritten(inode, snap.write_gen);
+    } else if (fs_.MayHaveWritableMapping(attr.ino)) {
+      // The daemon's own descriptor writes the object too, so a lease cannot
+      // tell: busy until the daemon closes it and a lease can answer.
+      return true;
+    }
   }
   // Files on a store are never written: one open for writing stays local
   // until it is closed (the next enforce moves it).

@@ -65,6 +65,14 @@
 
 namespace tierfs {
 
+// Whether something outside the daemon still has the object of `attr` (a
+// local volume's) open for writing, by a read lease (VolumeIo::HasWriters):
+// the backing file of a shared writable mapping made through a passthrough
+// open outlives that open. Meaningful only while the daemon holds no
+// descriptor of the object (its own would count); true when the volume
+// takes no lease (logged once).
+bool WrittenOutsideTheDaemon(const VolumeSet& volumes, const meta::Inode& attr);
+
 struct RelocationOutcome {
   // "moved" | "busy" (written during the copy, or open by passthrough) | "gone"
   // (unlinked since the scan) | "nospace" (the destination found full by the

@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <thread>
@@ -126,9 +127,6 @@ FileSystemOptions FileSystemOptionsFor(const SessionOptions& options,
   fs_options.exact_atime = options.exact_atime;
   fs_options.direct_writes = options.direct_writes;
   fs_options.cached_opens = CachedOpensWithinFdLimit(options.cached_opens);
-  // As asked, before INIT tells whether the kernel grants it: the mount must be
-  // recorded as one the kernel may write to before it can.
-  fs_options.passthrough = options.passthrough != PassthroughMode::kOff;
   return fs_options;
 }
 
@@ -276,23 +274,26 @@ std::unique_ptr<UringTransport> InstallUringTransport(fuse_session* se, bool io_
   return nullptr;
 }
 
-// Passthrough opens' mode as served: off when their I/O cannot be counted for
-// heat (fs/daemon/passthrough_heat.h), whose counter goes to *heat.
-PassthroughMode StartPassthroughHeat(FileSystem& fs, PassthroughMode mode,
-                                     const std::string& canonical_mountpoint,
-                                     std::unique_ptr<PassthroughHeat>* heat) {
-  if (mode == PassthroughMode::kOff) return mode;
+// INIT's handler would ask for passthrough (PassthroughOpens::DecideAtInit):
+// starts counting its I/O for heat (fs/daemon/passthrough_heat.h; the counter
+// goes to *heat) and records the mount as one the kernel may write
+// (FileSystem::EnablePassthrough). An error leaves passthrough off and nothing
+// attached; a mount that never passes through has no counter.
+Status StartPassthrough(FileSystem& fs, PassthroughMode mode,
+                        const std::string& canonical_mountpoint,
+                        std::unique_ptr<PassthroughHeat>* heat) {
   auto started = PassthroughHeat::Start(fs, canonical_mountpoint);
   if (!started.ok()) {
-    LogWarning("passthrough={}: off, its I/O could not be counted for heat ({}); the daemon "
-               "serves every read and write", PassthroughModeName(mode),
-               started.status().message());
-    return PassthroughMode::kOff;
+    return Status::Error(started.status().code(), "its I/O could not be counted for heat (" +
+                                                      started.status().message() + ")");
+  }
+  if (Status st = fs.EnablePassthrough(); !st.ok()) {
+    return Status::Error(st.code(), "the database cannot record it (" + st.message() + ")");
   }
   *heat = std::move(*started);
   LogInfo("passthrough={}: its reads and writes are counted for heat by BPF ({} hook)",
           PassthroughModeName(mode), (*heat)->hook());
-  return mode;
+  return Status::Ok();
 }
 
 // Serves `se` with the FUSE workers until it is unmounted, with the periodic
@@ -417,11 +418,23 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
 
   // Passthrough opens: the mode, and the backing ids registered on this
   // connection's /dev/fuse (OpInit decides whether they are used). Only where
-  // their I/O can be counted for heat (fs/daemon/passthrough_heat.h).
+  // their I/O can be counted for heat (fs/daemon/passthrough_heat.h), whose
+  // counter INIT's handler starts once it would ask for passthrough (written by
+  // that worker, reset after the workers are done).
   std::unique_ptr<PassthroughHeat> passthrough_heat;
-  PassthroughOpens passthrough(
-      StartPassthroughHeat(fs, options.passthrough, canonical_mountpoint, &passthrough_heat),
-      fuse_session_fd(se));
+  PassthroughOpens passthrough(options.passthrough, fuse_session_fd(se),
+                               [&fs, mode = options.passthrough, &canonical_mountpoint,
+                                &passthrough_heat] {
+                                 return StartPassthrough(fs, mode, canonical_mountpoint,
+                                                         &passthrough_heat);
+                               });
+#ifdef TIERFS_TEST_HOOKS
+  // Test seam: a kernel that does not offer passthrough at INIT (before 6.9).
+  if (const char* no_offer = std::getenv("TIERFS_TEST_NO_PASSTHROUGH_OFFER");
+      no_offer != nullptr && *no_offer != '\0') {
+    passthrough.IgnoreKernelOffer();
+  }
+#endif
   context.passthrough = &passthrough;
   std::unique_ptr<UringTransport> uring = InstallUringTransport(se, options.io_uring);
   const FuseServeEnd end =

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
+#include <string>
 
 #include "common/log.h"
 #include "fs/core/file_handle.h"
@@ -32,14 +33,7 @@ constexpr size_t kOpenFlagsOffset = offsetof(fuse_open_out, open_flags);
 constexpr size_t kBackingIdOffset = offsetof(fuse_open_out, padding);
 static_assert(kMaxStackDepthOffset == 36 && kOpenFlagsOffset == 8 && kBackingIdOffset == 12);
 
-struct BackingMap {  // struct fuse_backing_map
-  int32_t fd;
-  uint32_t flags;    // must be 0
-  uint64_t padding;  // must be 0
-};
-static_assert(sizeof(BackingMap) == 16);
-constexpr unsigned long kIocBackingOpen = _IOW(229, 1, BackingMap);  // FUSE_DEV_IOC_BACKING_OPEN
-constexpr unsigned long kIocBackingClose = _IOW(229, 2, uint32_t);   // FUSE_DEV_IOC_BACKING_CLOSE
+constexpr unsigned long kIocBackingClose = _IOW(229, 2, uint32_t);  // FUSE_DEV_IOC_BACKING_CLOSE
 
 std::atomic<bool> g_offered{false};
 std::atomic<bool> g_requested{false};
@@ -115,12 +109,16 @@ void ApplyOpenReplyMark(const iovec* iov, int count) {
   std::memcpy(open_out + kBackingIdOffset, &mark.backing_id, sizeof mark.backing_id);
 }
 
-Result<int32_t> BackingFiles::Acquire(uint64_t ino, int object_fd) {
+Result<int32_t> BackingFiles::Acquire(uint64_t ino, int object_fd, VolumeIo& io,
+                                      bool register_new) {
   MutexLock lock(mu_);
   Entry& entry = entries_[ino];
   if (entry.opens == 0) {
-    BackingMap map{object_fd, 0, 0};
-    const int id = ioctl(device_fd_, kIocBackingOpen, &map);
+    if (!register_new) {
+      entries_.erase(ino);
+      return Status::NotFound("inode " + std::to_string(ino) + " has no backing id");
+    }
+    const int id = io.BackingOpen(device_fd_, object_fd);
     if (id <= 0) {
       const int err = id < 0 ? errno : EIO;
       entries_.erase(ino);
@@ -154,11 +152,16 @@ size_t BackingFiles::size() const {
 bool PassthroughOpens::DecideAtInit() {
   if (mode_ == PassthroughMode::kOff) return false;
   const char* why = nullptr;
-  if (!KernelOffersPassthrough()) {
+  if (!KernelOffersPassthrough() || ignore_offer_) {
     why = "the kernel does not offer FUSE_PASSTHROUGH (Linux 6.9 and later, "
           "CONFIG_FUSE_PASSTHROUGH)";
   } else if (!HasCapSysAdmin()) {
     why = "registering backing files needs CAP_SYS_ADMIN (mount as root)";
+  }
+  Status granted;
+  if (why == nullptr && grant_) {
+    granted = grant_();
+    if (!granted.ok()) why = granted.message().c_str();
   }
   if (why != nullptr) {
     LogWarning("passthrough={}: off, {}; the daemon serves every read and write",
@@ -166,6 +169,7 @@ bool PassthroughOpens::DecideAtInit() {
     return false;
   }
   RequestPassthroughInInit();
+  asked_.store(true, std::memory_order_release);
   active_.store(true, std::memory_order_release);
   LogInfo("passthrough={}: asked for in INIT (the writeback cache and no-open are off "
           "with it)", PassthroughModeName(mode_));
@@ -180,18 +184,25 @@ void PassthroughOpens::TurnOff(const Status& why) {
 
 bool PassthroughOpens::PrepareReply(FileSystem& fs, uint64_t ino, FileHandle* fh,
                                     fuse_file_info* fi, size_t offset) {
-  if (!active()) return false;
+  if (!asked_.load(std::memory_order_acquire)) return false;
+  // Off since a refused registration (TurnOff): only an open that must join
+  // its file's passthrough opens gets it, with their backing id. The kernel
+  // fails an open of such a file that is not passthrough (EIO).
+  const bool on = active();
   const bool writes = (fi->flags & O_ACCMODE) != O_RDONLY;
-  const bool wanted = mode_ == PassthroughMode::kReadWrite || !writes;
+  const bool by_mode = mode_ == PassthroughMode::kReadWrite || !writes;
   // kReadOnly: a writer that must join the readers' passthrough keeps its reads
   // and writes on the daemon (FOPEN_DIRECT_IO), so that they are counted and
-  // placed as any write (ENOSPC moves, heat); only its mmap reaches the object.
-  const bool direct_io = !wanted;
-  const int object_fd = fs.AdmitPassthrough(fh, wanted, direct_io);
+  // placed as any write (heat; not ENOSPC moves, since the readers hold the
+  // object: FileSystem::MoveOnNoSpace); only its mmap reaches the object.
+  const bool direct_io = !by_mode;
+  const int object_fd = fs.AdmitPassthrough(fh, on && by_mode, direct_io);
   if (object_fd < 0) return false;
-  auto id = backing_.Acquire(ino, object_fd);
+  auto id = backing_.Acquire(ino, object_fd, fs.volumes().io(), /*register_new=*/on);
   if (!id.ok()) {
     fs.WithdrawPassthrough(fh);
+    // Off, and the file's last passthrough open is released: the daemon's now.
+    if (!on) return false;
     if (id.status().code() == ELOOP) {
       if (!logged_loop_.exchange(true)) {
         LogWarning("passthrough: inode {}'s volume is a stacked file system (overlayfs or "

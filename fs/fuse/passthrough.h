@@ -28,10 +28,12 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include <fuse_lowlevel.h>
 
@@ -43,6 +45,7 @@
 namespace tierfs {
 
 class FileSystem;
+class VolumeIo;
 struct FileHandle;
 
 // ---- INIT: called by the transport's hooks and by OpInit, in that order, for
@@ -87,10 +90,12 @@ class BackingFiles {
   BackingFiles& operator=(const BackingFiles&) = delete;
 
   // The backing id of inode `ino` for one more open: the one registered, or
-  // `object_fd` registered now. Errors: the ioctl's errno (EPERM: the kernel
+  // `object_fd` registered now (with `register_new`; without it, ENOENT when
+  // `ino` has none). Errors: the ioctl's errno (VolumeIo::BackingOpen; EPERM: the kernel
   // did not enable passthrough or the daemon lacks CAP_SYS_ADMIN; ELOOP: the
   // volume is itself stacked, overlayfs or FUSE; EINVAL, EOPNOTSUPP).
-  Result<int32_t> Acquire(uint64_t ino, int object_fd) EXCLUDES(mu_);
+  Result<int32_t> Acquire(uint64_t ino, int object_fd, VolumeIo& io, bool register_new)
+      EXCLUDES(mu_);
   // One open of `ino` that Acquire counted has been released (or never reached
   // the kernel); the last one closes the id.
   void Release(uint64_t ino) EXCLUDES(mu_);
@@ -111,12 +116,19 @@ class BackingFiles {
 // backing ids. Owned by the session; FuseContext::passthrough points at it.
 class PassthroughOpens {
  public:
-  PassthroughOpens(PassthroughMode mode, int device_fd) : mode_(mode), backing_(device_fd) {}
+  // `grant`: what INIT's handler runs once it would ask for passthrough, before
+  // it does (the heat counter's start, FileSystem::EnablePassthrough); an
+  // error leaves passthrough off, with its message in the log.
+  PassthroughOpens(PassthroughMode mode, int device_fd, std::function<Status()> grant)
+      : mode_(mode), grant_(std::move(grant)), backing_(device_fd) {}
 
   PassthroughMode mode() const { return mode_; }
   // OpInit: whether to ask for passthrough on this connection; logs once why
   // not when the mode wants it and cannot have it.
   bool DecideAtInit();
+  // Test seam (builds with test hooks): DecideAtInit takes the kernel as one
+  // that does not offer passthrough, as Linux before 6.9. Before serving.
+  void IgnoreKernelOffer() { ignore_offer_ = true; }
   // Whether passthrough is on (INIT asked for it and no registration has shown
   // that the kernel refused it since).
   bool active() const { return active_.load(std::memory_order_acquire); }
@@ -125,7 +137,10 @@ class PassthroughOpens {
   // OpOpen and OpCreate): decides whether the kernel serves it by passthrough
   // (the mode, the open's flags, the inode's other opens), registers the
   // backing file and marks the reply (MarkOpenReplyPassthrough at `offset`).
-  // Returns whether it did; `fh` then records it for Release.
+  // Returns whether it did; `fh` then records it for Release. Once a refused
+  // registration turned passthrough off, a file that still has passthrough
+  // opens goes on getting it, with the backing id they share (the kernel fails
+  // any other open of it), and no other file does.
   bool PrepareReply(FileSystem& fs, uint64_t ino, FileHandle* fh, fuse_file_info* fi,
                     size_t offset);
   // A handle PrepareReply made passthrough has been released (its RELEASE, or
@@ -138,8 +153,11 @@ class PassthroughOpens {
   void TurnOff(const Status& why);
 
   const PassthroughMode mode_;
+  const std::function<Status()> grant_;
+  bool ignore_offer_ = false;  // set before serving, read by INIT's handler
   BackingFiles backing_;
-  // Atomics, not a lock: every open reads active_, and each flag changes once.
+  // Atomics, not a lock: every open reads them, and each flag changes once.
+  std::atomic<bool> asked_{false};  // INIT asked for passthrough
   std::atomic<bool> active_{false};
   std::atomic<bool> logged_loop_{false};
 };

@@ -18,10 +18,10 @@
 namespace tierfs {
 namespace {
 
-constexpr std::array<const char*, 21> kOps = {
+constexpr std::array<const char*, 22> kOps = {
     "open",  "read",  "write",    "fsync",    "truncate", "fallocate",   "copy",
     "rename", "unlink", "mkdir",  "dup2",     "close",    "stat",        "statfs",
-    "readdir", "lease", "point",  "db-write", "db-truncate", "db-sync", "any"};
+    "readdir", "lease", "backing", "point",  "db-write", "db-truncate", "db-sync", "any"};
 
 // How long a `hold` waits for its release before it lets the call go on.
 constexpr auto kHoldLimit = std::chrono::seconds(120);
@@ -324,6 +324,11 @@ int FaultInjectingVolumeIo::ListDir(const std::string& path, std::vector<std::st
   names->clear();
   TIERFS_FAULT_OR_PASS("readdir", path);
   return base_.ListDir(path, names);
+}
+
+int FaultInjectingVolumeIo::BackingOpen(int device_fd, int object_fd) {
+  TIERFS_FAULT_OR_PASS("backing", PathOf(object_fd));
+  return base_.BackingOpen(device_fd, object_fd);
 }
 
 int FaultInjectingVolumeIo::HasWriters(int fd) {

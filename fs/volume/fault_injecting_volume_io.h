@@ -6,7 +6,8 @@
 //
 //   OP      open read write fsync truncate fallocate copy rename unlink mkdir dup2
 //           close, stat (stat, lstat and fstat), statfs (statvfs of a volume),
-//           readdir (a directory listing, VolumeIo::ListDir), point (a named step,
+//           readdir (a directory listing, VolumeIo::ListDir), lease (HasWriters),
+//           backing (a passthrough backing file's registration), point (a named step,
 //           VolumeIo::ReachPoint, with its name as PATH), db-write db-truncate
 //           db-sync (a write, truncate or sync SQLite makes on the database, its
 //           "-wal" or "-journal", FileIo::BeforeDbCall), or `any`; `open` also
@@ -94,6 +95,7 @@ class FaultInjectingVolumeIo : public VolumeIo {
   int StatVfs(const std::string& path, struct statvfs* st) override;  // op "statfs"
   int ListDir(const std::string& path, std::vector<std::string>* names) override;  // "readdir"
   int HasWriters(int fd) override;  // op "lease"
+  int BackingOpen(int device_fd, int object_fd) override;  // op "backing", object_fd's path
   int Dup2(int old_fd, int new_fd) override;
   int Close(int fd) override;
   void ReachPoint(const char* name) override;  // op "point"; `stop`, `delay` and `hold` only

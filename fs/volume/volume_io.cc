@@ -2,10 +2,12 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -50,6 +52,16 @@ int VolumeIo::RenameNoReplace(const std::string& from, const std::string& to) {
 int VolumeIo::Mkdir(const std::string& path, mode_t mode) {
   BlockingSection blocking(BlockingKind::kNamespace);
   return mkdir(path.c_str(), mode);
+}
+
+int VolumeIo::BackingOpen(int device_fd, int object_fd) {
+  struct {  // struct fuse_backing_map, Linux's include/uapi/linux/fuse.h 7.40
+    int32_t fd;
+    uint32_t flags;    // must be 0
+    uint64_t padding;  // must be 0
+  } map{object_fd, 0, 0};
+  static_assert(sizeof map == 16);
+  return ioctl(device_fd, _IOW(229, 1, decltype(map)), &map);
 }
 
 int VolumeIo::HasWriters(int fd) {

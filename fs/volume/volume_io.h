@@ -66,8 +66,13 @@ class VolumeIo : public FileIo {
   virtual int HasWriters(int fd);
   // dup2(2): the relocator points an open object fd at its new object.
   virtual int Dup2(int old_fd, int new_fd);
+  // FUSE_DEV_IOC_BACKING_OPEN: registers `object_fd` as a backing file of the
+  // FUSE connection of `device_fd` (fs/fuse/passthrough.h). Returns its id (> 0),
+  // or -1 with errno. Fault rules name it "backing", with the object's path.
+  virtual int BackingOpen(int device_fd, int object_fd);
   // A named step of a multi-step operation (the relocator's "relocate-snapshot",
-  // "relocate-after-copy", "relocate-after-commit"): no system call, nothing
+  // "relocate-after-copy", "relocate-after-commit"; a passthrough RELEASE's
+  // "passthrough-release"): no system call, nothing
   // happens in production. Fault rules name it "point", with `name` as the
   // PATH, so a test can stop the daemon there, delay it, or hold it until
   // released, and so drive one exact interleaving of a race.

@@ -492,7 +492,7 @@ bool VolumeSet::RecycleObject(uint32_t volume_id, const std::string& path) const
   const meta::Volume* v = Find(volume_id);
   Slot* slot = SlotOf(volume_id);
   // A draining volume is about to leave: nothing is kept for creates there.
-  if (!recycle_objects_ || v == nullptr || slot == nullptr || slot->draining.load()) {
+  if (!recycle_objects_.load() || v == nullptr || slot == nullptr || slot->draining.load()) {
     return false;
   }
   std::string to;

@@ -228,9 +228,8 @@ class VolumeSet {
   // Unlinks every recycled object (unmount): a clean volume keeps none in tmp/.
   void DropRecycledObjects() const;
   // From now on removed objects are unlinked, never recycled for new files (a
-  // mount with passthrough opens: FileSystemOptions::passthrough). Set once at
-  // mount, before serving.
-  void KeepNoRecycledObjects() { recycle_objects_ = false; }
+  // mount whose INIT granted passthrough: FileSystem::EnablePassthrough).
+  void KeepNoRecycledObjects() { recycle_objects_.store(false); }
 
  private:
   // Per-volume state that outlives snapshots (kept by id).
@@ -303,7 +302,7 @@ class VolumeSet {
   const Clock& clock_;
   VolumeIo& io_;
   meta::SpaceReserve* reserve_ = nullptr;
-  bool recycle_objects_ = true;  // see KeepNoRecycledObjects
+  std::atomic<bool> recycle_objects_{true};  // see KeepNoRecycledObjects
   Mutex change_mu_ ACQUIRED_BEFORE(space_mu_);  // serializes Add/Remove/SetClass
   // Every snapshot ever published (readers hold plain pointers; see the file comment).
   std::vector<std::unique_ptr<const Snapshot>> snapshots_ GUARDED_BY(change_mu_);

@@ -3,15 +3,19 @@
 // metrics textfile, written at unmount) show which I/O reached it.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
+#include <thread>
 
 #include "tests/integration/random_file_ops.h"
 #include "tests/integration/test_policies.h"
@@ -217,6 +221,173 @@ TEST_F(PassthroughTest, AVolumeThatTakesNoLeaseKeepsItsFilesInPlace) {
   EXPECT_EQ(ReadFile(Path("f")), data);
 }
 
+// A registration the kernel refuses (any error but ELOOP) turns passthrough off
+// for new files; a file that still has passthrough opens must go on getting
+// passthrough for its next opens with the backing id they share, since the
+// kernel fails any other open of it (EIO).
+TEST_F(PassthroughTest, AFileOpenByPassthroughStillOpensAfterPassthroughTurnsOff) {
+  const std::string data = RandomBytes(100000, 21), other = RandomBytes(5000, 22);
+  WriteFileSynced(Path("a"), data);
+  WriteFileSynced(Path("b"), other);
+  setenv("TIERFS_FAULTS", "backing@2=EIO", 1);  // the second registration: b's
+  MountIn("rw");
+  unsetenv("TIERFS_FAULTS");
+  if (HasFatalFailure() || IsSkipped()) return;
+  const int a = open(Path("a").c_str(), O_RDONLY);
+  ASSERT_GE(a, 0) << strerror(errno);
+  const int b = open(Path("b").c_str(), O_RDONLY);
+  ASSERT_GE(b, 0) << strerror(errno);
+  EXPECT_NE(Log().find("passthrough: off for this mount"), std::string::npos) << Log();
+  passthrough_ = false;  // as the fault made it: Unmount() need not say so
+  // a still has its passthrough open: a reader and a writer open it as well.
+  const int a2 = open(Path("a").c_str(), O_RDONLY);
+  EXPECT_GE(a2, 0) << "a second open of a file open by passthrough: " << strerror(errno);
+  const int a3 = open(Path("a").c_str(), O_RDWR);
+  EXPECT_GE(a3, 0) << "a writer of a file open by passthrough: " << strerror(errno);
+  const std::string patch = RandomBytes(4096, 23);
+  if (a3 >= 0) PwriteAll(a3, patch.data(), patch.size(), 4096);
+  std::string read_back(patch.size(), '\0');
+  if (a2 >= 0) {
+    ASSERT_EQ(pread(a2, read_back.data(), read_back.size(), 4096),
+              static_cast<ssize_t>(patch.size()));
+    EXPECT_TRUE(read_back == patch);
+  }
+  EXPECT_EQ(ReadFile(Path("b")), other);
+  for (int fd : {a, b, a2, a3}) {
+    if (fd >= 0) close(fd);
+  }
+  // Every passthrough open closed: a is the daemon's again, like every file.
+  std::string want = data;
+  want.replace(4096, patch.size(), patch);
+  EXPECT_EQ(Difference(ReadFile(Path("a")), want), "");
+  Remount();
+  EXPECT_EQ(Difference(ReadFile(Path("a")), want), "");
+}
+
+// The RELEASE of a file's last passthrough open ends the handle and closes the
+// inode's backing id. A relocation that commits between the two steps must not
+// let the next open be given the old object through the id not yet closed. With
+// `ro` a writer opened meanwhile is the daemon's, whose descriptor spares the
+// relocation its lease probe: it commits, and the next reader would read the
+// old object, without what the writer wrote.
+TEST_F(PassthroughTest, AnOpenRightAfterTheLastPassthroughReleaseGetsTheFilesObject) {
+  AssignPolicy(MoveEverythingPolicy("hdd", "ssd"));
+  const std::string data = RandomBytes(200000, 24);
+  WriteFileSynced(Path("f"), data);
+  ASSERT_EQ(ClassOf("f"), "hdd");
+  const std::string hold_dir = root_ + "/hold", marker = hold_dir + "/point.held";
+  std::filesystem::create_directories(hold_dir);
+  setenv("TIERFS_FAULTS", "point:passthrough-release@1=hold", 1);
+  setenv("TIERFS_FAULTS_HOLD_DIR", hold_dir.c_str(), 1);
+  MountIn("ro");
+  unsetenv("TIERFS_FAULTS");
+  unsetenv("TIERFS_FAULTS_HOLD_DIR");
+  if (HasFatalFailure() || IsSkipped()) return;
+  struct Unhold {
+    std::string marker;
+    ~Unhold() { std::filesystem::remove(marker); }
+  } unhold{marker};
+  const int reader = open(Path("f").c_str(), O_RDONLY);
+  ASSERT_GE(reader, 0) << strerror(errno);
+  ASSERT_EQ(close(reader), 0);
+  // Its RELEASE is held between its two steps.
+  bool held = false;
+  for (int i = 0; i < 3000 && !(held = std::filesystem::exists(marker)); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(held) << "the RELEASE never reached passthrough-release";
+  const int writer = open(Path("f").c_str(), O_RDWR);
+  ASSERT_GE(writer, 0) << strerror(errno);
+  // Moves the file, or finds it busy: either way readers must see the writes.
+  CommandResult enforce = Tool("fsppadm", {"enforce", mnt_});
+  EXPECT_EQ(enforce.exit_code, 0) << enforce.output;
+  const std::string patch = RandomBytes(8192, 25);
+  PwriteAll(writer, patch.data(), patch.size(), 4096);
+  ASSERT_EQ(close(writer), 0);
+  usleep(200000);  // its RELEASE trails close(2)
+  const int reader2 = open(Path("f").c_str(), O_RDONLY);
+  ASSERT_GE(reader2, 0) << strerror(errno);
+  std::string read_back(patch.size(), '\0');
+  ASSERT_EQ(pread(reader2, read_back.data(), read_back.size(), 4096),
+            static_cast<ssize_t>(patch.size()));
+  EXPECT_TRUE(read_back == patch) << "the reader read an object the file no longer has; "
+                                  << enforce.output;
+  std::filesystem::remove(marker);
+  ASSERT_EQ(close(reader2), 0);
+  std::string want = data;
+  want.replace(4096, patch.size(), patch);
+  EXPECT_EQ(Difference(ReadFile(Path("f")), want), "");
+  Remount();
+  EXPECT_EQ(Difference(ReadFile(Path("f")), want), "");
+  EXPECT_TRUE(EnforceUntilClass("f", "ssd", 50));
+  EXPECT_EQ(Difference(ReadFile(Path("f")), want), "");
+}
+
+// A kernel that does not offer passthrough at INIT (Linux 6.2 to 6.8; here a
+// test seam, TIERFS_TEST_NO_PASSTHROUGH_OFFER, on a kernel that does): the mount
+// never passes through, so it is one without passthrough in every way. No
+// kernel counter is attached for its heat, and crash recovery after it trims
+// objects to their files' sizes as after any such mount.
+TEST_F(PassthroughTest, AMountWhoseInitDeclinesPassthroughIsOneWithoutIt) {
+  Unmount();
+  const size_t log_before = Log().size();
+  setenv("TIERFS_TEST_NO_PASSTHROUGH_OFFER", "1", 1);
+  Mount({"--passthrough=rw"});
+  unsetenv("TIERFS_TEST_NO_PASSTHROUGH_OFFER");
+  ASSERT_FALSE(passthrough_) << "the daemon asked for passthrough though INIT did not offer it";
+  const std::string data = RandomBytes(70000, 26);
+  WriteFileSynced(Path("f"), data);
+  std::string log = Log().substr(log_before);
+  EXPECT_NE(log.find("passthrough=rw: off, the kernel does not offer"), std::string::npos) << log;
+  EXPECT_EQ(log.find("counted for heat by BPF"), std::string::npos)
+      << "a kernel counter was attached for a mount that never passes through:\n" << log;
+  CrashDaemon();
+  const size_t log_at_recovery = Log().size();
+  Mount();
+  log = Log().substr(log_at_recovery);
+  EXPECT_NE(log.find("the last mount did not end cleanly: checked"), std::string::npos) << log;
+  EXPECT_EQ(log.find("(passthrough opens)"), std::string::npos)
+      << "recovered as a mount the kernel may have written:\n" << log;
+  EXPECT_EQ(Difference(ReadFile(Path("f")), data), "");
+}
+
+// With `ro`, a writer that joined readers' passthrough maps the object itself;
+// its shared writable mapping outlives the close of every passthrough open. A
+// daemon-served open for writing made afterwards (the daemon's own descriptor
+// hides the mapping from a lease) must not let a relocation commit under it.
+TEST_F(PassthroughTest, AWritableMappingKeepsItsFileBusyBesideADaemonServedWriter) {
+  ASSERT_NO_FATAL_FAILURE(MountIn("ro"));
+  if (IsSkipped()) return;
+  AssignPolicy(MoveEverythingPolicy("hdd", "ssd"));
+  const std::string data = RandomBytes(1 << 20, 27);
+  WriteFileSynced(Path("f"), data);
+  ASSERT_EQ(ClassOf("f"), "hdd");
+  const int reader = open(Path("f").c_str(), O_RDONLY);
+  ASSERT_GE(reader, 0) << strerror(errno);
+  const int writer = open(Path("f").c_str(), O_RDWR);  // joins the reader's passthrough
+  ASSERT_GE(writer, 0) << strerror(errno);
+  void* map = mmap(nullptr, data.size(), PROT_READ | PROT_WRITE, MAP_SHARED, writer, 0);
+  ASSERT_NE(map, MAP_FAILED) << strerror(errno);
+  ASSERT_EQ(close(writer), 0);
+  ASSERT_EQ(close(reader), 0);
+  usleep(200000);  // their RELEASEs trail close(2)
+  const int served = open(Path("f").c_str(), O_RDWR);  // no passthrough opens: the daemon's
+  ASSERT_GE(served, 0) << strerror(errno);
+  CommandResult enforce = Tool("fsppadm", {"enforce", mnt_});
+  EXPECT_EQ(enforce.exit_code, 0) << enforce.output;
+  const std::string patch = RandomBytes(8192, 28);
+  std::memcpy(static_cast<char*>(map) + 12288, patch.data(), patch.size());
+  ASSERT_EQ(msync(map, data.size(), MS_SYNC), 0) << strerror(errno);
+  ASSERT_EQ(munmap(map, data.size()), 0);
+  ASSERT_EQ(close(served), 0);
+  std::string want = data;
+  want.replace(12288, patch.size(), patch);
+  EXPECT_EQ(Difference(ReadFile(Path("f")), want), "")
+      << "the mapping wrote an object the file no longer has; " << enforce.output;
+  EXPECT_TRUE(EnforceUntilClass("f", "ssd", 50));
+  EXPECT_EQ(Difference(ReadFile(Path("f")), want), "");
+}
+
 TEST_F(PassthroughTest, ReadOnlyModeKeepsWritersOnTheDaemon) {
   ASSERT_NO_FATAL_FAILURE(MountIn("ro"));
   if (IsSkipped()) return;
@@ -303,6 +474,68 @@ TEST_F(PassthroughTest, RandomWritesTruncatesAndEnforcesReadBackAsWritten) {
   EXPECT_TRUE(ReadFile(path) == model) << "contents differ";
   Remount();
   EXPECT_TRUE(ReadFile(path) == model) << "contents differ after a remount";
+}
+
+// A full volume under a file open by passthrough (docs/reliability.md, "What a
+// full volume does"). With `ro` a writer's writes reach the daemon, but one
+// that opens the file beside readers' passthrough opens joins them (the
+// kernel's rule), and the kernel holds the object for those readers: a move
+// would leave them reading the old object, blind to every later write. The
+// file stays, and the write gets ENOSPC, as with `rw`; what was written before
+// it is the file's. Once they are closed a writer's write moves the file on.
+class PassthroughFullVolumeTest : public PassthroughTest {
+ protected:
+  void PrepareVolumes() override { MountScratch(hdd_, "64m"); }
+};
+
+TEST_F(PassthroughFullVolumeTest, AWriterBesideReadersGetsEnospcAndMovesOnAfterThem) {
+  ASSERT_NO_FATAL_FAILURE(MountIn("ro"));
+  if (IsSkipped()) return;
+  AssignPolicy(R"(<?xml version="1.0"?>
+<PLACEMENT_POLICY Version="5.1" Name="hdd_then_ssd">
+  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
+    <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION>
+                <DESTINATION><CLASS>ssd</CLASS></DESTINATION></ON></CREATE></RULE>
+</PLACEMENT_POLICY>
+)");
+  std::string model = RandomBytes(1 << 20, 29);
+  WriteFileSynced(Path("f"), model);
+  ASSERT_EQ(ClassOf("f"), "hdd");
+  const int reader = open(Path("f").c_str(), O_RDONLY);
+  ASSERT_GE(reader, 0) << strerror(errno);
+  const int writer = open(Path("f").c_str(), O_RDWR);
+  ASSERT_GE(writer, 0) << strerror(errno);
+  const std::string chunk = RandomBytes(1 << 20, 30);
+  int err = 0;
+  for (int i = 0; i < 100 && err == 0; ++i) {
+    const ssize_t n = pwrite(writer, chunk.data(), chunk.size(), static_cast<off_t>(model.size()));
+    if (n < 0) {
+      err = errno;
+    } else {
+      model.append(chunk, 0, static_cast<size_t>(n));
+    }
+  }
+  EXPECT_EQ(err, ENOSPC) << strerror(err) << " after " << model.size() << " bytes";
+  EXPECT_EQ(ClassOf("f"), "hdd");
+  std::string read_back(model.size(), '\0');
+  ASSERT_EQ(pread(reader, read_back.data(), read_back.size(), 0),
+            static_cast<ssize_t>(model.size()));
+  EXPECT_EQ(Difference(read_back, model), "") << "the reader misses what was written";
+  ASSERT_EQ(close(writer), 0);
+  ASSERT_EQ(close(reader), 0);
+  EXPECT_EQ(Difference(ReadFile(Path("f")), model), "");
+  // No passthrough open now: a writer's open is the daemon's, and its write
+  // moves the file on (the lease at the last close found no mapping writing it).
+  usleep(200000);  // the RELEASEs trail close(2)
+  const int writer2 = open(Path("f").c_str(), O_RDWR);
+  ASSERT_GE(writer2, 0) << strerror(errno);
+  const ssize_t n = pwrite(writer2, chunk.data(), chunk.size(), static_cast<off_t>(model.size()));
+  EXPECT_EQ(n, static_cast<ssize_t>(chunk.size())) << strerror(errno);
+  if (n > 0) model.append(chunk, 0, static_cast<size_t>(n));
+  EXPECT_EQ(fsync(writer2), 0) << strerror(errno);
+  ASSERT_EQ(close(writer2), 0);
+  EXPECT_EQ(ClassOf("f"), "ssd") << "the write did not move on";
+  EXPECT_EQ(Difference(ReadFile(Path("f")), model), "");
 }
 
 }  // namespace
