@@ -354,6 +354,13 @@ int EndSession(fuse_session* se, fuse_args* args, ControlServer& control,
 
 // Mounts and serves; reports the mount result through `startup`.
 int Serve(const SessionOptions& options, StartupPipe* startup) {
+  // The lease the daemon takes to learn whether a mapping still writes an
+  // object (VolumeIo::HasWriters) is broken by any open of that object for
+  // writing meanwhile, one of the daemon's own threads included, and the
+  // kernel then sends the lease holder SIGIO, whose default action ends the
+  // process. The probe gives the lease back at once, so the opener waits
+  // microseconds either way: the signal has nothing to tell.
+  signal(SIGIO, SIG_IGN);
   auto fail = [&](const std::string& message) {
     if (startup != nullptr) startup->Report(false, message);
     else std::fprintf(stderr, "%s\n", message.c_str());
