@@ -1,6 +1,6 @@
 // Sixteen threads change one namespace at once, on the mount, while the
 // relocator moves the files underneath, and every result is checked against a
-// model (issue 40, item 4: correctness at 16 threads).
+// model: what the daemon promises of parallel namespace changes, at 16 threads.
 //
 // The workers create (O_CREAT|O_EXCL, contents that name the object), rename
 // (within and across directories, over an existing name, with RENAME_NOREPLACE
