@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tierfs benchmarks, run by hand (never by ctest). See docs/benchmarks.md.
 #
-#   sudo bench/run.sh            # the issue-11 table, 3 rounds (not timed yet: an hour or more)
+#   sudo bench/run.sh            # the table of docs/benchmarks.md, 3 rounds (not timed yet: an hour or more)
 #   sudo FULL=1 bench/run.sh     # also 200,000-file metadata and 1,000,000-file memory (hours)
 #   sudo QUICK=1 bench/run.sh    # tiny sizes, one round: checks every section in ~3 minutes
 #   sudo TIERFS_OPTS=io_uring bench/run.sh  # tierfs mounted with these -o options; io_uring
