@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 
+#include "tests/integration/test_policies.h"
 #include "tests/integration/tierfs_fixture.h"
 
 namespace tierfs::testing {
@@ -228,13 +229,7 @@ class FullDataVolumeTest : public TierfsFixture {
 };
 
 TEST_F(FullDataVolumeTest, WriteMovesOnToTheNextClassAndCompletes) {
-  AssignPolicy(R"(<?xml version="1.0"?>
-<PLACEMENT_POLICY Version="5.1" Name="hdd_then_ssd">
-  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
-    <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION>
-                <DESTINATION><CLASS>ssd</CLASS></DESTINATION></ON></CREATE></RULE>
-</PLACEMENT_POLICY>
-)");
+  AssignPolicy(kHddThenSsdPolicy);
   const std::string data = RandomBytes(100 * kMiB, 9);
   size_t written = 0;
   ASSERT_EQ(WriteAndSync(Path("big"), data, &written), 0) << "after " << written << " bytes";

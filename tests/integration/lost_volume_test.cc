@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/integration/test_policies.h"
 #include "tests/integration/tierfs_fixture.h"
 
 namespace tierfs::testing {
@@ -25,14 +26,6 @@ constexpr char kByDirectory[] = R"(<?xml version="1.0"?>
     <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION></ON></CREATE></RULE>
   <RULE Flags="data" Name="rest"><SELECT><PATTERN>*</PATTERN></SELECT>
     <CREATE><ON><DESTINATION><CLASS>ssd</CLASS></DESTINATION></ON></CREATE></RULE>
-</PLACEMENT_POLICY>
-)";
-
-constexpr char kHddThenSsd[] = R"(<?xml version="1.0"?>
-<PLACEMENT_POLICY Version="5.1" Name="hdd_then_ssd">
-  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
-    <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION>
-                <DESTINATION><CLASS>ssd</CLASS></DESTINATION></ON></CREATE></RULE>
 </PLACEMENT_POLICY>
 )";
 
@@ -116,7 +109,7 @@ TEST_F(LostVolumeTest, FilesOnALostVolumeAnswerEioAndItComesBack) {
 // allows, as when that class is full ("New files never land on an
 // offline volume").
 TEST_F(LostVolumeTest, ACreateWhoseClassIsOfflineFallsToTheNextClass) {
-  AssignPolicy(kHddThenSsd);
+  AssignPolicy(kHddThenSsdPolicy);
   WriteFile(Path("before"), "on the hdd");
   ASSERT_EQ(ClassOf("before"), "hdd");
   LoseHdd();

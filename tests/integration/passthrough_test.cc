@@ -505,13 +505,7 @@ class PassthroughFullVolumeTest : public PassthroughTest {
 TEST_F(PassthroughFullVolumeTest, AWriterBesideReadersGetsEnospcAndMovesOnAfterThem) {
   ASSERT_NO_FATAL_FAILURE(MountIn("ro"));
   if (IsSkipped()) return;
-  AssignPolicy(R"(<?xml version="1.0"?>
-<PLACEMENT_POLICY Version="5.1" Name="hdd_then_ssd">
-  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
-    <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION>
-                <DESTINATION><CLASS>ssd</CLASS></DESTINATION></ON></CREATE></RULE>
-</PLACEMENT_POLICY>
-)");
+  AssignPolicy(kHddThenSsdPolicy);
   std::string model = RandomBytes(1 << 20, 29);
   WriteFileSynced(Path("f"), model);
   ASSERT_EQ(ClassOf("f"), "hdd");

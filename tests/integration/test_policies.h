@@ -41,6 +41,15 @@ inline constexpr char kAllOnSsdPolicy[] = R"(<?xml version="1.0"?>
 </PLACEMENT_POLICY>
 )";
 
+// Creates every file on hdd, on ssd when hdd is full, and moves nothing.
+inline constexpr char kHddThenSsdPolicy[] = R"(<?xml version="1.0"?>
+<PLACEMENT_POLICY Version="5.1" Name="hdd_then_ssd">
+  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
+    <CREATE><ON><DESTINATION><CLASS>hdd</CLASS></DESTINATION>
+                <DESTINATION><CLASS>ssd</CLASS></DESTINATION></ON></CREATE></RULE>
+</PLACEMENT_POLICY>
+)";
+
 // A data rule whose IOTEMP PERIOD is `hours` (DST PERIODs are in hours or days;
 // 0.05 h = 180 s). Its IOTEMP, which diagnostics name, is on line 8.
 inline std::string PeriodPolicy(const std::string& name, const std::string& hours) {
