@@ -258,7 +258,9 @@ Status Metadata::RepairRemoveDirent(uint64_t parent, std::string_view name) {
     TIERFS_RETURN_IF_ERROR(TouchDirectory(db, parent, now, 0).status());
   }
   TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "repair", entry->ino, parent, name, "entry removed"));
-  return txn.Commit();
+  TIERFS_RETURN_IF_ERROR(txn.Commit());
+  dentries_.PutAbsent(parent, name);
+  return Status::Ok();
 }
 
 Status Metadata::RepairAddDirent(uint64_t parent, std::string_view name, uint64_t ino) {
@@ -280,7 +282,9 @@ Status Metadata::RepairAddDirent(uint64_t parent, std::string_view name, uint64_
   }
   TIERFS_RETURN_IF_ERROR(TouchDirectory(db, parent, now, 0).status());
   TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "repair", ino, parent, name, "entry added"));
-  return txn.Commit();
+  TIERFS_RETURN_IF_ERROR(txn.Commit());
+  dentries_.Put(parent, name, ino);
+  return Status::Ok();
 }
 
 Status Metadata::RepairAdoptObject(uint64_t parent, std::string_view name, uint64_t ino,
@@ -326,7 +330,9 @@ Status Metadata::RepairAdoptObject(uint64_t parent, std::string_view name, uint6
   TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "repair", ino, parent, name,
                                 "object adopted: volume " + std::to_string(volume_id) + ", " +
                                     std::to_string(size) + " bytes"));
-  return txn.Commit();
+  TIERFS_RETURN_IF_ERROR(txn.Commit());
+  dentries_.Put(parent, name, ino);
+  return Status::Ok();
 }
 
 }  // namespace tierfs::meta

@@ -434,6 +434,7 @@ void Database::NoteGroupLost(const std::string& how) {
                      "): changes acknowledged since its last commit are lost; tierfs refuses "
                      "every change until it is mounted again");
   LogError("{}", lost_.message());
+  if (lost_hook_) lost_hook_();
 }
 
 std::optional<uint64_t> Database::UncommittedTicket() const {

@@ -257,6 +257,10 @@ class Database {
   // which reads the database as of its last commit (as after a crash), may
   // change it again. OK while nothing was lost. Lock held.
   const Status& GroupLost() const { return lost_; }
+  // `hook` runs once, with the lock held, when the open group is found rolled
+  // back (when GroupLost turns to an error): the owner drops what it keeps in
+  // memory of the changes the group held. It must not call into the Database.
+  void SetGroupLostHook(std::function<void()> hook) { lost_hook_ = std::move(hook); }
   // The ticket of the changes made so far, or nullopt when they are all
   // committed (always, without group commit). A ticket is committed once
   // CommittedTickets() reaches it. Both may be called without the lock (they
@@ -294,6 +298,7 @@ class Database {
   sqlite3* db_ = nullptr;
   std::unique_ptr<Group> group_;
   Status lost_;  // see GroupLost
+  std::function<void()> lost_hook_;  // see SetGroupLostHook
   // Records that SQLite rolled the open group back (`how` says what met the
   // error): GroupLost from now on, logged once.
   void NoteGroupLost(const std::string& how);

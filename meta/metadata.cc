@@ -91,7 +91,10 @@ Status CheckBeforeOpen(const std::string& db_path, FileIo& io) {
 }  // namespace
 
 Metadata::Metadata(std::unique_ptr<Database> db, const MetadataOptions& options)
-    : db_(std::move(db)), options_(options) {}
+    : db_(std::move(db)), options_(options), dentries_(options.cached_dentries) {
+  // A lost group took back changes the cache already shows.
+  db_->SetGroupLostHook([this] { dentries_.Disable(); });
+}
 
 Metadata::~Metadata() = default;
 

@@ -39,6 +39,7 @@
 #include "common/clock.h"
 #include "common/file_io.h"
 #include "common/status.h"
+#include "meta/dentry_cache.h"
 #include "meta/records.h"
 
 namespace tierfs::meta {
@@ -66,6 +67,9 @@ struct MetadataOptions {
   // syncs of the database and its WAL go through it. The daemon passes the one
   // its volumes use, so one fault plan reaches both. Null: the plain calls.
   FileIo* io = nullptr;
+  // Directory entries kept in memory (meta/dentry_cache.h), positive and
+  // negative, so that lookups need no database lock; 0 keeps none.
+  size_t cached_dentries = 0;
 };
 
 // ---- Consistency check and repair: records (meta/check_queries.cc, fs/check/fsck.h) ----------------
@@ -192,6 +196,15 @@ class Metadata {
   // Lookup and GetInode in one query (a FUSE lookup needs both). ENOENT if none,
   // ENOTDIR if `parent` is not a directory.
   Result<Inode> LookupInode(uint64_t parent, std::string_view name);
+  // What the entry cache knows of `name` in `parent` (meta/dentry_cache.h),
+  // without the database lock: kPresent with the inode number, kAbsent
+  // (Lookup would return ENOENT), or kUnknown (ask Lookup or LookupInode,
+  // which read the database and fill the cache).
+  DentryCache::Hit CachedLookup(uint64_t parent, std::string_view name) const {
+    return dentries_.Find(parent, name);
+  }
+  // Entries the cache holds (positive and negative); for tests and metrics.
+  size_t CachedDentries() const { return dentries_.Size(); }
   // Creates inode + dirent. From `proto` it takes mode (no type bits = S_IFREG,
   // as mknod(2)), uid, gid, rdev, symlink, volume_id (regular files only; other
   // types get 0) and size (a symlink's size is its target's length); it assigns
@@ -511,8 +524,15 @@ class Metadata {
     int64_t now;  // ns on options_.clock
   };
   ChangeLock LockForChange();
+  // Why `name` is not in `parent` (ENOENT, or ENOTDIR when `parent` is not a
+  // directory); an ENOENT also becomes a negative entry of the cache. The
+  // database lock held.
+  Status NoteMissing(uint64_t parent, std::string_view name);
   std::unique_ptr<Database> db_;
   MetadataOptions options_;
+  // Written with the database lock held (after a change's statements, or a
+  // read of the dirents table), read without it.
+  DentryCache dentries_;
   // Declared after db_: stopped (committing the open group) before it closes.
   std::unique_ptr<GroupCommitter> committer_;
 };

@@ -79,8 +79,15 @@ Result<Inode> Metadata::GetInode(uint64_t ino) {
 Result<uint64_t> Metadata::Lookup(uint64_t parent, std::string_view name) {
   auto lock = db_->Lock();
   META_ASSIGN_OR_RETURN(std::optional<DirentRow> entry, FindDirent(db_.get(), parent, name));
-  if (!entry) return NameMissing(db_.get(), parent, name);
+  if (!entry) return NoteMissing(parent, name);
+  dentries_.Put(parent, name, entry->ino);
   return entry->ino;
+}
+
+Status Metadata::NoteMissing(uint64_t parent, std::string_view name) {
+  Status missing = NameMissing(db_.get(), parent, name);
+  if (missing.code() == ENOENT) dentries_.PutAbsent(parent, name);
+  return missing;
 }
 
 Result<Inode> Metadata::LookupInode(uint64_t parent, std::string_view name) {
@@ -90,9 +97,10 @@ Result<Inode> Metadata::LookupInode(uint64_t parent, std::string_view name) {
                               " WHERE d.parent = ?1 AND d.name = ?2");
   st.BindAll(parent, name);
   META_ASSIGN_OR_RETURN(bool row, st.Step());
-  if (!row) return NameMissing(db_.get(), parent, name);
+  if (!row) return NoteMissing(parent, name);
   Inode inode = InodeFromRow(st, 0);
   inode.row_epoch = db_->ChangeEpoch();
+  dentries_.Put(parent, name, inode.ino);
   return inode;
 }
 
@@ -162,6 +170,8 @@ Result<Inode> Metadata::Create(uint64_t parent, std::string_view name, const Ino
   META_ASSIGN_OR_RETURN(Inode dir_after, TouchDirectory(db, parent, now, is_dir ? 1 : 0));
   TIERFS_RETURN_IF_ERROR(LogFcl(db, now, CreateEvent(inode.mode), inode.ino, parent, name));
   TIERFS_RETURN_IF_ERROR(txn.Commit());
+  dentries_.Put(parent, name, inode.ino);
+  if (is_dir) dentries_.PutEmptyDirectory(inode.ino);
   inode.row_epoch = dir_after.row_epoch;  // the insert came before the touch
   if (parent_after != nullptr) *parent_after = std::move(dir_after);
   return inode;
@@ -197,6 +207,7 @@ Result<Inode> Metadata::Link(uint64_t ino, uint64_t new_parent, std::string_view
   META_ASSIGN_OR_RETURN(Inode dir_after, TouchDirectory(db, new_parent, now, 0));
   TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "link", ino, new_parent, new_name));
   TIERFS_RETURN_IF_ERROR(txn.Commit());
+  dentries_.Put(new_parent, new_name, ino);
   inode.row_epoch = dir_after.row_epoch;
   if (parent_after != nullptr) *parent_after = std::move(dir_after);
   return inode;
@@ -226,6 +237,7 @@ Result<Inode> Metadata::Unlink(uint64_t parent, std::string_view name, uint64_t 
   META_ASSIGN_OR_RETURN(Inode dir_after, TouchDirectory(db, parent, now, 0));
   TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "unlink", inode.ino, parent, name));
   TIERFS_RETURN_IF_ERROR(txn.Commit());
+  dentries_.PutAbsent(parent, name);
   inode.row_epoch = dir_after.row_epoch;
   if (parent_after != nullptr) *parent_after = std::move(dir_after);
   return inode;
@@ -260,6 +272,8 @@ Result<Inode> Metadata::Rmdir(uint64_t parent, std::string_view name, Inode* par
   META_ASSIGN_OR_RETURN(Inode dir_after, TouchDirectory(db, parent, now, -1));
   TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "rmdir", inode.ino, parent, name));
   TIERFS_RETURN_IF_ERROR(txn.Commit());
+  dentries_.PutAbsent(parent, name);
+  dentries_.DropDirectory(inode.ino);
   inode.row_epoch = dir_after.row_epoch;
   if (parent_after != nullptr) *parent_after = std::move(dir_after);
   return inode;

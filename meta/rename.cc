@@ -237,6 +237,13 @@ Result<RenameResult> Metadata::Rename(uint64_t parent, std::string_view name,
   TIERFS_RETURN_IF_ERROR(
       LogRename(db, now, src_inode, parent, name, new_parent, new_name, exchange, replaced));
   TIERFS_RETURN_IF_ERROR(txn.Commit());
+  if (exchange) {
+    dentries_.Put(parent, name, e.dst->ino);
+  } else {
+    dentries_.PutAbsent(parent, name);
+    if (e.dst_dir) dentries_.DropDirectory(e.dst->ino);
+  }
+  dentries_.Put(new_parent, new_name, e.src.ino);
   // The inode rows were written before the parents were touched: the last
   // parent's epoch covers them all.
   const uint64_t epoch = result.changed.back().row_epoch;

@@ -58,6 +58,10 @@ DEFINE_int32(cached_inodes, kDefaults.cached_inodes,
              "idle inodes whose attributes the daemon keeps in memory (about 500 bytes "
              "each; 0..10000000), so a file opened or stat'ed again needs no database "
              "read; every other inode the kernel knows costs about 60 bytes");
+DEFINE_int32(cached_dentries, kDefaults.cached_dentries,
+             "directory entries (names, and names known absent) the daemon keeps in "
+             "memory (about 100 bytes each; 0..100000000), so a lookup needs no database "
+             "read");
 DEFINE_bool(direct_writes, kDefaults.direct_writes,
             "write whole pages of large writes (128 KiB or more) to the volume with "
             "O_DIRECT, past its page cache: the kernel's page cache of the tierfs file "
@@ -134,6 +138,9 @@ static bool ValidateRunningThreads(const char* flag, int32_t value) {
 static bool ValidateCachedInodes(const char* flag, int32_t value) {
   return InRange(flag, value, 0, 10'000'000);
 }
+static bool ValidateCachedDentries(const char* flag, int32_t value) {
+  return InRange(flag, value, 0, 100'000'000);
+}
 static bool ValidateCachedOpens(const char* flag, int32_t value) {
   return InRange(flag, value, 1, 1'000'000);
 }
@@ -176,6 +183,7 @@ DEFINE_validator(writeback_seconds, &ValidateFlushPeriod);
 DEFINE_validator(threads, &ValidateThreads);
 DEFINE_validator(running_threads, &ValidateRunningThreads);
 DEFINE_validator(cached_inodes, &ValidateCachedInodes);
+DEFINE_validator(cached_dentries, &ValidateCachedDentries);
 DEFINE_validator(cached_opens, &ValidateCachedOpens);
 DEFINE_validator(commit_ms, &ValidateCommitMs);
 DEFINE_validator(fcl_keep_hours, &ValidateFclHours);
@@ -220,6 +228,7 @@ std::string ValueName(const gflags::CommandLineFlagInfo& flag) {
       {"threads", "N"},
       {"running_threads", "N"},
       {"cached_inodes", "N"},
+      {"cached_dentries", "N"},
       {"cached_opens", "N"},
       {"commit_ms", "MILLISECONDS"},
       {"fcl_keep_hours", "HOURS"},
@@ -424,6 +433,7 @@ int main(int argc, char** argv) {
   options.writeback_cache = FLAGS_writeback_cache;
   options.io_uring = FLAGS_io_uring;
   options.cached_inodes = FLAGS_cached_inodes;
+  options.cached_dentries = FLAGS_cached_dentries;
   options.no_open = FLAGS_no_open && !FLAGS_exact_atime;
   options.cached_opens = FLAGS_cached_opens;
   options.fcl_keep_seconds = static_cast<int64_t>(FLAGS_fcl_keep_hours * 3600);

@@ -72,6 +72,16 @@ std::string GroupName(gid_t gid) {
 
 Result<meta::Inode> FileSystem::Lookup(uint64_t parent, std::string_view name) {
   TIERFS_RETURN_IF_ERROR(CheckName(name));
+  // From memory when the entry cache knows the name and the inode table the
+  // inode: no database lock (docs/design.md, "Lanes every request shares").
+  const meta::DentryCache::Hit hit = meta_->CachedLookup(parent, name);
+  if (hit.known == meta::DentryCache::Known::kAbsent) {
+    return Status::NotFound("no '" + std::string(name) + "' in directory " +
+                            std::to_string(parent));
+  }
+  if (hit.known == meta::DentryCache::Known::kPresent) {
+    if (std::optional<meta::Inode> attr = inodes_.RememberHeld(hit.ino, 1)) return *attr;
+  }
   const uint64_t ticket = inodes_.Ticket();
   auto attr = meta_->LookupInode(parent, name);
   if (!attr.ok()) return attr.status();

@@ -36,6 +36,7 @@ Result<std::unique_ptr<FileSystem>> FileSystem::Mount(const std::string& metadat
   // reserve file itself is made only once the database and the volumes passed
   // their checks, so a refused mount creates nothing.
   mopts.io = &io;
+  mopts.cached_dentries = options.cached_dentries;
   auto meta = meta::Metadata::Open(MetadataDbPath(metadata_dir), mopts);
   if (!meta.ok()) return meta.status();
   auto info = (*meta)->GetFsInfo();

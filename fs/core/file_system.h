@@ -115,9 +115,13 @@ struct FileSystemOptions {
   // once. 0 = every change commits on its own.
   int64_t commit_window_us = 5000;
   // Idle inodes whose entries (attributes) the daemon keeps, about 500 bytes
-  // each, so a file opened or stat'ed again needs no database read
-  // (fs/core/inode_table.h). 0: none.
-  size_t cached_inodes = 16384;
+  // each (32 MiB at the default), so a file opened, stat'ed or looked up again
+  // needs no database read (fs/core/inode_table.h). 0: none.
+  size_t cached_inodes = 65536;
+  // Directory entries (names, and names known absent) the daemon keeps, about
+  // 100 bytes each (25 MiB at the default), so a lookup needs no database
+  // read (meta/dentry_cache.h). 0: none.
+  size_t cached_dentries = 262144;
   // When atime moves (relatime rules, as on ext4). false: at an O_RDONLY open,
   // so the kernel keeps the file's cached pages and a warm read costs no
   // request (an O_RDWR open behaves as with true). true: at the first read that

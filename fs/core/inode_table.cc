@@ -62,6 +62,10 @@ meta::Inode InodeTable::RememberCreated(const meta::Inode& row, uint64_t ticket)
 
 InodeRef InodeTable::Find(uint64_t ino) const { return ShardOf(ino).Find(ino); }
 
+std::optional<meta::Inode> InodeTable::RememberHeld(uint64_t ino, uint64_t lookups) {
+  return ShardOf(ino).RememberHeld(ino, lookups);
+}
+
 InodeTable::Holding InodeTable::TryHold(uint64_t ino, Hold how) {
   return ShardOf(ino).TryHold(ino, how);
 }
@@ -135,6 +139,16 @@ meta::Inode InodeTable::Shard::Remember(const meta::Inode& row, uint64_t lookups
   // A row read after the entry's (a lookup racing a change whose row reached
   // the table first) is the newer word.
   ApplyRow(*it->second, row);
+  return it->second->attr;
+}
+
+std::optional<meta::Inode> InodeTable::Shard::RememberHeld(uint64_t ino, uint64_t lookups) {
+  MutexLock lock(mu_);
+  auto it = active_.find(ino);
+  if (it == active_.end()) return std::nullopt;
+  if (lookups > 0) AddLookupsLocked(ino, lookups);
+  it->second->referenced = true;
+  MutexLock ilock(it->second->mu);
   return it->second->attr;
 }
 

@@ -239,6 +239,11 @@ class InodeTable {
   // attributes, so the kernel's security.capability query before the first
   // write is answered from memory.
   meta::Inode RememberCreated(const meta::Inode& row, uint64_t ticket);
+  // Adds `lookups` kernel lookups to `ino` and returns its attributes when it
+  // has an entry (active or kept idle, and so current: see the top); nullopt,
+  // adding nothing, otherwise (read the row and Remember it). A lookup whose
+  // name the entry cache knows (meta/dentry_cache.h) reads no row this way.
+  std::optional<meta::Inode> RememberHeld(uint64_t ino, uint64_t lookups);
   // The active entry of `ino`, or nullptr (idle or unknown: read the database).
   // For reading only: an entry found here may go idle at any moment; to change
   // one, hold it (TryHold/HoldRow).
@@ -327,6 +332,7 @@ class InodeTable {
     meta::Inode Remember(const meta::Inode& row, uint64_t lookups, uint64_t keep_ticket,
                          bool created) EXCLUDES(mu_);
     InodeRef Find(uint64_t ino) const EXCLUDES(mu_);
+    std::optional<meta::Inode> RememberHeld(uint64_t ino, uint64_t lookups) EXCLUDES(mu_);
     Holding TryHold(uint64_t ino, Hold how) EXCLUDES(mu_);
     Holding Peek(uint64_t ino) EXCLUDES(mu_);
     void Keep(const meta::Inode& row, uint64_t ticket) EXCLUDES(mu_);

@@ -124,6 +124,7 @@ FileSystemOptions FileSystemOptionsFor(const SessionOptions& options,
   fs_options.iostat_keep_seconds = options.iostat_keep_seconds;
   fs_options.commit_window_us = options.commit_window_us;
   fs_options.cached_inodes = static_cast<size_t>(options.cached_inodes);
+  fs_options.cached_dentries = static_cast<size_t>(options.cached_dentries);
   fs_options.exact_atime = options.exact_atime;
   fs_options.direct_writes = options.direct_writes;
   fs_options.cached_opens = CachedOpensWithinFdLimit(options.cached_opens);

@@ -44,6 +44,7 @@ struct SessionOptions {
   PassthroughMode passthrough = PassthroughMode::kOff;
   bool io_uring = true;              // requests over io_uring when offered (fs/fuse/uring_transport.h)
   int cached_inodes = static_cast<int>(FileSystemOptions{}.cached_inodes);
+  int cached_dentries = static_cast<int>(FileSystemOptions{}.cached_dentries);
   bool no_open = true;               // FuseContext::no_open (fs/fuse/fuse_ops.h)
   int cached_opens = static_cast<int>(FileSystemOptions{}.cached_opens);
   // Retention: FCL by age and size, iostat by age (0 = keep all).

@@ -228,6 +228,7 @@ TEST(HelpTest, TierfsDefaultsAreSessionOptionsDefaults) {
   EXPECT_EQ(number("running_threads"), d.running_threads);
   EXPECT_EQ(number("commit_ms") * 1000, static_cast<double>(d.commit_window_us));
   EXPECT_EQ(number("cached_inodes"), d.cached_inodes);
+  EXPECT_EQ(number("cached_dentries"), d.cached_dentries);
   EXPECT_EQ(number("cached_opens"), d.cached_opens);
   EXPECT_EQ(number("fcl_keep_hours") * 3600, static_cast<double>(d.fcl_keep_seconds));
   EXPECT_EQ(number("fcl_max_records"), static_cast<double>(d.fcl_max_records));

@@ -33,6 +33,7 @@ class DatabaseFaultTest : public MetaTest {
     options.clock = &clock_;
     options.io = &io_;
     options.sync_full = sync_full;
+    options.cached_dentries = 1024;
     auto opened = Metadata::Open(db_path_, options);
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
     meta_ = std::move(opened).value();
@@ -69,9 +70,15 @@ TEST_F(DatabaseFaultTest, AGroupRolledBackByAFullWalRefusesEveryLaterChange) {
   meta_->StartGroupCommit(std::chrono::hours(1), {});  // commits only at Sync
   io_.FailAt("db-write", "-wal", 1, ENOSPC, /*every_later=*/true);
   MakeFile(kRootIno, "grouped");
+  ASSERT_EQ(meta_->CachedLookup(kRootIno, "grouped").known, DentryCache::Known::kPresent);
   const std::optional<uint64_t> ticket = meta_->UncommittedTicket();
   ASSERT_TRUE(ticket.has_value());
   EXPECT_EQ(meta_->Sync().code(), ENOSPC);
+  // The entry cache showed the lost create: it answers nothing from now on,
+  // and lookups read the database, which no longer has the name.
+  EXPECT_EQ(meta_->CachedLookup(kRootIno, "grouped").known, DentryCache::Known::kUnknown);
+  EXPECT_EQ(meta_->Lookup(kRootIno, "grouped").status().code(), ENOENT);
+  EXPECT_EQ(meta_->CachedLookup(kRootIno, "grouped").known, DentryCache::Known::kUnknown);
   io_.Lift();
   Status again = meta_->Sync();
   EXPECT_EQ(again.code(), EIO);
