@@ -59,6 +59,15 @@ struct RenameResult {
   std::vector<Inode> changed;
 };
 
+// One inode's UpdateAttributes (Metadata::UpdateAttributesEach): `values`
+// (ino and the fields named), the kAttr* mask `fields`, and the FCL records.
+struct AttributeUpdate {
+  Inode values;
+  uint32_t fields = 0;
+  std::string_view fcl_event;  // must outlive the call
+  bool log_write = false;
+};
+
 struct MetadataOptions {
   bool sync_full = false;  // PRAGMA synchronous=FULL instead of NORMAL
   const Clock* clock = &SystemClock::Get();  // must outlive the Metadata
@@ -269,6 +278,13 @@ class Metadata {
   // no fields.
   Result<Inode> UpdateAttributes(const Inode& values, uint32_t fields,
                                  std::string_view fcl_event = {}, bool log_write = false);
+  // UpdateAttributes for each of `updates`, kAttributeBatch of them per hold
+  // of the database lock (the delayed size flush of many small files written
+  // at once takes the lock once, not once per file). Each is a change of its
+  // own: one failing (ENOENT for an inode reclaimed meanwhile, EINVAL for a
+  // bad mask) leaves the others alone. Returns one result per update, in order.
+  static constexpr size_t kAttributeBatch = 64;
+  std::vector<Result<Inode>> UpdateAttributesEach(const std::vector<AttributeUpdate>& updates);
 
   // ---- Group commit (meta/group_committer.h; docs/design.md, "Group commit") ------
   // From now on changes gather in commit groups that are committed `window` after

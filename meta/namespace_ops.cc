@@ -9,6 +9,8 @@
 // Each change runs in one Transaction that also appends its FCL row.
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include "meta/database.h"
 #include "meta/fcl_log.h"
 #include "meta/inode_rows.h"
@@ -299,15 +301,23 @@ Status Metadata::WriteInode(const Inode& inode, std::string_view fcl_event) {
   return txn.Commit();
 }
 
-Result<Inode> Metadata::UpdateAttributes(const Inode& values, uint32_t fields,
-                                         std::string_view fcl_event, bool log_write) {
-  constexpr uint32_t kKnown = kAttrMode | kAttrUid | kAttrGid | kAttrSize | kAttrAtime |
-                              kAttrMtime | kAttrCtime | kAttrBlocks;
-  if (fields == 0 || (fields & ~kKnown) != 0) {
+namespace {
+
+constexpr uint32_t kKnownAttributes = kAttrMode | kAttrUid | kAttrGid | kAttrSize | kAttrAtime |
+                                      kAttrMtime | kAttrCtime | kAttrBlocks;
+
+Status CheckAttributeMask(uint32_t fields) {
+  if (fields == 0 || (fields & ~kKnownAttributes) != 0) {
     return Status::Invalid("bad attribute mask " + std::to_string(fields));
   }
-  auto [lock, now] = LockForChange();
-  Database* db = db_.get();
+  return Status::Ok();
+}
+
+// UpdateAttributes' change, in a transaction of its own; the lock held.
+Result<Inode> UpdateAttributesLocked(Database* db, int64_t now, const AttributeUpdate& update) {
+  const Inode& values = update.values;
+  const uint32_t fields = update.fields;
+  TIERFS_RETURN_IF_ERROR(CheckAttributeMask(fields));
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   Inode after;
   {
@@ -330,12 +340,35 @@ Result<Inode> Metadata::UpdateAttributes(const Inode& values, uint32_t fields,
                values.atime_ns, values.mtime_ns, values.ctime_ns, S_IFMT, values.blocks);
     META_ASSIGN_OR_RETURN(after, RunInodeUpdate(db, st, values.ino));
   }
-  if (log_write) TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "write", values.ino, 0, {}));
-  if (!fcl_event.empty()) {
-    TIERFS_RETURN_IF_ERROR(LogFcl(db, now, fcl_event, values.ino, 0, {}));
+  if (update.log_write) TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "write", values.ino, 0, {}));
+  if (!update.fcl_event.empty()) {
+    TIERFS_RETURN_IF_ERROR(LogFcl(db, now, update.fcl_event, values.ino, 0, {}));
   }
   TIERFS_RETURN_IF_ERROR(txn.Commit());
   return after;
+}
+
+}  // namespace
+
+Result<Inode> Metadata::UpdateAttributes(const Inode& values, uint32_t fields,
+                                         std::string_view fcl_event, bool log_write) {
+  TIERFS_RETURN_IF_ERROR(CheckAttributeMask(fields));
+  auto [lock, now] = LockForChange();
+  return UpdateAttributesLocked(db_.get(), now, {values, fields, fcl_event, log_write});
+}
+
+std::vector<Result<Inode>> Metadata::UpdateAttributesEach(
+    const std::vector<AttributeUpdate>& updates) {
+  std::vector<Result<Inode>> rows;
+  rows.reserve(updates.size());
+  for (size_t first = 0; first < updates.size(); first += kAttributeBatch) {
+    const size_t last = std::min(updates.size(), first + kAttributeBatch);
+    auto [lock, now] = LockForChange();
+    for (size_t i = first; i < last; ++i) {
+      rows.push_back(UpdateAttributesLocked(db_.get(), now, updates[i]));
+    }
+  }
+  return rows;
 }
 
 Result<uint64_t> Metadata::ParentOf(uint64_t dir) {

@@ -58,7 +58,10 @@ void DelayedAttributeFlush::Run() {
     lock.Unlock();
     MutexLock flush_lock(flush_mu_);
     lock.Lock();
-    std::vector<InodeRef> due = TakeDueLocked(std::chrono::steady_clock::now());
+    // Those due within half a delay go too: files written one after another
+    // (an untar, a create loop) are flushed together, in one hold of the
+    // database lock per batch, instead of one wake-up and one hold each.
+    std::vector<InodeRef> due = TakeDueLocked(std::chrono::steady_clock::now() + delay_ / 2);
     if (due.empty()) continue;
     lock.Unlock();
     flush_(due);

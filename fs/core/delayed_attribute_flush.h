@@ -6,9 +6,10 @@
 // right after the last close(2), so a file written and closed was in the
 // database (and survived a crash of the daemon) a commit window later. In
 // no-open mode nothing marks a close. Instead, every inode whose size a write
-// changed is queued once and flushed `delay` after it was queued, all inodes
-// due in one database batch; what a crash of the daemon may lose of a closed
-// file is the last `delay` plus a commit window (docs/reliability.md). A file
+// changed is queued once and flushed `delay` after it was queued, with every
+// inode that would be due within the next `delay` / 2, in one database batch
+// (Metadata::UpdateAttributesEach); what a crash of the daemon may lose of a
+// closed file is the last `delay` plus a commit window (docs/reliability.md). A file
 // growing without pause is flushed once per `delay`, not once per write; an
 // overwrite in place, whose times alone changed, waits for the periodic flush
 // (FileSystem::DataWrittenLocked).

@@ -159,15 +159,10 @@ void FileSystem::DataWrittenLocked(const FileHandle& fh, uint64_t size_before) {
 void FileSystem::FlushDelayed(const std::vector<InodeRef>& inodes) {
   meta::Metadata::BatchScope batch(*meta_);  // one commit group for all of them
   for (const InodeRef& inode : inodes) {
-    {
-      MutexLock lock(inode->mu);
-      inode->delayed_flush_queued = false;  // a write from now on queues it again
-    }
-    if (Status st = FlushAttributesAndSettle(inode); !st.ok()) {
-      // Still dirty: the periodic flush tries again.
-      LogWarning("delayed attribute flush of inode {}: {}", inode->ino, st.ToString());
-    }
+    MutexLock lock(inode->mu);
+    inode->delayed_flush_queued = false;  // a write from now on queues it again
   }
+  FlushAttributesEach(inodes);
 }
 
 Status FileSystem::FlushAttributesAndSettle(const InodeRef& inode) {
@@ -401,28 +396,28 @@ uint64_t FileSystem::AllocatedBlocks(const meta::Inode& attr) {
   }
 }
 
-Status FileSystem::FlushAttributes(const InodeRef& inode, std::string_view event) {
-  MutexLock sync(inode->sync_mu);
-  meta::Inode snapshot;
-  uint64_t seq;
-  bool data_written;
-  uint32_t fields = meta::kAttrSize | meta::kAttrAtime | meta::kAttrMtime | meta::kAttrCtime;
-  {
-    MutexLock lock(inode->mu);
-    if (!inode->dirty) return Status::Ok();
-    snapshot = inode->attr;
-    seq = inode->change_seq;
-    data_written = inode->data_written;
-    // The object's allocation now, so stat of the closed file needs no stat(2).
-    struct stat st;
-    if (S_ISREG(snapshot.mode) && inode->fd >= 0 && volumes_->io().Fstat(inode->fd, &st) == 0) {
-      snapshot.blocks = static_cast<int64_t>(st.st_blocks);
-      fields |= meta::kAttrBlocks;
-    }
-    if (event.empty() && data_written) event = "write";
-    inode->data_written = false;
+std::optional<FileSystem::AttributeFlush> FileSystem::PrepareFlush(const InodeRef& inode,
+                                                                    std::string_view event) {
+  AttributeFlush flush;
+  flush.update.fields = meta::kAttrSize | meta::kAttrAtime | meta::kAttrMtime | meta::kAttrCtime;
+  MutexLock lock(inode->mu);
+  if (!inode->dirty) return std::nullopt;
+  flush.update.values = inode->attr;
+  flush.seq = inode->change_seq;
+  flush.data_written = inode->data_written;
+  // The object's allocation now, so stat of the closed file needs no stat(2).
+  struct stat st;
+  if (S_ISREG(inode->attr.mode) && inode->fd >= 0 && volumes_->io().Fstat(inode->fd, &st) == 0) {
+    flush.update.values.blocks = static_cast<int64_t>(st.st_blocks);
+    flush.update.fields |= meta::kAttrBlocks;
   }
-  auto row = meta_->UpdateAttributes(snapshot, fields, event);
+  flush.update.fcl_event = !event.empty() ? event : flush.data_written ? "write" : "";
+  inode->data_written = false;
+  return flush;
+}
+
+Status FileSystem::FinishFlush(const InodeRef& inode, const AttributeFlush& flush,
+                               const Result<meta::Inode>& row) {
   MutexLock lock(inode->mu);
   if (!row.ok()) {
     if (row.status().code() == ENOENT && inode->attr.nlink == 0) {
@@ -431,16 +426,89 @@ Status FileSystem::FlushAttributes(const InodeRef& inode, std::string_view event
       inode->dirty = false;
       return Status::Ok();
     }
-    inode->data_written = inode->data_written || data_written;  // log it next time
+    inode->data_written = inode->data_written || flush.data_written;  // log it next time
     return row.status();
   }
   // Still dirty if the data path changed the entry while the row was written.
-  if (inode->change_seq == seq) {
+  if (inode->change_seq == flush.seq) {
     inode->dirty = false;
     inode->lazy_times = false;
   }
   ApplyRow(*inode, *row);
   return Status::Ok();
+}
+
+Status FileSystem::FlushAttributes(const InodeRef& inode, std::string_view event) {
+  MutexLock sync(inode->sync_mu);
+  std::optional<AttributeFlush> flush = PrepareFlush(inode, event);
+  if (!flush) return Status::Ok();
+  const meta::AttributeUpdate& u = flush->update;
+  return FinishFlush(inode, *flush, meta_->UpdateAttributes(u.values, u.fields, u.fcl_event));
+}
+
+namespace {
+
+// The sync_mu of several inodes, each taken only if free, given back together.
+// Not annotated: the analysis cannot name a set of locks chosen at run time.
+class SyncLocks {
+ public:
+  SyncLocks() = default;
+  SyncLocks(const SyncLocks&) = delete;
+  SyncLocks& operator=(const SyncLocks&) = delete;
+  ~SyncLocks() NO_THREAD_SAFETY_ANALYSIS("the set was taken by TryTake") {
+    for (Mutex* mu : held_) mu->Unlock();
+  }
+  // Takes `mu` if it is free; true when it is now held until the destructor.
+  bool TryTake(Mutex& mu) NO_THREAD_SAFETY_ANALYSIS("released by the destructor") {
+    if (!mu.TryLock()) return false;
+    held_.push_back(&mu);
+    return true;
+  }
+
+ private:
+  std::vector<Mutex*> held_;
+};
+
+}  // namespace
+
+void FileSystem::FlushAttributesEach(const std::vector<InodeRef>& inodes) {
+  for (size_t first = 0; first < inodes.size(); first += meta::Metadata::kAttributeBatch) {
+    const size_t last = std::min(inodes.size(), first + meta::Metadata::kAttributeBatch);
+    std::vector<InodeRef> busy;  // a setattr or another flush holds its sync_mu
+    {
+      SyncLocks sync;
+      std::vector<InodeRef> flushed;
+      std::vector<AttributeFlush> flushes;
+      std::vector<meta::AttributeUpdate> updates;
+      for (size_t i = first; i < last; ++i) {
+        const InodeRef& inode = inodes[i];
+        if (!sync.TryTake(inode->sync_mu)) {
+          busy.push_back(inode);
+          continue;
+        }
+        std::optional<AttributeFlush> flush = PrepareFlush(inode, {});
+        if (!flush) continue;
+        flushed.push_back(inode);
+        updates.push_back(flush->update);
+        flushes.push_back(std::move(*flush));
+      }
+      std::vector<Result<meta::Inode>> rows = meta_->UpdateAttributesEach(updates);
+      for (size_t i = 0; i < flushed.size(); ++i) {
+        if (Status st = FinishFlush(flushed[i], flushes[i], rows[i]); !st.ok()) {
+          // Still dirty: the periodic flush tries again.
+          LogWarning("attribute flush of inode {}: {}", flushed[i]->ino, st.ToString());
+        }
+      }
+    }
+    for (const InodeRef& inode : busy) {
+      if (Status st = FlushAttributes(inode, {}); !st.ok()) {
+        LogWarning("attribute flush of inode {}: {}", inode->ino, st.ToString());
+      }
+    }
+  }
+  for (const InodeRef& inode : inodes) {
+    if (inodes_.MaybeErase(inode)) Reclaim(inode->Attributes());
+  }
 }
 
 Status FileSystem::RestartHeatCounts(int64_t bucket_seconds) {

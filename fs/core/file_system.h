@@ -513,6 +513,26 @@ class FileSystem {
   // Writes one inode's in-memory attributes (size, times, blocks) to the
   // database if dirty, logging `event` (or the FCL "write" for data written).
   Status FlushAttributes(const InodeRef& inode, std::string_view event);
+  // One inode's flush (PrepareFlush, then the database, then FinishFlush).
+  struct AttributeFlush {
+    meta::AttributeUpdate update;  // the entry's values, fields and FCL event
+    uint64_t seq = 0;              // InodeState::change_seq when read
+    bool data_written = false;     // InodeState::data_written when read (cleared there)
+  };
+  // Reads what FlushAttributes writes from `inode` (its sync_mu held by the
+  // caller); nullopt when it is not dirty. `event` must outlive the flush.
+  std::optional<AttributeFlush> PrepareFlush(const InodeRef& inode, std::string_view event);
+  // Applies the database's answer `row` to `inode` (its sync_mu still held):
+  // clean unless written meanwhile. Returns the error to report (the entry
+  // stays dirty), OK for an inode reclaimed meanwhile.
+  Status FinishFlush(const InodeRef& inode, const AttributeFlush& flush,
+                     const Result<meta::Inode>& row);
+  // FlushAttributesAndSettle for each of `inodes`, with the rows of up to
+  // meta::Metadata::kAttributeBatch inodes written under one hold of the
+  // database lock (UpdateAttributesEach); an inode whose sync_mu is busy is
+  // flushed alone. Errors are logged (the entry stays dirty for the periodic
+  // flush).
+  void FlushAttributesEach(const std::vector<InodeRef>& inodes);
   // FlushAttributes, then lets an entry that nothing keeps active any more go
   // idle (the kernel forgot it while it was dirty, its kernel-open handle went),
   // or reclaims it when it is unlinked. Errors: FlushAttributes' (the entry stays).

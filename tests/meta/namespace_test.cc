@@ -505,6 +505,36 @@ TEST_F(NamespaceTest, UpdateAttributesWritesOnlyTheNamedFields) {
   EXPECT_EQ(after->mtime_ns, 222);
 }
 
+// The delayed size flush of many files: one lock hold per kAttributeBatch
+// rows, and a failing update (an inode reclaimed meanwhile, a bad mask) fails
+// alone.
+TEST_F(NamespaceTest, UpdateAttributesEachWritesEveryRowAndFailsOnlyTheBadOnes) {
+  std::vector<AttributeUpdate> updates;
+  for (int i = 0; i < 70; ++i) {
+    Inode values = MakeFile(kRootIno, "f" + std::to_string(i));
+    values.size = 1000 + i;
+    updates.push_back({values, kAttrSize, {}, /*log_write=*/true});
+  }
+  updates[3].values.ino = 999'999;  // no such inode
+  updates[5].fields = 0;            // no field
+  const uint64_t taken = meta_->LockWaits().taken;
+  std::vector<Result<Inode>> rows = meta_->UpdateAttributesEach(updates);
+  // 70 rows: two holds of the lock.
+  EXPECT_EQ(meta_->LockWaits().taken - taken, 2u);
+  ASSERT_EQ(rows.size(), updates.size());
+  EXPECT_EQ(rows[3].status().code(), ENOENT);
+  EXPECT_EQ(rows[5].status().code(), EINVAL);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (i == 3 || i == 5) continue;
+    ASSERT_TRUE(rows[i].ok()) << i << ": " << rows[i].status().ToString();
+    EXPECT_EQ(rows[i]->size, 1000 + i);
+    EXPECT_EQ(Get(updates[i].values.ino).size, 1000 + i);
+  }
+  size_t writes = 0;
+  for (const FclRecord& r : Fcl()) writes += r.event == "write";
+  EXPECT_EQ(writes, rows.size() - 2);
+}
+
 TEST_F(NamespaceTest, UpdateAttributesNeverMovesCtimeBackwards) {
   Inode file = MakeFile(kRootIno, "f");
   Inode values = file;
