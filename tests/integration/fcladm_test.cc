@@ -240,8 +240,18 @@ TEST_F(FcladmTest, OnOffAndState) {
 TEST_F(FcladmTest, PrintFromSequenceTimeAndCount) {
   for (int i = 0; i < 6; ++i) WriteFile(Path("f" + std::to_string(i)), "data");
   for (int i = 0; i < 6; ++i) ASSERT_EQ(unlink(Path("f" + std::to_string(i)).c_str()), 0);
-  ASSERT_EQ(Tool("fcladm", {"sync", mnt_}).exit_code, 0);
-  json all = Records();
+  // Each unlinked file's row goes (FCL "delete") once the kernel's FORGET for
+  // it arrives, which the kernel sends when it pleases: wait for the six, so
+  // that no record arrives between the reads below (bounded: 20 s).
+  json all;
+  for (int tries = 0; tries < 200; ++tries) {
+    ASSERT_EQ(Tool("fcladm", {"sync", mnt_}).exit_code, 0);
+    all = Records();
+    size_t deletes = 0;
+    for (const json& r : all) deletes += r["event"] == "delete";
+    if (deletes == 6) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
   ASSERT_GE(all.size(), 12u);
 
   // -s SEQ: from that record on.
