@@ -43,7 +43,7 @@ _tierfs_tierfs() {
     -o)
       _tierfs_words "allow_other default_permissions ro rw"
       return 0 ;;
-    -entry_timeout|-attr_timeout|-flush_seconds|-writeback_seconds|-threads|-running_threads|-cached_inodes|-cached_opens|-commit_ms|-fcl_keep_hours|-fcl_max_records|-iostat_keep_days|-metrics_listen)
+    -entry_timeout|-attr_timeout|-flush_seconds|-writeback_seconds|-threads|-running_threads|-cached_inodes|-cached_dentries|-cached_opens|-commit_ms|-fcl_keep_hours|-fcl_max_records|-iostat_keep_days|-metrics_listen)
       return 0 ;;
     -metrics_textfile)
       _tierfs_files
@@ -51,7 +51,7 @@ _tierfs_tierfs() {
   esac
   if [[ $cur == -* ]]; then
     _tierfs_words "-f -d -o -sync_full -entry_timeout -attr_timeout -flush_seconds -writeback_seconds
-                   -threads -running_threads -commit_ms -writeback_cache -direct_writes -io_uring -cached_inodes -cached_opens -no_open -passthrough -exact_atime -fcl_keep_hours -fcl_max_records
+                   -threads -running_threads -commit_ms -writeback_cache -direct_writes -io_uring -cached_inodes -cached_dentries -cached_opens -no_open -passthrough -exact_atime -fcl_keep_hours -fcl_max_records
                    -iostat_keep_days -syslog -metrics_listen -metrics_textfile -h --help --version"
   elif [[ $COMP_CWORD -eq 1 ]]; then
     _tierfs_words "check backup"
