@@ -164,7 +164,9 @@ Result<std::unique_ptr<PassthroughIoCounter::Impl>> LoadAndAttach(
   bpf_program__set_autoload(p.syscall_exit, hook == PassthroughIoHook::kSyscall);
   bpf_program__set_autoload(p.pagecache_add, hook == PassthroughIoHook::kPageCache);
   bpf_program__set_autoload(p.pagecache_dirty, hook == PassthroughIoHook::kPageCache);
-  impl->skel->rodata->daemon_tgid = static_cast<uint32_t>(getpid());
+  // 0 is no process's tgid (the idle tasks' is 0, and they make no I/O).
+  impl->skel->rodata->daemon_tgid =
+      options.ignore_own_process ? static_cast<uint32_t>(getpid()) : 0;
   impl->skel->rodata->page_size = static_cast<uint32_t>(sysconf(_SC_PAGESIZE));
   if (int err = passthrough_io__load(impl->skel); err != 0) {
     return LoadError(err, hook, "load", messages);

@@ -88,6 +88,10 @@ struct PassthroughIoCounterOptions {
   // of the machine: false where that cost is not acceptable (`tierfs
   // --passthrough=auto`); ENOSYS then when nothing cheaper loads.
   bool allow_syscall_hook = true;
+  // Whether the page-cache hook ignores the calling process (the daemon, which
+  // counts what it serves itself). Off only for benchmarks and tests whose
+  // own threads make the I/O to be counted.
+  bool ignore_own_process = true;
   // Test seam: hooks Start takes as refused by the kernel (EPERM), as if a
   // policy denied them, so that a test can see what a mount does without them.
   std::vector<PassthroughIoHook> refused = {};
