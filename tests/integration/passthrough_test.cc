@@ -26,6 +26,11 @@ namespace {
 
 class PassthroughTest : public TierfsFixture {
  protected:
+  // Each test says which mode it mounts in (MountIn); until it does, and
+  // after a plain Mount({}), the daemon serves everything, as a mount
+  // without passthrough (the default, auto, would pass through here).
+  std::vector<std::string> FixtureMountArgs() const override { return {"--passthrough=off"}; }
+
   void SetUp() override {
     TierfsFixture::SetUp();
     if (HasFatalFailure()) return;
@@ -202,8 +207,8 @@ TEST_F(PassthroughTest, AFileOpenByPassthroughIsBusyAndMovesAfterItsLastClose) {
 
 // The relocator asks the object whether a mapping kept after close still
 // writes it (a read lease). A volume that cannot answer keeps its files where
-// they are on a passthrough mount, and says why once; the default mount never
-// asks.
+// they are on a passthrough mount, and says why once; a mount without
+// passthrough never asks.
 TEST_F(PassthroughTest, AVolumeThatTakesNoLeaseKeepsItsFilesInPlace) {
   setenv("TIERFS_FAULTS", "lease@1+=EINVAL", 1);
   MountIn("rw");
@@ -227,11 +232,12 @@ TEST_F(PassthroughTest, AVolumeThatTakesNoLeaseKeepsItsFilesInPlace) {
 
   setenv("TIERFS_FAULTS", "lease@1+=EINVAL", 1);
   Unmount();
-  Mount({});
+  Mount({"--passthrough=off"});
   unsetenv("TIERFS_FAULTS");
   CommandResult enforce = Tool("fsppadm", {"enforce", mnt_});
   ASSERT_EQ(enforce.exit_code, 0) << enforce.output;
-  EXPECT_EQ(ClassOf("f"), "ssd") << "the default mount asked for a lease: " << enforce.output;
+  EXPECT_EQ(ClassOf("f"), "ssd") << "a mount without passthrough asked for a lease: "
+                                 << enforce.output;
   EXPECT_EQ(ReadFile(Path("f")), data);
 }
 
@@ -439,6 +445,9 @@ TEST_F(PassthroughTest, PassthroughReadsHeatTheFileAndEnforceMovesIt) {
   WriteFileSynced(Path("read"), data);
   WriteFileSynced(Path("unread"), data);
   ASSERT_EQ(ClassOf("read"), "hdd");
+  // Heat counts the bytes that reach a volume: with the page-cache counter a
+  // read of the pages the write left cached would earn none.
+  DropPageCacheUnder(hdd_);
   EXPECT_EQ(ReadFile(Path("read")), data);
   // The scan says how its heat was obtained: counted, the kernel counting these.
   CommandResult query = Tool("fsppadm", {"query", mnt_});
