@@ -435,6 +435,34 @@ TEST_F(PassthroughTest, ReadOnlyModeKeepsWritersOnTheDaemon) {
   EXPECT_EQ(Difference(ReadFile(Path("f")), want), "");
 }
 
+// The daemon's own I/O is counted once, by the daemon: the page-cache counter
+// ignores the daemon's process. With `ro`, a writer beside a passthrough
+// reader writes through the daemon into an object the counter watches (the
+// reader's backing file); the kernel must count none of those bytes.
+TEST_F(PassthroughTest, TheDaemonsWritesToAWatchedObjectAreCountedOnlyByTheDaemon) {
+  ASSERT_NO_FATAL_FAILURE(MountIn("ro"));
+  if (IsSkipped()) return;
+  WriteFileSynced(Path("f"), RandomBytes(4096, 30));
+  const int reader = open(Path("f").c_str(), O_RDONLY);  // passthrough: watched
+  ASSERT_GE(reader, 0);
+  const int writer = open(Path("f").c_str(), O_RDWR);  // joins it, served by the daemon
+  ASSERT_GE(writer, 0) << strerror(errno);
+  const std::string data = RandomBytes(1 << 20, 31);
+  PwriteAll(writer, data.data(), data.size(), 0);
+  EXPECT_EQ(fsync(writer), 0);
+  close(writer);
+  close(reader);
+  usleep(1200000);  // past a drain of the counter
+  Unmount();
+  EXPECT_GE(Requests("write"), 1) << "the writes did not reach the daemon: nothing was proven";
+  EXPECT_GE(Metric("tierfs_class_written_bytes_total", "class=\"hdd\"") +
+                Metric("tierfs_class_written_bytes_total", "class=\"ssd\""),
+            static_cast<double>(data.size()));
+  EXPECT_EQ(Metric("tierfs_heat_kernel_counted_bytes_total", "direction=\"write\""), 0)
+      << "the kernel counted the daemon's writes again";
+  Mount();
+}
+
 // Heat stays honest: reads the kernel serves by passthrough never reach the
 // daemon, yet they count (fs/daemon/passthrough_heat.h) and move the file.
 TEST_F(PassthroughTest, PassthroughReadsHeatTheFileAndEnforceMovesIt) {
