@@ -1,23 +1,34 @@
-// What the passthrough I/O counter (fs/bpf/passthrough_io_counter.h) costs a
-// counted call, alone and with threads on several CPUs counting at once.
+// What the passthrough I/O counter (fs/bpf/passthrough_io_counter.h) costs,
+// per hook: a counted call, an uncounted system call, and a read that misses
+// the page cache, alone and with threads on several CPUs at once.
 //
 // Mounts the tests' minimal passthrough FUSE server (tests/bpf/
 // passthrough_fuse_server.h: every open is a passthrough open of one backing
-// file), then, per round and per thread count, runs the same reads twice:
+// file), then, per round and per thread count, runs the same workload twice:
 // without a counter ("off") and with one attached to the mount ("on"), a drain
 // every --drain_ms as the daemon does. Each thread is pinned to its own CPU
-// (round robin over the CPUs this process may use), opens the file itself and
-// makes --calls 4 KiB preads of it (page cache: the backing file is written
-// first), all threads on one nodeid unless --files says otherwise. The "on"
-// phase checks that the drains add up to exactly the reads made.
+// (round robin over the CPUs this process may use) and opens the file itself,
+// all threads on one nodeid unless --files says otherwise. --workload:
+//   warm     --calls 4 KiB preads of it, from the page cache (the backing file
+//            is written first): the call hooks count each, the page-cache
+//            hook none (no byte reaches the volume);
+//   syscall  --calls getppid(2): a system call no hook counts, which only the
+//            syscall hook runs a program for;
+//   cold     --calls passes over the whole 1 MiB file in 128 KiB preads, its
+//            backing file's cache dropped (POSIX_FADV_DONTNEED) before each:
+//            every hook counts the 1 MiB; the time is per 4 KiB page and is
+//            mostly the device's (run it with --threads 1).
+// The "on" phase checks that the drains add up to exactly the bytes expected.
 //
 //   sudo build/bench/passthrough_counter_bench [--threads 1,2] [--calls 500000]
-//        [--rounds 3] [--files 1] [--hook syscall] [--drain_ms 1000] [--dir /var/tmp]
+//        [--rounds 3] [--files 1] [--hook syscall|pagecache|fexit|kprobe|auto]
+//        [--workload warm|syscall|cold] [--drain_ms 1000] [--dir /var/tmp]
 //
 // Output (bench_util.h's format), per thread count T and round:
-//   counter_off  ns_per_pread_tT  ...   the read alone (mean per call, per thread)
-//   counter_on   ns_per_pread_tT  ...   the read counted
-//   counter_cost ns_per_call_tT   ...   on - off: what the count adds per call
+//   counter_off  ns_per_call_tT  ...   the call alone (mean per call, per thread;
+//                                      per 4 KiB page with cold)
+//   counter_on   ns_per_call_tT  ...   with the counter attached
+//   counter_cost ns_per_call_tT  ...   on - off: what the counter adds per call
 // and at the end the median of each over the rounds (groups "median_counter_off"...).
 // Needs root (mount(2), the BPF program) and FUSE passthrough (Linux 6.9+).
 #include <fcntl.h>
@@ -32,6 +43,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -67,9 +79,58 @@ std::vector<int> AllowedCpus() {
   return cpus;
 }
 
-// `threads` pinned threads, each making `calls` 4 KiB preads of its own open of
-// one of `files` files; returns the mean nanoseconds per call over the threads.
-double ReadPhase(const std::string& mount_point, int threads, int files, int64_t calls) {
+enum class Workload { kWarm, kSyscall, kCold };
+
+constexpr size_t kColdChunk = 128 * 1024;
+
+// One thread's `calls` of `workload` on `fd` (a passthrough open; `backing_fd`
+// the backing file, whose cache kCold drops); returns nanoseconds per call
+// (per 4 KiB page for kCold).
+double RunCalls(Workload workload, int fd, int backing_fd, int64_t calls) {
+  std::vector<char> buffer(kColdChunk);
+  double seconds = 0;
+  int64_t units = calls;
+  switch (workload) {
+    case Workload::kWarm: {
+      Timer timer;
+      for (int64_t i = 0; i < calls; i++) {
+        off_t offset = static_cast<off_t>((i * kBlock) % kFileSize);
+        if (pread(fd, buffer.data(), kBlock, offset) != static_cast<ssize_t>(kBlock)) {
+          std::perror("pread");
+          std::exit(1);
+        }
+      }
+      seconds = timer.Seconds();
+      break;
+    }
+    case Workload::kSyscall: {
+      Timer timer;
+      for (int64_t i = 0; i < calls; i++) (void)getppid();
+      seconds = timer.Seconds();
+      break;
+    }
+    case Workload::kCold:
+      units = calls * (kFileSize / kBlock);
+      for (int64_t i = 0; i < calls; i++) {
+        if (posix_fadvise(backing_fd, 0, 0, POSIX_FADV_DONTNEED) != 0) std::exit(1);
+        Timer timer;  // the drop itself is not the read's
+        for (off_t offset = 0; offset < kFileSize; offset += kColdChunk) {
+          if (pread(fd, buffer.data(), kColdChunk, offset) != static_cast<ssize_t>(kColdChunk)) {
+            std::perror("pread");
+            std::exit(1);
+          }
+        }
+        seconds += timer.Seconds();
+      }
+      break;
+  }
+  return seconds * 1e9 / static_cast<double>(units);
+}
+
+// `threads` pinned threads, each making `calls` of `workload` on its own open
+// of one of `files` files; returns the mean nanoseconds per call over the threads.
+double RunPhase(const std::string& mount_point, int backing_fd, Workload workload, int threads,
+                int files, int64_t calls) {
   static const std::vector<int> cpus = AllowedCpus();
   std::atomic<int> ready{0};
   std::atomic<bool> go{false};
@@ -87,19 +148,10 @@ double ReadPhase(const std::string& mount_point, int threads, int files, int64_t
         std::perror(path.c_str());
         std::exit(1);
       }
-      std::vector<char> buffer(kBlock);
       ready++;
       while (!go.load()) {
       }
-      Timer timer;
-      for (int64_t i = 0; i < calls; i++) {
-        off_t offset = static_cast<off_t>((i * kBlock) % kFileSize);
-        if (pread(fd.get(), buffer.data(), kBlock, offset) != static_cast<ssize_t>(kBlock)) {
-          std::perror("pread");
-          std::exit(1);
-        }
-      }
-      ns[t] = timer.Seconds() * 1e9 / static_cast<double>(calls);
+      ns[t] = RunCalls(workload, fd.get(), backing_fd, calls);
     });
   }
   while (ready.load() < threads) std::this_thread::yield();
@@ -108,6 +160,20 @@ double ReadPhase(const std::string& mount_point, int threads, int files, int64_t
   double sum = 0;
   for (double value : ns) sum += value;
   return sum / threads;
+}
+
+// The bytes the counter must report for `threads` x `calls` of `workload`.
+uint64_t ExpectedBytes(Workload workload, PassthroughIoHook hook, int threads, int64_t calls) {
+  const uint64_t all = static_cast<uint64_t>(threads) * static_cast<uint64_t>(calls);
+  switch (workload) {
+    case Workload::kWarm:
+      return hook == PassthroughIoHook::kPageCache ? 0 : all * kBlock;
+    case Workload::kSyscall:
+      return 0;
+    case Workload::kCold:
+      return all * static_cast<uint64_t>(kFileSize);
+  }
+  return 0;
 }
 
 double Median(std::vector<double> values) {
@@ -124,10 +190,22 @@ int Main(int argc, char** argv) {
                          PassthroughFuseServer::kFiles);
   int drain_ms = static_cast<int>(flags.Int("drain_ms", 1000));
   std::string hook_name = flags.Str("hook", "syscall");
-  PassthroughIoHook hook = hook_name == "fexit"    ? PassthroughIoHook::kFexit
-                           : hook_name == "kprobe" ? PassthroughIoHook::kKprobe
-                           : hook_name == "auto"   ? PassthroughIoHook::kAuto
-                                                   : PassthroughIoHook::kSyscall;
+  std::optional<PassthroughIoHook> parsed_hook = ParsePassthroughIoHook(hook_name);
+  if (!parsed_hook) {
+    std::fprintf(stderr, "--hook must be pagecache, fexit, kprobe, syscall or auto, got \"%s\"\n",
+                 hook_name.c_str());
+    return 2;
+  }
+  PassthroughIoHook hook = *parsed_hook;
+  std::string workload_name = flags.Str("workload", "warm");
+  Workload workload = workload_name == "cold"      ? Workload::kCold
+                      : workload_name == "syscall" ? Workload::kSyscall
+                                                   : Workload::kWarm;
+  if (workload_name != "warm" && workload_name != "cold" && workload_name != "syscall") {
+    std::fprintf(stderr, "--workload must be warm, syscall or cold, got \"%s\"\n",
+                 workload_name.c_str());
+    return 2;
+  }
 
   std::string dir = flags.Str("dir", "/var/tmp") + "/tierfs-counter-bench.XXXXXX";
   if (mkdtemp(dir.data()) == nullptr) {
@@ -156,14 +234,29 @@ int Main(int argc, char** argv) {
     }
     struct stat st {};
     stat(mount_point.c_str(), &st);  // answered once INIT is done
+    UniqueFd backing_fd(open(backing.c_str(), O_RDONLY | O_CLOEXEC));
+    struct stat backing_st {};
+    fstat(backing_fd.get(), &backing_st);
     std::map<std::string, std::vector<double>> results;
     for (int round = 0; round < rounds && status == 0; round++) {
       for (int threads : thread_counts) {
         std::string suffix = "_t" + std::to_string(threads);
-        double off = ReadPhase(mount_point, threads, files, calls);
-        auto counter = PassthroughIoCounter::Start(st.st_dev, {.hook = hook});
+        double off = RunPhase(mount_point, backing_fd.get(), workload, threads, files, calls);
+        // The readers are this process's threads: the page-cache hook must
+        // not take them for the daemon.
+        auto counter = PassthroughIoCounter::Start(
+            st.st_dev, {.hook = hook, .ignore_own_process = false});
         if (!counter.ok()) {
           std::fprintf(stderr, "counter: %s\n", counter.status().ToString().c_str());
+          status = 1;
+          break;
+        }
+        // Every file of the server is backed by the one backing file: it is
+        // counted as the first's (the only one with --files 1).
+        if (Status watched = (*counter)->WatchBackingFile(
+                backing_st.st_dev, backing_st.st_ino, PassthroughFuseServer::kFileNodeid);
+            !watched.ok()) {
+          std::fprintf(stderr, "counter: %s\n", watched.ToString().c_str());
           status = 1;
           break;
         }
@@ -174,27 +267,27 @@ int Main(int argc, char** argv) {
             for (int waited = 0; waited < drain_ms && !stop.load(); waited += 10) {
               std::this_thread::sleep_for(std::chrono::milliseconds(10));
             }
-            for (const auto& count : (*counter)->Drain()) counted += count.read_ops;
+            for (const auto& count : (*counter)->Drain()) counted += count.read_bytes;
           }
         });
-        double on = ReadPhase(mount_point, threads, files, calls);
+        double on = RunPhase(mount_point, backing_fd.get(), workload, threads, files, calls);
         stop = true;
         drainer.join();
-        for (const auto& count : (*counter)->Drain()) counted += count.read_ops;
-        uint64_t expected = static_cast<uint64_t>(threads) * static_cast<uint64_t>(calls);
+        for (const auto& count : (*counter)->Drain()) counted += count.read_bytes;
+        const uint64_t expected = ExpectedBytes(workload, (*counter)->hook(), threads, calls);
         if (counted != expected || (*counter)->dropped() != 0) {
-          std::fprintf(stderr, "counted %llu reads of %llu (dropped %llu)\n",
+          std::fprintf(stderr, "counted %llu bytes read of %llu (dropped %llu)\n",
                        static_cast<unsigned long long>(counted),
                        static_cast<unsigned long long>(expected),
                        static_cast<unsigned long long>((*counter)->dropped()));
           status = 1;
         }
-        std::printf("counter_off\tns_per_pread%s\t%.0f\n", suffix.c_str(), off);
-        std::printf("counter_on\tns_per_pread%s\t%.0f\n", suffix.c_str(), on);
+        std::printf("counter_off\tns_per_call%s\t%.0f\n", suffix.c_str(), off);
+        std::printf("counter_on\tns_per_call%s\t%.0f\n", suffix.c_str(), on);
         std::printf("counter_cost\tns_per_call%s\t%.0f\n", suffix.c_str(), on - off);
         std::fflush(stdout);
-        results["counter_off\tns_per_pread" + suffix].push_back(off);
-        results["counter_on\tns_per_pread" + suffix].push_back(on);
+        results["counter_off\tns_per_call" + suffix].push_back(off);
+        results["counter_on\tns_per_call" + suffix].push_back(on);
         results["counter_cost\tns_per_call" + suffix].push_back(on - off);
       }
     }

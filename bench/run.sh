@@ -19,8 +19,9 @@
 #      sources (or, when linux-source cannot be installed, /usr/include), plus a
 #      generated C project to build, committed to git natively;
 #   2. mounts the configurations of CONFIGS side by side -- native (the directory
-#      itself), tierfs (mkdstfs over two directories, ssd + hdd), tierfs-pt (the
-#      same with --passthrough=rw; tierfs-ptro: =ro; mounted only for their own
+#      itself), tierfs (mkdstfs over two directories, ssd + hdd, with
+#      --passthrough=off), tierfs-pt (the same with --passthrough=rw;
+#      tierfs-ptro: =ro; mounted only for their own
 #      turn, since their BPF heat counter may cost every system call of the
 #      machine), mergerfs (Debian's, a union of two directories), mergerfs-pt
 #      (mergerfs >= 2.40 with passthrough.io=rw: MERGERFS_PT or MERGERFS_TARBALL,
@@ -528,7 +529,9 @@ mount_config() {
   if [[ $name == fast-* ]]; then mount_tmpfs_dev "$name"; fi
   case ${name#fast-} in
     native) mount_native "$name" ;;
-    tierfs) mount_tierfs "$name" ;;
+    # tierfs: the daemon serving every read and write, as the tables have
+    # always measured it (the daemon's default, auto, would pass through).
+    tierfs) tierfs_opts_of[$name]=${TIERFS_OPTS:+$TIERFS_OPTS,}passthrough=off; mount_tierfs "$name" ;;
     tierfs-pt) tierfs_opts_of[$name]=${TIERFS_OPTS:+$TIERFS_OPTS,}passthrough=rw; mount_tierfs "$name" ;;
     tierfs-ptro) tierfs_opts_of[$name]=${TIERFS_OPTS:+$TIERFS_OPTS,}passthrough=ro; mount_tierfs "$name" ;;
     mergerfs) mount_mergerfs "$name" ;;

@@ -66,6 +66,16 @@ std::string RelocationsTable(const json& status, const std::string& mount_point)
   return t.Render();
 }
 
+// "Passthrough : rw (--passthrough=auto; granted at INIT; heat counted by the
+// pagecache hook)\n", or "" from a daemon that does not say.
+std::string PassthroughLine(const json& status) {
+  const json& pt = JsonObject(status, "passthrough");
+  if (pt.empty() || JsonString(pt, "mode", "").empty()) return "";
+  return "Passthrough : " + PrintableField(JsonString(pt, "mode", "")) + " (--passthrough=" +
+         PrintableField(JsonString(pt, "requested", "")) + "; " +
+         PrintableField(JsonString(pt, "why", "")) + ")\n";
+}
+
 }  // namespace
 
 Result<StatusOptions> ParseStatusOptions(const std::vector<std::string>& args) {
@@ -106,6 +116,7 @@ int RunStatus(const StatusOptions& args, const CliEnv& env) {
     if (JsonHasNumber(*status, "heat_bucket_seconds")) {
       out["heat_bucket_seconds"] = JsonInt(*status, "heat_bucket_seconds");
     }
+    if (status->contains("passthrough")) out["passthrough"] = (*status)["passthrough"];
     *env.out << JsonDump(out, 2) << "\n";
     return exit_code;
   }
@@ -119,6 +130,7 @@ int RunStatus(const StatusOptions& args, const CliEnv& env) {
   if (JsonHasNumber(*status, "heat_bucket_seconds")) {
     out += "Heat bucket : " + std::to_string(JsonInt(*status, "heat_bucket_seconds")) + " s\n";
   }
+  out += PassthroughLine(*status);
   out += "\n";
   out += VolumesTable(*volumes);
   out += "\nRecent scans:\n";

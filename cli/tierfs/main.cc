@@ -75,11 +75,15 @@ DEFINE_bool(io_uring, kDefaults.io_uring,
 DEFINE_string(passthrough, tierfs::PassthroughModeName(kDefaults.passthrough),
               "which opens of regular files the kernel serves straight from the file's "
               "object on its volume, without the daemon (FUSE passthrough, Linux 6.9+, "
-              "mounted as root): off, ro (read-only opens) or rw (every open). With ro or rw "
-              "the writeback cache and no-open are off; a file open by passthrough is not "
-              "relocated until it is closed; with rw a write that meets a full volume gets "
-              "ENOSPC instead of moving the file. Falls back to off, logged, where the kernel "
-              "or the privileges do not allow it");
+              "mounted as root): off, ro (read-only opens), rw (every open) or auto (the "
+              "default: rw where the kernel grants passthrough at INIT and a BPF counter "
+              "whose cost falls only on the mount's I/O counts its heat, the page-cache "
+              "hook first; off elsewhere, and where only the counter on every system call "
+              "of the machine loads). With ro or rw the writeback cache and no-open are "
+              "off; a file open by passthrough is not relocated until it is closed; with "
+              "rw a write that meets a full volume gets ENOSPC instead of moving the file. "
+              "Falls back to off, logged, where the kernel or the privileges do not allow "
+              "it; `fsppadm status` says which mode and hook were chosen and why");
 DEFINE_bool(exact_atime, kDefaults.exact_atime,
             "move atime (relatime rules) only when a read reaches the daemon, which makes "
             "the kernel drop a file's cached pages at an open that would move it; off: an "
@@ -164,7 +168,8 @@ static bool ValidateListen(const char* flag, const std::string& value) {
 }
 static bool ValidatePassthrough(const char* flag, const std::string& value) {
   if (tierfs::ParsePassthroughMode(value)) return true;
-  std::fprintf(stderr, "tierfs: --%s must be off, ro or rw, got \"%s\"\n", flag, value.c_str());
+  std::fprintf(stderr, "tierfs: --%s must be off, ro, rw or auto, got \"%s\"\n", flag,
+               value.c_str());
   return false;
 }
 static bool ValidateTextfile(const char* flag, const std::string& value) {
@@ -236,7 +241,7 @@ std::string ValueName(const gflags::CommandLineFlagInfo& flag) {
       {"iostat_keep_days", "DAYS"},
       {"metrics_listen", "HOST:PORT"},
       {"metrics_textfile", "PATH"},
-      {"passthrough", "off|ro|rw"},
+      {"passthrough", "off|ro|rw|auto"},
   };
   for (const auto& [name, value] : kNames) {
     if (flag.name == name) return std::string(value);

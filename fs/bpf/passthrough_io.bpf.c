@@ -363,3 +363,86 @@ int BPF_PROG(syscall_exit, struct pt_regs* regs, long ret) {
 #endif
   return 0;
 }
+
+// ---- page cache: where a passthrough file's bytes meet its volume. Two BTF
+// tracepoints that fire per folio, not per call: a folio inserted into a
+// backing file's page cache (a page-cache miss, read by readahead or a fault,
+// or a new page a write fills) and a folio first dirtied (a write, or a store
+// through a shared mapping, that will reach the volume at writeback). Heat
+// counts the bytes that reach a volume (docs/policies.md: page-cache hits earn
+// none), which is exactly what these see; and they cost nothing to the
+// system calls that miss no page, on any file of the machine.
+//
+// The events name the backing file (the object on the volume), not the FUSE
+// inode: `backing_files`, filled by the daemon as it registers backing files
+// with the kernel, maps the object's device and inode number to the nodeid.
+// Blind to direct I/O (no page cache), and to a folio that is already cached
+// or already dirty (those bytes reach the volume once, at most, for all the
+// calls that touch them).
+
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, TIERFS_PASSTHROUGH_MAX_BACKING_FILES);
+  __type(key, struct tierfs_backing_key);
+  __type(value, u64);  // FUSE nodeid
+} backing_files SEC(".maps");
+
+// The daemon's own process: its reads and writes of an object (a relocation's
+// copy, a read it serves itself) are either counted by the daemon already or
+// not an application's I/O, so they earn no heat here. Set before load.
+const volatile __u32 daemon_tgid = 0;
+// The kernel's page size in bytes (a folio is a power of two of pages). Set
+// before load from sysconf(_SC_PAGESIZE).
+const volatile __u32 page_size = 4096;
+
+// memdesc_flags_t (6.17 and later) wraps the folio's flags word; older kernels
+// have a plain unsigned long there. Either way it is the folio's first word.
+// PG_head's number comes from the running kernel's BTF (enum pageflags).
+static __always_inline u64 FolioBytes(struct folio* folio) {
+  unsigned long flags = 0;
+  bpf_probe_read_kernel(&flags, sizeof(flags), &folio->flags);
+  u64 pages = 1;
+  if (flags & (1ul << bpf_core_enum_value(enum pageflags, PG_head))) {
+    // A large folio: its order is the low byte of the first tail page's
+    // flags (folio_large_order); 6.18 also caches the page count.
+    unsigned long flags_1 = BPF_CORE_READ(folio, _flags_1);
+    pages = 1ull << (flags_1 & 0xff);
+  }
+  return pages * page_size;
+}
+
+// Counts `folio` of `mapping` (a backing file's page cache) for its nodeid.
+static __always_inline void CountFolio(struct folio* folio, struct address_space* mapping,
+                                       bool is_write) {
+  if (!mapping || (bpf_get_current_pid_tgid() >> 32) == daemon_tgid) return;
+  struct inode* host = BPF_CORE_READ(mapping, host);
+  if (!host) return;
+  struct tierfs_backing_key key = {
+      .ino = BPF_CORE_READ(host, i_ino),
+      .dev = BPF_CORE_READ(host, i_sb, s_dev),
+  };
+  u64* nodeid = bpf_map_lookup_elem(&backing_files, &key);
+  if (!nodeid) return;  // not a backing file of this mount: most folios end here
+  Count(*nodeid, FolioBytes(folio), is_write);
+}
+
+// include/linux/sched.h: the task allocates as if in a file system (no
+// recursion into it). Readahead (page_cache_ra_unbounded, page_cache_ra_order:
+// every read that misses, and every mmap fault that reads) sets it around the
+// folios it adds; a write's write_begin does not, though it adds a folio too
+// for a page it is about to fill, which the dirty event counts as a write.
+#define TIERFS_PF_MEMALLOC_NOFS 0x00040000u
+
+SEC("tp_btf/mm_filemap_add_to_page_cache")
+int BPF_PROG(pagecache_add, struct folio* folio) {
+  struct task_struct* task = bpf_get_current_task_btf();
+  if (!(task->flags & TIERFS_PF_MEMALLOC_NOFS)) return 0;  // not readahead: a write's page
+  CountFolio(folio, BPF_CORE_READ(folio, mapping), false);
+  return 0;
+}
+
+SEC("tp_btf/writeback_dirty_folio")
+int BPF_PROG(pagecache_dirty, struct folio* folio, struct address_space* mapping) {
+  CountFolio(folio, mapping, true);
+  return 0;
+}

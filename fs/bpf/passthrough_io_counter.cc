@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
 #include "common/log.h"
@@ -117,9 +118,13 @@ Status LoadError(int err, PassthroughIoHook hook, const char* step, const std::s
 
 // Opens, loads and attaches the skeleton with one set of programs (`hook`:
 // not kAuto), the other sets left unloaded.
-Result<std::unique_ptr<PassthroughIoCounter::Impl>> LoadAndAttach(uint32_t kernel_dev,
-                                                                  PassthroughIoHook hook,
-                                                                  uint32_t max_nodeids) {
+Result<std::unique_ptr<PassthroughIoCounter::Impl>> LoadAndAttach(
+    uint32_t kernel_dev, PassthroughIoHook hook, const PassthroughIoCounterOptions& options) {
+  const uint32_t max_nodeids = options.max_nodeids;
+  if (std::find(options.refused.begin(), options.refused.end(), hook) != options.refused.end()) {
+    return Status::Error(EPERM, std::string(PassthroughIoHookName(hook)) +
+                                    " hook: refused by the test seam (TIERFS_TEST_REFUSE_HOOKS)");
+  }
   std::string messages;
   libbpf_messages = &messages;
   struct Restore {
@@ -157,6 +162,12 @@ Result<std::unique_ptr<PassthroughIoCounter::Impl>> LoadAndAttach(uint32_t kerne
     bpf_program__set_autoload(prog, hook == PassthroughIoHook::kKprobe);
   }
   bpf_program__set_autoload(p.syscall_exit, hook == PassthroughIoHook::kSyscall);
+  bpf_program__set_autoload(p.pagecache_add, hook == PassthroughIoHook::kPageCache);
+  bpf_program__set_autoload(p.pagecache_dirty, hook == PassthroughIoHook::kPageCache);
+  // 0 is no process's tgid (the idle tasks' is 0, and they make no I/O).
+  impl->skel->rodata->daemon_tgid =
+      options.ignore_own_process ? static_cast<uint32_t>(getpid()) : 0;
+  impl->skel->rodata->page_size = static_cast<uint32_t>(sysconf(_SC_PAGESIZE));
   if (int err = passthrough_io__load(impl->skel); err != 0) {
     return LoadError(err, hook, "load", messages);
   }
@@ -184,7 +195,7 @@ Result<std::unique_ptr<PassthroughIoCounter>> PassthroughIoCounter::Start(
   }
   uint32_t kernel_dev = KernelDevFromUserDev(mount_dev);
   if (hook != PassthroughIoHook::kAuto) {
-    auto impl = LoadAndAttach(kernel_dev, hook, options.max_nodeids);
+    auto impl = LoadAndAttach(kernel_dev, hook, options);
     if (!impl.ok()) {
       return Status::Error(impl.status().code(),
                            "passthrough I/O counter: " + impl.status().message());
@@ -197,8 +208,15 @@ Result<std::unique_ptr<PassthroughIoCounter>> PassthroughIoCounter::Start(
   std::string failures;
   int code = 0;
   for (PassthroughIoHook candidate :
-       {PassthroughIoHook::kFexit, PassthroughIoHook::kKprobe, PassthroughIoHook::kSyscall}) {
-    auto impl = LoadAndAttach(kernel_dev, candidate, options.max_nodeids);
+       {PassthroughIoHook::kPageCache, PassthroughIoHook::kFexit, PassthroughIoHook::kKprobe,
+        PassthroughIoHook::kSyscall}) {
+    if (candidate == PassthroughIoHook::kSyscall && !options.allow_syscall_hook) {
+      if (!failures.empty()) failures += "; ";
+      failures += "syscall hook: not allowed here (it costs every system call of the machine)";
+      code = ENOSYS;
+      continue;
+    }
+    auto impl = LoadAndAttach(kernel_dev, candidate, options);
     if (impl.ok()) {
       if (!failures.empty()) {
         LogInfo("passthrough I/O counter: counting with the {} hook; refused: {}",
@@ -270,6 +288,26 @@ std::vector<PassthroughIoCount> PassthroughIoCounter::Drain() {
   return result;
 }
 
+Status PassthroughIoCounter::WatchBackingFile(dev_t dev, ino_t ino, uint64_t nodeid) {
+  if (hook_ != PassthroughIoHook::kPageCache) return Status::Ok();
+  tierfs_backing_key key{.ino = ino, .dev = KernelDevFromUserDev(dev), .pad = 0};
+  if (bpf_map__update_elem(impl_->skel->maps.backing_files, &key, sizeof(key), &nodeid,
+                           sizeof(nodeid), BPF_ANY) != 0) {
+    const int err = errno == E2BIG ? ENOSPC : errno;
+    return Status::Error(err, "passthrough I/O counter: backing file " + std::to_string(ino) +
+                                  " of inode " + std::to_string(nodeid) + ": " +
+                                  (err == ENOSPC ? "the map of backing files is full"
+                                                 : std::strerror(err)));
+  }
+  return Status::Ok();
+}
+
+void PassthroughIoCounter::ForgetBackingFile(dev_t dev, ino_t ino) {
+  if (hook_ != PassthroughIoHook::kPageCache) return;
+  tierfs_backing_key key{.ino = ino, .dev = KernelDevFromUserDev(dev), .pad = 0};
+  bpf_map__delete_elem(impl_->skel->maps.backing_files, &key, sizeof(key), 0);
+}
+
 uint64_t PassthroughIoCounter::dropped() const {
   uint64_t dropped = 0;
   for (const auto& state : impl_->CpuStates()) dropped += state.dropped;
@@ -292,6 +330,8 @@ Result<std::unique_ptr<PassthroughIoCounter>> PassthroughIoCounter::Start(
 }
 
 std::vector<PassthroughIoCount> PassthroughIoCounter::Drain() { return {}; }
+Status PassthroughIoCounter::WatchBackingFile(dev_t, ino_t, uint64_t) { return Status::Ok(); }
+void PassthroughIoCounter::ForgetBackingFile(dev_t, ino_t) {}
 uint64_t PassthroughIoCounter::dropped() const { return 0; }
 
 }  // namespace tierfs
@@ -306,6 +346,8 @@ PassthroughIoCounter::~PassthroughIoCounter() = default;
 
 const char* PassthroughIoHookName(PassthroughIoHook hook) {
   switch (hook) {
+    case PassthroughIoHook::kPageCache:
+      return "pagecache";
     case PassthroughIoHook::kFexit:
       return "fexit";
     case PassthroughIoHook::kKprobe:
@@ -316,6 +358,15 @@ const char* PassthroughIoHookName(PassthroughIoHook hook) {
       break;
   }
   return "auto";
+}
+
+std::optional<PassthroughIoHook> ParsePassthroughIoHook(std::string_view name) {
+  for (PassthroughIoHook hook : {PassthroughIoHook::kAuto, PassthroughIoHook::kPageCache,
+                                 PassthroughIoHook::kFexit, PassthroughIoHook::kKprobe,
+                                 PassthroughIoHook::kSyscall}) {
+    if (name == PassthroughIoHookName(hook)) return hook;
+  }
+  return std::nullopt;
 }
 
 }  // namespace tierfs

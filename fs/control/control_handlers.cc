@@ -375,9 +375,17 @@ Result<json> ControlHandlers::ScanStatus(const json& request) {
                          {"to_volume", volume_name(r.to_volume)}, {"bytes", r.bytes},
                          {"seconds", r.seconds}, {"outcome", r.outcome}});
   }
+  // What INIT decided about passthrough (empty before INIT, which a daemon
+  // answering here has had unless the kernel never sent it).
+  const DaemonMetrics::PassthroughDecision pt = fs_.metrics().passthrough_decision();
+  const char* hook = fs_.metrics().kernel_counter_hook();
   return json{{"scans", out_scans},
               {"relocations", out_moves},
-              {"heat_bucket_seconds", fs_.heat_bucket_seconds()}};
+              {"heat_bucket_seconds", fs_.heat_bucket_seconds()},
+              {"passthrough", {{"requested", pt.requested},
+                               {"mode", pt.mode},
+                               {"hook", hook != nullptr ? hook : ""},
+                               {"why", pt.why}}}};
 }
 
 Result<json> ControlHandlers::HeatBucket(const json& request) {

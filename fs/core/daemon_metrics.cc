@@ -1,6 +1,7 @@
 #include "fs/core/daemon_metrics.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace tierfs {
 
@@ -61,6 +62,16 @@ void DaemonMetrics::RecordRelocation(uint32_t from_volume, uint32_t to_volume,
   RelocationTally& t = relocations_[{from_volume, to_volume, std::string(kind)}];
   t.count++;
   if (kind == "moved") t.bytes += bytes;
+}
+
+void DaemonMetrics::SetPassthroughDecision(PassthroughDecision decision) {
+  MutexLock lock(mu_);
+  passthrough_ = std::move(decision);
+}
+
+DaemonMetrics::PassthroughDecision DaemonMetrics::passthrough_decision() const {
+  MutexLock lock(mu_);
+  return passthrough_;
 }
 
 void DaemonMetrics::RecordScan(std::string_view kind, double seconds, bool failed) {

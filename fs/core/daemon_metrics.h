@@ -70,6 +70,17 @@ class DaemonMetrics {
   // The kernel's passthrough counter: its hook ("fexit", "kprobe", "syscall";
   // a string literal, kept by pointer), or nullptr while none runs.
   void SetKernelCounterHook(const char* hook) { kernel_hook_.store(hook); }
+  // What INIT decided about passthrough opens (fs/fuse/passthrough.h): the
+  // mode asked for (`--passthrough`: "off", "ro", "rw", "auto"), the mode in
+  // effect ("off", "ro", "rw") and why: the hook that counts its heat, or what
+  // kept it off. Shown by `fsppadm status`; empty until INIT.
+  struct PassthroughDecision {
+    std::string requested;
+    std::string mode;
+    std::string why;
+  };
+  void SetPassthroughDecision(PassthroughDecision decision) EXCLUDES(mu_);
+  PassthroughDecision passthrough_decision() const EXCLUDES(mu_);
   // Passthrough calls the kernel counter could not count since the mount (its
   // maps were full): heat those files lack. Set at each drain.
   void SetKernelUncountedCalls(uint64_t calls) { kernel_uncounted_.store(calls); }
@@ -165,6 +176,7 @@ class DaemonMetrics {
   mutable Mutex mu_;
   std::map<RelocationKey, RelocationTally> relocations_ GUARDED_BY(mu_);
   std::map<std::string, ScanTally> scans_ GUARDED_BY(mu_);
+  PassthroughDecision passthrough_ GUARDED_BY(mu_);
 };
 
 }  // namespace tierfs

@@ -17,8 +17,8 @@ constexpr auto kDrainPeriod = std::chrono::seconds(1);
 
 }  // namespace
 
-Result<std::unique_ptr<PassthroughHeat>> PassthroughHeat::Start(FileSystem& fs,
-                                                                const std::string& mountpoint) {
+Result<std::unique_ptr<PassthroughHeat>> PassthroughHeat::Start(
+    FileSystem& fs, const std::string& mountpoint, const PassthroughIoCounterOptions& options) {
   auto mounts = ReadMountInfo();
   if (!mounts.ok()) return mounts.status();
   dev_t device = 0;
@@ -26,7 +26,7 @@ Result<std::unique_ptr<PassthroughHeat>> PassthroughHeat::Start(FileSystem& fs,
     if (m.mount_point == mountpoint) device = m.device;  // the last one is on top
   }
   if (device == 0) return Status::NotFound(mountpoint + " is not in /proc/self/mountinfo");
-  auto counter = PassthroughIoCounter::Start(device);
+  auto counter = PassthroughIoCounter::Start(device, options);
   if (!counter.ok()) return counter.status();
   return std::unique_ptr<PassthroughHeat>(new PassthroughHeat(fs, std::move(*counter)));
 }
@@ -50,6 +50,14 @@ PassthroughHeat::~PassthroughHeat() {
     LogWarning("passthrough heat: {} calls were not counted (the counter's maps were full)",
                counter_->dropped());
   }
+}
+
+Status PassthroughHeat::Watch(uint64_t ino, dev_t object_dev, ino_t object_ino) {
+  return counter_->WatchBackingFile(object_dev, object_ino, ino);
+}
+
+void PassthroughHeat::Forget(dev_t object_dev, ino_t object_ino) {
+  counter_->ForgetBackingFile(object_dev, object_ino);
 }
 
 const char* PassthroughHeat::hook() const { return PassthroughIoHookName(counter_->hook()); }

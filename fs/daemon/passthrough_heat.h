@@ -8,6 +8,16 @@
 // A mount asks for passthrough only when this starts: without a count, the
 // files it serves would look cold to placement (docs/design.md "Passthrough
 // opens").
+//
+// With the page-cache hook the counts key on backing files: this is the
+// BackingFileWatcher that tells the counter which inode each serves. The
+// daemon's own I/O on an object is never counted twice: the BPF program
+// ignores the daemon's process (rather than the daemon ceasing to count what
+// it serves), because the daemon's reads and writes of an object are either
+// ones it serves and counts itself (a daemon-served open, with `ro` a
+// writer's FOPEN_DIRECT_IO opens) or not an application's at all (a
+// relocation's copy and verification, size refreshes), and only the daemon
+// can tell those apart.
 #pragma once
 
 #include <sys/types.h>
@@ -20,13 +30,14 @@
 #include "common/mutex.h"
 #include "common/status.h"
 #include "common/thread_annotations.h"
+#include "fs/bpf/passthrough_io_counter.h"
+#include "fs/fuse/passthrough.h"
 
 namespace tierfs {
 
 class FileSystem;
-class PassthroughIoCounter;
 
-class PassthroughHeat {
+class PassthroughHeat : public BackingFileWatcher {
  public:
   // Starts counting for the FUSE mount at `mountpoint` (already mounted, named
   // as the mount table names it: without symbolic links; its device number is
@@ -35,15 +46,22 @@ class PassthroughHeat {
   // the thread that hands the counts to `fs`. Errors: ENOENT when the mount
   // point is not in the mount table; PassthroughIoCounter::Start's (ENOSYS,
   // ENOENT, EPERM: the kernel or the privileges refuse the program), with a
-  // message for the log.
-  static Result<std::unique_ptr<PassthroughHeat>> Start(FileSystem& fs,
-                                                        const std::string& mountpoint);
+  // message for the log. `options` chooses the hooks (the syscall hook is
+  // not allowed with `--passthrough=auto`).
+  static Result<std::unique_ptr<PassthroughHeat>> Start(
+      FileSystem& fs, const std::string& mountpoint, const PassthroughIoCounterOptions& options);
   // Stops the thread after one last drain.
-  ~PassthroughHeat();
+  ~PassthroughHeat() override;
+
+  // BackingFileWatcher: passes the backing files on to the counter
+  // (PassthroughIoCounter::WatchBackingFile; nothing for hooks that need none).
+  Status Watch(uint64_t ino, dev_t object_dev, ino_t object_ino) override;
+  void Forget(dev_t object_dev, ino_t object_ino) override;
   PassthroughHeat(const PassthroughHeat&) = delete;
   PassthroughHeat& operator=(const PassthroughHeat&) = delete;
 
-  // How the counter hooks the kernel ("fexit", "kprobe", "syscall"), for the log.
+  // How the counter hooks the kernel ("pagecache", "fexit", "kprobe",
+  // "syscall"), for the log and `fsppadm status`.
   const char* hook() const;
 
  private:

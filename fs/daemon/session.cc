@@ -18,11 +18,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "common/log.h"
 #include "common/periodic_thread.h"
+#include "fs/bpf/passthrough_io_counter.h"
 #include "fs/control/control_handlers.h"
 #include "fs/control/control_server.h"
 #include "fs/volume/daemon_lock.h"
@@ -275,15 +277,45 @@ std::unique_ptr<UringTransport> InstallUringTransport(fuse_session* se, bool io_
   return nullptr;
 }
 
+// The counter's options for `mode`: with auto, not the syscall hook, whose
+// cost falls on every system call of the machine. Test seam (builds with test
+// hooks): TIERFS_TEST_REFUSE_HOOKS, a comma-separated list of hook names
+// ("pagecache,fexit"), makes the counter take those as refused by the kernel.
+Result<PassthroughIoCounterOptions> CounterOptionsFor(PassthroughMode mode) {
+  PassthroughIoCounterOptions options;
+  options.allow_syscall_hook = mode != PassthroughMode::kAuto;
+#ifdef TIERFS_TEST_HOOKS
+  if (const char* refused = std::getenv("TIERFS_TEST_REFUSE_HOOKS"); refused != nullptr) {
+    std::string_view list(refused);
+    while (!list.empty()) {
+      const size_t comma = list.find(',');
+      std::string_view name = list.substr(0, comma);
+      list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+      if (name.empty()) continue;
+      auto hook = ParsePassthroughIoHook(name);
+      if (!hook) {
+        return Status::Invalid("TIERFS_TEST_REFUSE_HOOKS: unknown hook \"" + std::string(name) +
+                               "\" (pagecache, fexit, kprobe, syscall)");
+      }
+      options.refused.push_back(*hook);
+    }
+  }
+#endif
+  return options;
+}
+
 // INIT's handler would ask for passthrough (PassthroughOpens::DecideAtInit):
 // starts counting its I/O for heat (fs/daemon/passthrough_heat.h; the counter
 // goes to *heat) and records the mount as one the kernel may write
 // (FileSystem::EnablePassthrough). An error leaves passthrough off and nothing
-// attached; a mount that never passes through has no counter.
-Status StartPassthrough(FileSystem& fs, PassthroughMode mode,
-                        const std::string& canonical_mountpoint,
-                        std::unique_ptr<PassthroughHeat>* heat) {
-  auto started = PassthroughHeat::Start(fs, canonical_mountpoint);
+// attached (the counter, started first, is detached at once); a mount that
+// never passes through has no counter.
+Result<PassthroughOpens::Grant> StartPassthrough(FileSystem& fs, PassthroughMode mode,
+                                                 const std::string& canonical_mountpoint,
+                                                 std::unique_ptr<PassthroughHeat>* heat) {
+  auto options = CounterOptionsFor(mode);
+  if (!options.ok()) return options.status();
+  auto started = PassthroughHeat::Start(fs, canonical_mountpoint, *options);
   if (!started.ok()) {
     return Status::Error(started.status().code(), "its I/O could not be counted for heat (" +
                                                       started.status().message() + ")");
@@ -294,7 +326,7 @@ Status StartPassthrough(FileSystem& fs, PassthroughMode mode,
   *heat = std::move(*started);
   LogInfo("passthrough={}: its reads and writes are counted for heat by BPF ({} hook)",
           PassthroughModeName(mode), (*heat)->hook());
-  return Status::Ok();
+  return PassthroughOpens::Grant{.watcher = heat->get(), .hook = (*heat)->hook()};
 }
 
 // Serves `se` with the FUSE workers until it is unmounted, with the periodic

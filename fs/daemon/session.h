@@ -40,8 +40,9 @@ struct SessionOptions {
   bool direct_writes = FileSystemOptions{}.direct_writes;
   bool writeback_cache = true;       // FUSE_CAP_WRITEBACK_CACHE (fs/fuse/fuse_ops.cc OpInit)
   // Passthrough opens (fs/fuse/passthrough.h); when on, the writeback cache and
-  // no-open are off whatever the two flags below say.
-  PassthroughMode passthrough = PassthroughMode::kOff;
+  // no-open are off whatever the two flags below say. auto: rw where the
+  // kernel grants it and a cheap counter counts its heat, off elsewhere.
+  PassthroughMode passthrough = PassthroughMode::kAuto;
   bool io_uring = true;              // requests over io_uring when offered (fs/fuse/uring_transport.h)
   int cached_inodes = static_cast<int>(FileSystemOptions{}.cached_inodes);
   int cached_dentries = static_cast<int>(FileSystemOptions{}.cached_dentries);

@@ -188,7 +188,7 @@ void OpInit(void* userdata, fuse_conn_info* conn) {
   conn->max_write = std::min<unsigned>(conn->max_write, kMaxWriteBytes);
   // Passthrough opens exclude the writeback cache (the kernel turns passthrough
   // off beside it) and no-open (passthrough is given in an OPEN reply).
-  if (ctx->passthrough != nullptr && ctx->passthrough->DecideAtInit()) {
+  if (ctx->passthrough != nullptr && ctx->passthrough->DecideAtInit(ctx->fs->metrics())) {
     ctx->writeback_cache = false;
     ctx->no_open = false;
   }

@@ -4,6 +4,7 @@
 #include <linux/capability.h>
 #include <linux/fuse.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <string>
 
 #include "common/log.h"
+#include "fs/core/daemon_metrics.h"
 #include "fs/core/file_handle.h"
 #include "fs/core/file_system.h"
 
@@ -118,9 +120,25 @@ Result<int32_t> BackingFiles::Acquire(uint64_t ino, int object_fd, VolumeIo& io,
       entries_.erase(ino);
       return Status::NotFound("inode " + std::to_string(ino) + " has no backing id");
     }
+    if (watcher_ != nullptr) {
+      // The counter learns the object before the kernel can serve a byte of it.
+      struct stat st {};
+      if (io.Fstat(object_fd, &st) != 0) {
+        const int err = errno;
+        entries_.erase(ino);
+        return Status::FromErrno(err, "fstat of inode " + std::to_string(ino) + "'s object");
+      }
+      if (Status watched = watcher_->Watch(ino, st.st_dev, st.st_ino); !watched.ok()) {
+        entries_.erase(ino);
+        return Status::Error(ENOSPC, watched.message());
+      }
+      entry.object_dev = st.st_dev;
+      entry.object_ino = st.st_ino;
+    }
     const int id = io.BackingOpen(device_fd_, object_fd);
     if (id <= 0) {
       const int err = id < 0 ? errno : EIO;
+      if (watcher_ != nullptr) watcher_->Forget(entry.object_dev, entry.object_ino);
       entries_.erase(ino);
       return Status::FromErrno(err, "FUSE_DEV_IOC_BACKING_OPEN");
     }
@@ -141,6 +159,9 @@ void BackingFiles::Release(uint64_t ino) {
     LogWarning("passthrough: closing backing id {} of inode {}: {}", id, ino,
                std::strerror(errno));
   }
+  // Its opens are all released, so no more page-cache traffic on their behalf
+  // (a mapping that outlives them keeps the object, not the heat).
+  if (watcher_ != nullptr) watcher_->Forget(it->second.object_dev, it->second.object_ino);
   entries_.erase(it);
 }
 
@@ -149,30 +170,47 @@ size_t BackingFiles::size() const {
   return entries_.size();
 }
 
-bool PassthroughOpens::DecideAtInit() {
-  if (mode_ == PassthroughMode::kOff) return false;
-  const char* why = nullptr;
+bool PassthroughOpens::DecideAtInit(DaemonMetrics& metrics) {
+  const std::string requested = PassthroughModeName(requested_);
+  if (requested_ == PassthroughMode::kOff) {
+    metrics.SetPassthroughDecision({requested, "off", "--passthrough=off"});
+    return false;
+  }
+  std::string why;
   if (!KernelOffersPassthrough() || ignore_offer_) {
     why = "the kernel does not offer FUSE_PASSTHROUGH (Linux 6.9 and later, "
           "CONFIG_FUSE_PASSTHROUGH)";
   } else if (!HasCapSysAdmin()) {
     why = "registering backing files needs CAP_SYS_ADMIN (mount as root)";
   }
-  Status granted;
-  if (why == nullptr && grant_) {
+  Result<Grant> granted = Grant{};
+  if (why.empty() && grant_) {
     granted = grant_();
-    if (!granted.ok()) why = granted.message().c_str();
+    if (!granted.ok()) why = granted.status().message();
   }
-  if (why != nullptr) {
-    LogWarning("passthrough={}: off, {}; the daemon serves every read and write",
-               PassthroughModeName(mode_), why);
+  if (!why.empty()) {
+    // auto expects this on many kernels: information, not a warning.
+    if (requested_ == PassthroughMode::kAuto) {
+      LogInfo("passthrough=auto: off, {}; the daemon serves every read and write", why);
+    } else {
+      LogWarning("passthrough={}: off, {}; the daemon serves every read and write",
+                 requested, why);
+    }
+    mode_ = PassthroughMode::kOff;
+    metrics.SetPassthroughDecision({requested, "off", why});
     return false;
   }
+  if (mode_ == PassthroughMode::kAuto) mode_ = PassthroughMode::kReadWrite;
+  backing_.set_watcher(granted->watcher);
+  metrics.SetPassthroughDecision(
+      {requested, PassthroughModeName(mode_),
+       granted->hook.empty() ? std::string("granted at INIT")
+                             : "granted at INIT; heat counted by the " + granted->hook + " hook"});
   RequestPassthroughInInit();
   asked_.store(true, std::memory_order_release);
   active_.store(true, std::memory_order_release);
-  LogInfo("passthrough={}: asked for in INIT (the writeback cache and no-open are off "
-          "with it)", PassthroughModeName(mode_));
+  LogInfo("passthrough={}: asked for in INIT, {} opens (the writeback cache and no-open are "
+          "off with it)", requested, PassthroughModeName(mode_));
   return true;
 }
 
@@ -203,6 +241,12 @@ bool PassthroughOpens::PrepareReply(FileSystem& fs, uint64_t ino, FileHandle* fh
     fs.WithdrawPassthrough(fh);
     // Off, and the file's last passthrough open is released: the daemon's now.
     if (!on) return false;
+    if (id.status().code() == ENOSPC) {
+      // The heat counter knows too many backing files: this one stays the
+      // daemon's (it counts what it serves), passthrough stays on for others.
+      LogWarning("passthrough: inode {} served by the daemon: {}", ino, id.status().message());
+      return false;
+    }
     if (id.status().code() == ELOOP) {
       if (!logged_loop_.exchange(true)) {
         LogWarning("passthrough: inode {}'s volume is a stacked file system (overlayfs or "

@@ -23,6 +23,7 @@
 // rules the kernel enforces are summed up in docs/design.md, "Passthrough opens".
 #pragma once
 
+#include <sys/types.h>
 #include <sys/uio.h>
 
 #include <atomic>
@@ -44,6 +45,7 @@
 
 namespace tierfs {
 
+class DaemonMetrics;
 class FileSystem;
 class VolumeIo;
 struct FileHandle;
@@ -80,12 +82,30 @@ void MarkOpenReplyPassthrough(int32_t backing_id, bool direct_io, size_t offset)
 // before its reply) leaves it for the reply.
 void ApplyOpenReplyMark(const iovec* iov, int count);
 
+// Told of each backing file as it is registered with the kernel and as its id
+// closes: the page-cache heat counter keys its counts on the backing file (the
+// object on its volume), not on the FUSE inode, and learns here which inode
+// each one serves (fs/daemon/passthrough_heat.h).
+class BackingFileWatcher {
+ public:
+  virtual ~BackingFileWatcher() = default;
+  // Before the object `object_dev`/`object_ino` (its fstat(2)) is registered as
+  // inode `ino`'s backing file. An error (ENOSPC: the counter knows too many)
+  // keeps the open on the daemon, which then counts its I/O itself.
+  virtual Status Watch(uint64_t ino, dev_t object_dev, ino_t object_ino) = 0;
+  // After that backing id closed: the object serves nothing any more.
+  virtual void Forget(dev_t object_dev, ino_t object_ino) = 0;
+};
+
 // The backing ids of one connection, one per inode with passthrough opens:
 // every concurrent passthrough open of an inode must name the same one.
 class BackingFiles {
  public:
   // `device_fd`: the session's /dev/fuse descriptor (fuse_session_fd).
   explicit BackingFiles(int device_fd) : device_fd_(device_fd) {}
+  // Tells `watcher` (or nobody, with null) of every backing file registered
+  // from now on. Set once, before the first Acquire (at INIT).
+  void set_watcher(BackingFileWatcher* watcher) { watcher_ = watcher; }
   BackingFiles(const BackingFiles&) = delete;
   BackingFiles& operator=(const BackingFiles&) = delete;
 
@@ -106,8 +126,11 @@ class BackingFiles {
   struct Entry {
     int32_t id = 0;
     uint32_t opens = 0;
+    dev_t object_dev = 0;  // the registered object, for the watcher's Forget
+    ino_t object_ino = 0;
   };
   const int device_fd_;
+  BackingFileWatcher* watcher_ = nullptr;  // set before serving
   mutable Mutex mu_;
   std::unordered_map<uint64_t, Entry> entries_ GUARDED_BY(mu_);
 };
@@ -116,16 +139,29 @@ class BackingFiles {
 // backing ids. Owned by the session; FuseContext::passthrough points at it.
 class PassthroughOpens {
  public:
-  // `grant`: what INIT's handler runs once it would ask for passthrough, before
-  // it does (the heat counter's start, FileSystem::EnablePassthrough); an
-  // error leaves passthrough off, with its message in the log.
-  PassthroughOpens(PassthroughMode mode, int device_fd, std::function<Status()> grant)
-      : mode_(mode), grant_(std::move(grant)), backing_(device_fd) {}
+  // What INIT's handler runs once it would ask for passthrough, before it does
+  // (the heat counter's start, FileSystem::EnablePassthrough): the watcher of
+  // backing files the counter needs (null when none), and the hook's name for
+  // the log and `fsppadm status`; an error leaves passthrough off, with its
+  // message in the log.
+  struct Grant {
+    BackingFileWatcher* watcher = nullptr;
+    std::string hook;
+  };
+  using GrantFunction = std::function<Result<Grant>()>;
 
+  // `mode` (never kAuto once INIT has decided: mode() then says what it
+  // decided), `device_fd` the session's /dev/fuse, `grant` as above.
+  PassthroughOpens(PassthroughMode mode, int device_fd, GrantFunction grant)
+      : requested_(mode), mode_(mode), grant_(std::move(grant)), backing_(device_fd) {}
+
+  // The mode in effect: what was asked for, except that kAuto becomes
+  // kReadWrite or kOff at INIT (DecideAtInit).
   PassthroughMode mode() const { return mode_; }
-  // OpInit: whether to ask for passthrough on this connection; logs once why
-  // not when the mode wants it and cannot have it.
-  bool DecideAtInit();
+  // OpInit: whether to ask for passthrough on this connection; logs why or why
+  // not when the mode wants it, and records the decision in `metrics` (the
+  // mode in effect, and the hook or the reason: `fsppadm status`).
+  bool DecideAtInit(DaemonMetrics& metrics);
   // Test seam (builds with test hooks): DecideAtInit takes the kernel as one
   // that does not offer passthrough, as Linux before 6.9. Before serving.
   void IgnoreKernelOffer() { ignore_offer_ = true; }
@@ -152,8 +188,9 @@ class PassthroughOpens {
  private:
   void TurnOff(const Status& why);
 
-  const PassthroughMode mode_;
-  const std::function<Status()> grant_;
+  const PassthroughMode requested_;
+  PassthroughMode mode_;  // set by INIT's handler, before any open (asked_ orders it)
+  const GrantFunction grant_;
   bool ignore_offer_ = false;  // set before serving, read by INIT's handler
   BackingFiles backing_;
   // Atomics, not a lock: every open reads them, and each flag changes once.

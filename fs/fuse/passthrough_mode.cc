@@ -6,6 +6,7 @@ std::optional<PassthroughMode> ParsePassthroughMode(std::string_view text) {
   if (text == "off") return PassthroughMode::kOff;
   if (text == "ro") return PassthroughMode::kReadOnly;
   if (text == "rw") return PassthroughMode::kReadWrite;
+  if (text == "auto") return PassthroughMode::kAuto;
   return std::nullopt;
 }
 
@@ -17,6 +18,8 @@ const char* PassthroughModeName(PassthroughMode mode) {
       return "ro";
     case PassthroughMode::kReadWrite:
       return "rw";
+    case PassthroughMode::kAuto:
+      return "auto";
   }
   return "off";
 }

@@ -15,9 +15,13 @@ enum class PassthroughMode {
                // passthrough too (the kernel's rule) with its reads and writes
                // still sent to the daemon (FOPEN_DIRECT_IO)
   kReadWrite,  // every open
+  kAuto,       // kReadWrite where the kernel grants passthrough at INIT and a
+               // counter whose cost is acceptable counts its heat (not the
+               // one on every system call of the machine), kOff elsewhere:
+               // the default (fs/daemon/passthrough_heat.h)
 };
 
-// "off", "ro" or "rw" (what `--passthrough` takes); nullopt for anything else.
+// "off", "ro", "rw" or "auto" (what `--passthrough` takes); nullopt for anything else.
 std::optional<PassthroughMode> ParsePassthroughMode(std::string_view text);
 // The name ParsePassthroughMode takes for `mode`.
 const char* PassthroughModeName(PassthroughMode mode);

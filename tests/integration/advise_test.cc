@@ -51,6 +51,12 @@ bool Contains(const std::string& haystack, const std::string& needle) {
 
 class AdviseTest : public TierfsFixture {
  protected:
+  // The daemon's data path: the advisor replays the I/O history the daemon counted; with
+  // passthrough the
+  // test's re-reads of cached files reach no volume and earn no heat.
+  std::vector<std::string> FixtureMountArgs() const override { return {"--passthrough=off"}; }
+
+ protected:
   std::vector<std::string> MkdstfsOptions() const override { return {"--heat-bucket", "1"}; }
 
   // /a is hot for 3 s, then /b for 3 s; both were created on hdd.

@@ -30,6 +30,11 @@ constexpr size_t kMiB = 1 << 20;
 
 class DirectWritesTest : public TierfsFixture {
  protected:
+  // The daemon's data path: the daemon's O_DIRECT path for large writes (passthrough opens skip it)
+  // and relocation of open files (busy under passthrough).
+  std::vector<std::string> FixtureMountArgs() const override { return {"--passthrough=off"}; }
+
+ protected:
   void SetUp() override {
     TierfsFixture::SetUp();
     if (HasFatalFailure()) return;

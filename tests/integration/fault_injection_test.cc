@@ -45,6 +45,12 @@ const std::string kSsdThenHdd = Policy(
 
 class FaultInjectionTest : public TierfsFixture {
  protected:
+  // The daemon's data path: fault plans on the daemon's volume I/O (TIERFS_FAULTS), which
+  // passthrough
+  // I/O never passes, and ENOSPC moves and relocations of open files.
+  std::vector<std::string> FixtureMountArgs() const override { return {"--passthrough=off"}; }
+
+ protected:
   // Mounts again with `spec` in the daemon's TIERFS_FAULTS (and `args`).
   void MountWithFaults(const std::string& spec, const std::vector<std::string>& args = {}) {
     Unmount();

@@ -49,6 +49,10 @@ std::map<std::string, uint64_t> DetailNumbers(const std::string& detail) {
 
 class FcladmTest : public TierfsFixture {
  protected:
+  // The daemon's data path: the FCL's I/O statistics count exactly the bytes the daemon served.
+  std::vector<std::string> FixtureMountArgs() const override { return {"--passthrough=off"}; }
+
+ protected:
   json RunJson(const std::vector<std::string>& args, int exit_code = 0) {
     CommandResult r = Tool("fcladm", args);
     EXPECT_EQ(r.exit_code, exit_code) << r.output;

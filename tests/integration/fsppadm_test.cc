@@ -188,6 +188,12 @@ CommandResult RunOnTerminal(const std::vector<std::string>& argv, int timeout_se
 
 class FsppadmTest : public TierfsFixture {
  protected:
+  // The daemon's data path: exact temperatures of reads the daemon serves (O_DIRECT reads, which
+  // bypass the page-cache counter under passthrough) and "counted by the
+  // daemon" heat lines.
+  std::vector<std::string> FixtureMountArgs() const override { return {"--passthrough=off"}; }
+
+ protected:
   // Writes a policy file outside the mount; returns its path.
   std::string PolicyFile(const std::string& name, const std::string& xml) {
     const std::string path = root_ + "/" + name;

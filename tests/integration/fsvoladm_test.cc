@@ -40,6 +40,11 @@ constexpr char kArchiveThenSsd[] = R"(<?xml version="1.0"?>
 
 class FsvoladmTest : public TierfsFixture {
  protected:
+  // The daemon's data path: removing a volume moves every file while descriptors stay open, which
+  // passthrough opens would keep busy.
+  std::vector<std::string> FixtureMountArgs() const override { return {"--passthrough=off"}; }
+
+ protected:
   // fsvoladm list --json, as parsed JSON ({"volumes": [...]}).
   nlohmann::json ListJson() {
     CommandResult r = Tool("fsvoladm", {"list", "--json", mnt_});

@@ -74,6 +74,11 @@ void FillDevice(const std::string& dir) {
 
 class FullVolumeTest : public TierfsFixture {
  protected:
+  // The daemon's data path: a write that meets a full volume moves its file
+  // on (a passthrough write gets ENOSPC from the kernel instead).
+  std::vector<std::string> FixtureMountArgs() const override { return {"--passthrough=off"}; }
+
+ protected:
   // The kernel sends a close's RELEASE after close(2) returns, so an unlinked
   // file's object goes (and the volume has room again) a moment after the
   // unlink: waits, bounded (5 s), until the ssd has `bytes` available.
@@ -224,6 +229,11 @@ TEST_F(FullVolumeTest, WithWritebackCacheEnospcShowsAtFsync) {
 // The other volume full in turn: a data-only volume fills and the write moves
 // to the metadata volume's class, which has room.
 class FullDataVolumeTest : public TierfsFixture {
+ protected:
+  // The daemon's data path: a write that meets a full volume moves its file
+  // on (a passthrough write gets ENOSPC from the kernel instead).
+  std::vector<std::string> FixtureMountArgs() const override { return {"--passthrough=off"}; }
+
  protected:
   void PrepareVolumes() override { MountScratch(hdd_, "64m"); }
 };

@@ -55,6 +55,11 @@ int FreePort() {
 
 class MetricsTest : public TierfsFixture {
  protected:
+  // The daemon's data path: exact per-class byte counts of what the daemon served, and no-open's
+  // OPEN counts (no-open is off with passthrough).
+  std::vector<std::string> FixtureMountArgs() const override { return {"--passthrough=off"}; }
+
+ protected:
   void SetUp() override {
     TierfsFixture::SetUp();
     if (HasFatalFailure()) return;

@@ -19,7 +19,11 @@
 namespace tierfs::testing {
 namespace {
 
-class NoOpenTest : public TierfsFixture {};
+class NoOpenTest : public TierfsFixture {
+ protected:
+  // The daemon's data path: no-open, which passthrough turns off, and relocation of open handles.
+  std::vector<std::string> FixtureMountArgs() const override { return {"--passthrough=off"}; }
+};
 
 TEST_F(NoOpenTest, HandlesEvictedBetweenRequestsLoseNothing) {
   Unmount();

@@ -20,6 +20,10 @@ namespace {
 
 class ObjectRecyclingTest : public TierfsFixture {
  protected:
+  // The daemon's data path: object recycling, which passthrough mounts never do.
+  std::vector<std::string> FixtureMountArgs() const override { return {"--passthrough=off"}; }
+
+ protected:
   void SetUp() override {
     TierfsFixture::SetUp();
     if (HasFatalFailure()) return;

@@ -26,6 +26,11 @@ namespace {
 
 class PassthroughTest : public TierfsFixture {
  protected:
+  // Each test says which mode it mounts in (MountIn); until it does, and
+  // after a plain Mount({}), the daemon serves everything, as a mount
+  // without passthrough (the default, auto, would pass through here).
+  std::vector<std::string> FixtureMountArgs() const override { return {"--passthrough=off"}; }
+
   void SetUp() override {
     TierfsFixture::SetUp();
     if (HasFatalFailure()) return;
@@ -202,8 +207,8 @@ TEST_F(PassthroughTest, AFileOpenByPassthroughIsBusyAndMovesAfterItsLastClose) {
 
 // The relocator asks the object whether a mapping kept after close still
 // writes it (a read lease). A volume that cannot answer keeps its files where
-// they are on a passthrough mount, and says why once; the default mount never
-// asks.
+// they are on a passthrough mount, and says why once; a mount without
+// passthrough never asks.
 TEST_F(PassthroughTest, AVolumeThatTakesNoLeaseKeepsItsFilesInPlace) {
   setenv("TIERFS_FAULTS", "lease@1+=EINVAL", 1);
   MountIn("rw");
@@ -227,11 +232,12 @@ TEST_F(PassthroughTest, AVolumeThatTakesNoLeaseKeepsItsFilesInPlace) {
 
   setenv("TIERFS_FAULTS", "lease@1+=EINVAL", 1);
   Unmount();
-  Mount({});
+  Mount({"--passthrough=off"});
   unsetenv("TIERFS_FAULTS");
   CommandResult enforce = Tool("fsppadm", {"enforce", mnt_});
   ASSERT_EQ(enforce.exit_code, 0) << enforce.output;
-  EXPECT_EQ(ClassOf("f"), "ssd") << "the default mount asked for a lease: " << enforce.output;
+  EXPECT_EQ(ClassOf("f"), "ssd") << "a mount without passthrough asked for a lease: "
+                                 << enforce.output;
   EXPECT_EQ(ReadFile(Path("f")), data);
 }
 
@@ -429,6 +435,34 @@ TEST_F(PassthroughTest, ReadOnlyModeKeepsWritersOnTheDaemon) {
   EXPECT_EQ(Difference(ReadFile(Path("f")), want), "");
 }
 
+// The daemon's own I/O is counted once, by the daemon: the page-cache counter
+// ignores the daemon's process. With `ro`, a writer beside a passthrough
+// reader writes through the daemon into an object the counter watches (the
+// reader's backing file); the kernel must count none of those bytes.
+TEST_F(PassthroughTest, TheDaemonsWritesToAWatchedObjectAreCountedOnlyByTheDaemon) {
+  ASSERT_NO_FATAL_FAILURE(MountIn("ro"));
+  if (IsSkipped()) return;
+  WriteFileSynced(Path("f"), RandomBytes(4096, 30));
+  const int reader = open(Path("f").c_str(), O_RDONLY);  // passthrough: watched
+  ASSERT_GE(reader, 0);
+  const int writer = open(Path("f").c_str(), O_RDWR);  // joins it, served by the daemon
+  ASSERT_GE(writer, 0) << strerror(errno);
+  const std::string data = RandomBytes(1 << 20, 31);
+  PwriteAll(writer, data.data(), data.size(), 0);
+  EXPECT_EQ(fsync(writer), 0);
+  close(writer);
+  close(reader);
+  usleep(1200000);  // past a drain of the counter
+  Unmount();
+  EXPECT_GE(Requests("write"), 1) << "the writes did not reach the daemon: nothing was proven";
+  EXPECT_GE(Metric("tierfs_class_written_bytes_total", "class=\"hdd\"") +
+                Metric("tierfs_class_written_bytes_total", "class=\"ssd\""),
+            static_cast<double>(data.size()));
+  EXPECT_EQ(Metric("tierfs_heat_kernel_counted_bytes_total", "direction=\"write\""), 0)
+      << "the kernel counted the daemon's writes again";
+  Mount();
+}
+
 // Heat stays honest: reads the kernel serves by passthrough never reach the
 // daemon, yet they count (fs/daemon/passthrough_heat.h) and move the file.
 TEST_F(PassthroughTest, PassthroughReadsHeatTheFileAndEnforceMovesIt) {
@@ -439,6 +473,9 @@ TEST_F(PassthroughTest, PassthroughReadsHeatTheFileAndEnforceMovesIt) {
   WriteFileSynced(Path("read"), data);
   WriteFileSynced(Path("unread"), data);
   ASSERT_EQ(ClassOf("read"), "hdd");
+  // Heat counts the bytes that reach a volume: with the page-cache counter a
+  // read of the pages the write left cached would earn none.
+  DropPageCacheUnder(hdd_);
   EXPECT_EQ(ReadFile(Path("read")), data);
   // The scan says how its heat was obtained: counted, the kernel counting these.
   CommandResult query = Tool("fsppadm", {"query", mnt_});

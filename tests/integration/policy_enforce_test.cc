@@ -18,7 +18,12 @@
 namespace tierfs::testing {
 namespace {
 
-class PolicyEnforceTest : public TierfsFixture {};
+class PolicyEnforceTest : public TierfsFixture {
+ protected:
+  // The daemon's data path: heat from reads the daemon serves (the test re-reads cached
+  // files) and relocation of files held open, busy under passthrough.
+  std::vector<std::string> FixtureMountArgs() const override { return {"--passthrough=off"}; }
+};
 
 TEST_F(PolicyEnforceTest, HotFilesMoveToSsdAndColdFilesStay) {
   // The README demonstration's policy, as shipped: the paper's snippets composed

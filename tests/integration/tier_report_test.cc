@@ -31,6 +31,11 @@ constexpr char kOddDir[] = "cold & \"<b>\" it's";
 
 class TierReportTest : public TierfsFixture {
  protected:
+  // The daemon's data path: bytes read per directory, counted exactly as the daemon serves them
+  // (the test's reads of cached files would reach no volume under passthrough).
+  std::vector<std::string> FixtureMountArgs() const override { return {"--passthrough=off"}; }
+
+ protected:
   // /fast: 3 *.hot files (800000 bytes, moved to ssd by enforce; one read back);
   // /<kOddDir>: 2 files (250000 bytes, on hdd); /top: 5000 bytes in the root.
   void MakeTree() {

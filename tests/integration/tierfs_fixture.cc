@@ -133,6 +133,19 @@ void FsyncDir(const std::string& path) {
   close(fd);
 }
 
+void DropPageCacheUnder(const std::string& dir) {
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    const int fd = open(it->path().c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;  // gone meanwhile (a temporary file of the daemon's)
+    EXPECT_EQ(posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED), 0) << it->path();
+    close(fd);
+  }
+  EXPECT_FALSE(ec) << dir << ": " << ec.message();
+}
+
 std::string RandomBytes(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::string s(n, '\0');
@@ -153,7 +166,7 @@ void TierfsFixture::SetUp() {
   // mkdstfs mounts with no options of its own to give the daemon; with
   // $TIERFS_TEST_MOUNT_ARGS set, it only creates the file system and Mount()
   // serves it with those options, so that every mount of the run has them.
-  const bool common_args = !CommonMountArgs().empty();
+  const bool common_args = !CommonMountArgs().empty() || !FixtureMountArgs().empty();
   std::vector<std::string> argv = {testing::Tool("mkdstfs")};
   for (const std::string& option : MkdstfsOptions()) argv.push_back(option);
   if (common_args) argv.push_back("--no-mount");
@@ -219,9 +232,12 @@ void TierfsFixture::Mount(const std::vector<std::string>& extra_args) {
   std::vector<std::string> argv = {testing::Tool("tierfs")};
   const std::vector<std::string> common = CommonMountArgs();
   argv.insert(argv.end(), common.begin(), common.end());
+  const std::vector<std::string> fixture = FixtureMountArgs();
+  argv.insert(argv.end(), fixture.begin(), fixture.end());
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
-  // The mode asked for is the last --passthrough= (gflags takes the last one).
-  std::string mode = "off";
+  // The mode asked for is the last --passthrough= (gflags takes the last one);
+  // without one, the daemon's default.
+  std::string mode = "auto";
   for (const std::string& arg : argv) {
     if (arg.starts_with("--passthrough=")) mode = arg.substr(std::strlen("--passthrough="));
   }

@@ -45,6 +45,12 @@ void WriteFileSynced(const std::string& path, const std::string& data);
 // returns, and it may reach the daemon after the fsyncdir (POSIX promises a
 // file's data only at an fsync of the file). Fails the test on error.
 void FsyncDir(const std::string& path);
+// Drops the clean page cache of every regular file under `dir` (its objects,
+// when `dir` is a volume) with POSIX_FADV_DONTNEED, so that the next read of
+// them reaches the device: heat counts only bytes that reach a volume, and
+// the page-cache counter of passthrough opens sees only those. Written bytes
+// must have been synced first (dirty pages stay). Fails the test on error.
+void DropPageCacheUnder(const std::string& dir);
 // "" when `got` equals `want`, else "size G want W first-diff D": a mismatch of
 // large binary contents said in one line.
 std::string Difference(const std::string& got, const std::string& want);
@@ -76,6 +82,12 @@ class TierfsFixture : public ::testing::Test {
   // Called by SetUp once the directories exist, before mkdstfs: a test may mount
   // small file systems on ssd_ or hdd_ (MountScratch) to make them fill up or vanish.
   virtual void PrepareVolumes() {}
+  // Options every mount of this fixture gets, after CommonMountArgs() and
+  // before a Mount()'s own: {"--passthrough=off"} for tests that need the
+  // daemon's data path (fault plans on volume I/O, exact counts of what the
+  // daemon serves), since the default (auto) passes opens through where it can.
+  // With any, SetUp creates the file system without mounting and Mount()s it.
+  virtual std::vector<std::string> FixtureMountArgs() const { return {}; }
   // Extra options SetUp passes to mkdstfs before its operands ({"--heat-bucket", "60"}).
   virtual std::vector<std::string> MkdstfsOptions() const { return {}; }
   // Mounts a tmpfs of `size` ("64m") on `dir`, or with `size` empty bind-mounts

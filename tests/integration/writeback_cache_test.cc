@@ -22,6 +22,10 @@ namespace {
 
 class WritebackCacheTest : public TierfsFixture {
  protected:
+  // The daemon's data path: the writeback cache, which passthrough turns off.
+  std::vector<std::string> FixtureMountArgs() const override { return {"--passthrough=off"}; }
+
+ protected:
   void SetUp() override {
     TierfsFixture::SetUp();
     if (HasFatalFailure()) return;
