@@ -15,6 +15,7 @@ packages=(
   ceph-mon ceph-osd radosgw ceph-common rclone
   libbpf-dev bpftool clang                       # the passthrough I/O counter (fs/bpf/README.md)
   attr rsync git procps man-db curl
+  btrfs-progs                                    # a btrfs volume, which the page-cache counter cannot count
   ccache                                         # rebuilds (tests, package, the earlier release's package)
   clang                                          # scripts/thread-safety.sh: the lock annotations' check
   debootstrap                                    # scripts/install-check.sh: a clean Debian 12 root

@@ -125,6 +125,9 @@ Result<std::unique_ptr<PassthroughIoCounter::Impl>> LoadAndAttach(
     return Status::Error(EPERM, std::string(PassthroughIoHookName(hook)) +
                                     " hook: refused by the test seam (TIERFS_TEST_REFUSE_HOOKS)");
   }
+  if (hook == PassthroughIoHook::kPageCache && !options.pagecache_unusable.empty()) {
+    return Status::Error(EOPNOTSUPP, "pagecache hook: " + options.pagecache_unusable);
+  }
   std::string messages;
   libbpf_messages = &messages;
   struct Restore {

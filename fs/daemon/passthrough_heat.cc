@@ -1,5 +1,8 @@
 #include "fs/daemon/passthrough_heat.h"
 
+#include <linux/magic.h>
+#include <sys/vfs.h>
+
 #include <cerrno>
 #include <chrono>
 
@@ -17,6 +20,19 @@ constexpr auto kDrainPeriod = std::chrono::seconds(1);
 
 }  // namespace
 
+std::string PageCacheHookUnusable(const std::vector<meta::Volume>& volumes) {
+  for (const meta::Volume& v : volumes) {
+    if (meta::IsObjectVolume(v)) continue;  // read by the daemon alone, never passed through
+    struct statfs st;
+    if (::statfs(v.path.c_str(), &st) == 0 && st.f_type == BTRFS_SUPER_MAGIC) {
+      return "volume " + v.name + " (" + v.path +
+             ") is on btrfs, whose files report their subvolume's device, not the one the "
+             "hook sees, so it would count nothing there";
+    }
+  }
+  return {};
+}
+
 Result<std::unique_ptr<PassthroughHeat>> PassthroughHeat::Start(
     FileSystem& fs, const std::string& mountpoint, const PassthroughIoCounterOptions& options) {
   auto mounts = ReadMountInfo();
@@ -26,7 +42,9 @@ Result<std::unique_ptr<PassthroughHeat>> PassthroughHeat::Start(
     if (m.mount_point == mountpoint) device = m.device;  // the last one is on top
   }
   if (device == 0) return Status::NotFound(mountpoint + " is not in /proc/self/mountinfo");
-  auto counter = PassthroughIoCounter::Start(device, options);
+  PassthroughIoCounterOptions with_volumes = options;
+  with_volumes.pagecache_unusable = PageCacheHookUnusable(fs.volumes().volumes());
+  auto counter = PassthroughIoCounter::Start(device, with_volumes);
   if (!counter.ok()) return counter.status();
   return std::unique_ptr<PassthroughHeat>(new PassthroughHeat(fs, std::move(*counter)));
 }

@@ -25,6 +25,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "common/cond_var.h"
 #include "common/mutex.h"
@@ -32,10 +33,19 @@
 #include "common/thread_annotations.h"
 #include "fs/bpf/passthrough_io_counter.h"
 #include "fs/fuse/passthrough.h"
+#include "meta/records.h"
 
 namespace tierfs {
 
 class FileSystem;
+
+// Why the page-cache hook cannot count the objects of `volumes`, empty when it
+// can: a local volume on btrfs, where fstat(2) gives a file its subvolume's
+// anonymous device while the hook sees the superblock's, so the hook would
+// count none of its I/O (heat silently zero). Object volumes are skipped
+// (the daemon reads them; nothing passes through). statfs(2) errors count as
+// usable (the mount's own checks report a missing volume).
+std::string PageCacheHookUnusable(const std::vector<meta::Volume>& volumes);
 
 class PassthroughHeat : public BackingFileWatcher {
  public:
@@ -47,7 +57,8 @@ class PassthroughHeat : public BackingFileWatcher {
   // point is not in the mount table; PassthroughIoCounter::Start's (ENOSYS,
   // ENOENT, EPERM: the kernel or the privileges refuse the program), with a
   // message for the log. `options` chooses the hooks (the syscall hook is
-  // not allowed with `--passthrough=auto`).
+  // not allowed with `--passthrough=auto`); the page-cache hook is passed
+  // over where PageCacheHookUnusable says why.
   static Result<std::unique_ptr<PassthroughHeat>> Start(
       FileSystem& fs, const std::string& mountpoint, const PassthroughIoCounterOptions& options);
   // Stops the thread after one last drain.

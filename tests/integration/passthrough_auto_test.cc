@@ -163,5 +163,53 @@ TEST_F(PassthroughAutoTest, AColdPassthroughReadReachesTheIotempAndAWarmOneAddsN
   EXPECT_NEAR(Iotemp("cold"), cold, 0.01) << "a page-cache hit earned heat";
 }
 
+// A volume on btrfs: its files report their subvolume's device, which the
+// page-cache hook cannot match, so that hook would count none of their I/O.
+// The daemon passes it over saying why (PageCacheHookUnusable), and auto,
+// with no other hook but the every-syscall one on this kernel, stays off:
+// the daemon serves, and counts, every read, rather than heat silently zero.
+class PassthroughAutoOnBtrfsTest : public PassthroughAutoTest {
+ protected:
+  void PrepareVolumes() override {
+    if (RunCommand({"/bin/sh", "-c", "command -v mkfs.btrfs"}, 10).exit_code != 0) {
+      skipped_ = "mkfs.btrfs is not installed (btrfs-progs; scripts/install-deps.sh)";
+      return;
+    }
+    const std::string image = root_ + "/btrfs.img";
+    std::ofstream(image).close();
+    ASSERT_EQ(::truncate(image.c_str(), 256 << 20), 0);
+    CommandResult made = RunCommand({"/bin/sh", "-c", "mkfs.btrfs -q " + image}, 60);
+    ASSERT_EQ(made.exit_code, 0) << made.output;
+    CommandResult mounted = RunCommand({"/bin/mount", "-o", "loop", image, hdd_}, 30);
+    ASSERT_EQ(mounted.exit_code, 0) << mounted.output;
+    scratch_mounts_.push_back(hdd_);  // unmounted (and its loop device freed) in TearDown
+  }
+};
+
+TEST_F(PassthroughAutoOnBtrfsTest, AutoPassesOverThePageCacheHookAndSaysWhy) {
+  if (!skipped_.empty()) GTEST_SKIP() << skipped_;
+  json pt = RemountWith({});
+  if (!skipped_.empty()) GTEST_SKIP() << skipped_;
+  EXPECT_NE(pt.value("hook", ""), "pagecache") << pt.dump();
+  const std::string why = pt.value("why", "");
+  if (pt.value("mode", "") == "off") {
+    EXPECT_NE(why.find("pagecache hook: volume"), std::string::npos) << pt.dump();
+    EXPECT_NE(why.find("is on btrfs"), std::string::npos) << pt.dump();
+  }
+  // Heat still reaches the hdd volume's file: the daemon serves and counts it.
+  AssignPolicy(PeriodPolicy("read_heat", "1"));
+  const std::string data = RandomBytes(1 << 20, 5);
+  WriteFileSynced(Path("f"), data);
+  ASSERT_EQ(ClassOf("f"), "hdd");
+  DropPageCacheUnder(hdd_);
+  EXPECT_EQ(ReadFile(Path("f")), data);
+  double heat = 0;
+  for (int i = 0; i < 50 && heat < 0.99; i++) {
+    usleep(100000);
+    heat = Iotemp("f");
+  }
+  EXPECT_NEAR(heat, 1.0, 0.01) << "a read of a file on the btrfs volume earned no heat";
+}
+
 }  // namespace
 }  // namespace tierfs::testing
