@@ -377,7 +377,8 @@ Result<json> ControlHandlers::ScanStatus(const json& request) {
   }
   return json{{"scans", out_scans},
               {"relocations", out_moves},
-              {"heat_bucket_seconds", fs_.heat_bucket_seconds()}};
+              {"heat_bucket_seconds", fs_.heat_bucket_seconds()},
+              {"online", online_.StatusJson()}};
 }
 
 Result<json> ControlHandlers::HeatBucket(const json& request) {
