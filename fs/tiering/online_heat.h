@@ -59,6 +59,7 @@ class OnlineHeat {
   void Prune(int64_t now_s);
   // Inodes with counts (flushed or pending).
   size_t files() const { return flushed_.size(); }
+  bool Contains(uint64_t ino) const { return flushed_.contains(ino); }
   std::vector<uint64_t> Inodes() const {
     std::vector<uint64_t> out;
     out.reserve(flushed_.size());

@@ -214,6 +214,11 @@ void OnlinePromoter::Evaluate() {
     if (generation != heat_.generation()) return;
     changed = heat_.SetPending(peek);
     heat_.Prune(now_s);
+    // Files gone from the history (no I/O in the longest window) are
+    // forgotten, so memory follows the active files only.
+    for (auto it = known_.begin(); it != known_.end();) {
+      it = heat_.Contains(it->first) ? std::next(it) : known_.erase(it);
+    }
     const auto now = SteadyClock::now();
     for (auto it = held_.begin(); it != held_.end();) {
       it = it->second <= now ? held_.erase(it) : std::next(it);

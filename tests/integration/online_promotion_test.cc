@@ -10,6 +10,7 @@
 // O_DIRECT so that each reaches the daemon and its counts. The ssd class is a
 // 64 MiB tmpfs (it also holds the database), and PERCENT limits it to room for
 // a given number of files beyond what it holds when the policy is assigned.
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 
 #include <chrono>
@@ -99,6 +100,7 @@ class OnlinePromotionTest : public TierfsFixture {
 TEST_F(OnlinePromotionTest, AFileThatHeatsUpMovesToSsdWithoutEnforce) {
   const std::string data = RandomBytes(1 * kMiB, 1);
   WriteFile(Path("f"), data);
+  ASSERT_EQ(Tool("fcladm", {"on", mnt_}).exit_code, 0);
   AssignPolicy(OnlinePolicy("64", "", ""));
   ASSERT_EQ(ClassOf("f"), "hdd");
   // One read: IOTEMP 20, below the line; the file stays.
@@ -117,6 +119,21 @@ TEST_F(OnlinePromotionTest, AFileThatHeatsUpMovesToSsdWithoutEnforce) {
   ASSERT_FALSE(status["relocations"].empty()) << status.dump();
   EXPECT_EQ(status["relocations"][0]["path"], "/f");
   EXPECT_EQ(status["relocations"][0]["outcome"], "moved");
+  // The FCL records it as any relocation.
+  struct stat st {};
+  ASSERT_EQ(stat(Path("f").c_str(), &st), 0);
+  CommandResult fcl = Tool("fcladm", {"print", "--json", mnt_});
+  ASSERT_EQ(fcl.exit_code, 0) << fcl.output;
+  nlohmann::json records = nlohmann::json::parse(fcl.output, nullptr, false);
+  bool relocated = false;
+  if (records.is_object() && records.contains("records")) {
+    for (const nlohmann::json& r : records["records"]) {
+      if (r.value("event", "") == "relocate" && r.value("ino", uint64_t{0}) == st.st_ino) {
+        relocated = true;
+      }
+    }
+  }
+  EXPECT_TRUE(relocated) << fcl.output;
   // And the text form says so.
   CommandResult text = Tool("fsppadm", {"status", mnt_});
   EXPECT_NE(text.output.find("Online promotion: on"), std::string::npos) << text.output;
