@@ -8,7 +8,7 @@ checked against a real mount at small scale, and the two should agree. Run by ha
                              [--shift_every 2] [--reads 2000] [--period_seconds 6]
                              [--zipf 1.0] [--pace 0]
                              [--online off|on|both] [--online_budget 32]
-                             [--online_hold HOURS] [--json FILE]
+                             [--online_hold HOURS] [--json FILE] [--csv FILE]
                              [--tierfs_args "--passthrough=rw"]
 
 Time is scaled: one simulated period (6 hours, hourly heat buckets) becomes
@@ -264,6 +264,9 @@ def main():
     p.add_argument("--online_hold", type=float, default=None,
                    help="OnlineHold in simulated hours (default: the policy's PERIOD)")
     p.add_argument("--json", default="", help="also write the results here")
+    p.add_argument("--csv", default="",
+                   help="also write one row per mode and period here (bench/plot_placement.py "
+                        "draws it)")
     p.add_argument("--tierfs_args", default="",
                    help="more arguments for the tierfs mount, e.g. --passthrough=rw")
     a = p.parse_args()
@@ -378,6 +381,17 @@ def main():
         if a.json:
             with open(a.json, "w") as f:
                 json.dump(summary, f, indent=1)
+        if a.csv:
+            with open(a.csv, "w", newline="") as f:
+                out = csv.writer(f)
+                out.writerow(["mode", "period", "seen", "oracle_read", "prev_oracle_read",
+                              "simulated_read", "served_read", "moved_bytes", "ssd_capacity"])
+                for mode in modes:
+                    for period, r in enumerate(results[mode][0]):
+                        x = sim[period]
+                        out.writerow([mode, period, x["seen"], f"{x['oracle']:.5f}",
+                                      f"{x['prev_oracle']:.5f}", f"{x['served']:.5f}",
+                                      f"{r['real']:.5f}", f"{r['moved']:.0f}", capacity])
     finally:
         subprocess.run(["rm", "-rf", work])
 

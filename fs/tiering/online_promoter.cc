@@ -237,6 +237,7 @@ void OnlinePromoter::Evaluate() {
     MutexLock lock(mu_);
     totals_ = heat_.Totals(pol->average_period_hours, now_s + 1,
                            [&](uint64_t ino) -> std::optional<uint64_t> {
+                             mu_.AssertHeld();  // called within Totals, under the lock above
                              auto it = known_.find(ino);
                              if (it == known_.end()) return std::nullopt;
                              return it->second.attr.size;
