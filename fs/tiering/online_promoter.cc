@@ -322,6 +322,10 @@ bool OnlinePromoter::WaitForBudget(uint64_t bytes) {
 
 std::string OnlinePromoter::Move(const policy::PlannedMove& m, bool swap_out) {
   if (!WaitForBudget(m.bytes)) return "stopped";
+  // An enforce may have moved the file while the budget held it back.
+  if (auto attr = fs_.CurrentAttr(m.ino); !attr.ok() || attr->volume_id != m.from_volume) {
+    return "gone";
+  }
   Result<RelocationOutcome> result = relocator_.Relocate(m.ino, m.to_volume);
   const std::string outcome = EnforceOutcome(result);
   OnlineCounters& c = fs_.metrics().online();

@@ -228,5 +228,34 @@ TEST_F(OnlinePromotionTest, AFullClassSwapsOutItsColdestFile) {
   EXPECT_EQ(online["demotions"].get<uint64_t>(), 1u) << online.dump();
 }
 
+TEST_F(OnlinePromotionTest, QueuedFilesShowInStatusAndAnalyze) {
+  // 0.01 MB/s: the first file's move waits about 100 s for its budget, so
+  // the second stays queued meanwhile (the unmount ends the wait).
+  WriteFile(Path("a"), RandomBytes(1 * kMiB, 10));
+  WriteFile(Path("b"), RandomBytes(1 * kMiB, 11));
+  AssignPolicy(OnlinePolicy("0.01", "", ""));
+  ReadTimes("a", 3);
+  ReadTimes("b", 3);
+  nlohmann::json online;
+  for (int i = 0; i < 100; ++i) {
+    online = Status()["online"];
+    if (online.contains("queued") && online["queued"].size() == 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(online["queued"].size(), 1u) << online.dump();
+  const std::string queued = online["queued"][0]["path"].get<std::string>();
+  EXPECT_TRUE(queued == "/a" || queued == "/b") << queued;
+  EXPECT_GT(online["queued"][0]["temperature"].get<double>(), 50);
+  CommandResult text = Tool("fsppadm", {"status", mnt_});
+  EXPECT_NE(text.output.find("Queued      : 1 files"), std::string::npos) << text.output;
+  CommandResult analyze = Tool("fsppadm", {"analyze", mnt_});
+  EXPECT_EQ(analyze.exit_code, 0) << analyze.output;
+  EXPECT_NE(analyze.output.find("Online queue   : 1 files: " + mnt_ + queued), std::string::npos)
+      << analyze.output;
+  // Neither has moved: the budget holds the first, the queue the second.
+  EXPECT_EQ(ClassOf("a"), "hdd");
+  EXPECT_EQ(ClassOf("b"), "hdd");
+}
+
 }  // namespace
 }  // namespace tierfs::testing
