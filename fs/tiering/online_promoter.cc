@@ -103,9 +103,10 @@ std::shared_ptr<const policy::PlacementPolicy> OnlinePromoter::CurrentPolicy() {
   const bool online = pol && pol->HasOnlineStatements();
   {
     MutexLock lock(mu_);
-    if (pol == policy_ && (!online || bucket == heat_.bucket_seconds())) {
+    if (pol == seen_policy_ && (!online || bucket == heat_.bucket_seconds())) {
       return online ? pol : nullptr;
     }
+    seen_policy_ = pol;
     // A new policy (or none), or a new heat bucket: the history starts over.
     queue_.clear();
     known_.clear();

@@ -128,6 +128,10 @@ class OnlinePromoter {
   CondVar wake_;  // the worker: a file queued, or stopping
   bool started_ GUARDED_BY(mu_) = false;
   bool stop_ GUARDED_BY(mu_) = false;
+  // The assigned policy as last seen (so a policy without online statements
+  // is looked at once, not every tick), and the one in force: nullptr while
+  // the assigned one has no online statement.
+  std::shared_ptr<const policy::PlacementPolicy> seen_policy_ GUARDED_BY(mu_);
   std::shared_ptr<const policy::PlacementPolicy> policy_ GUARDED_BY(mu_);
   OnlineHeat heat_ GUARDED_BY(mu_);
   policy::ActivityTotals totals_ GUARDED_BY(mu_);  // as of the last tick

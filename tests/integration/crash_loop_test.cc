@@ -291,6 +291,12 @@ TEST_F(CrashLoopTest, ShortWithoutWritebackCache) {
 // The same with online relocation instead of enforce: a move the daemon starts
 // by itself is as crash-safe as one a scan starts (the same Relocator).
 TEST_F(CrashLoopTest, ShortOnline) {
+  if (passthrough_) {
+    // The workload keeps every file open for writing, which on a passthrough
+    // mount makes every move "busy" (the relocator's rule): nothing would
+    // move for a kill to interrupt.
+    GTEST_SKIP() << "on passthrough these files never move: open for writing by the kernel";
+  }
   Run(8, 3, /*online=*/true);
   if (HasFailure()) return;
   // The online path did move files (no enforce ran in this test).
