@@ -9,6 +9,7 @@
 //                   [--shift_every 4] [--periods 40] [--seed 1] [--hysteresis F]
 //                   [--distribution zipf|80-20|95-5] [--write_fraction 0] [--partial]
 //                   [--heat_half_life PERIODS] [--per_period] [--csv FILE] [--trace FILE]
+//                   [--online] [--online_steps 24]
 //
 // stdout (bench_util.h): "placement<TAB>metric<TAB>value" for each of
 // swap=on and swap=off: the shares over all periods and over the periods
@@ -24,6 +25,10 @@
 // swap, period, seen, the read/write/all shares of the policy and both
 // oracles, bytes moved and as a share of the ssd class, swaps, ssd fill,
 // PlanScan seconds), which bench/plot_placement.py draws.
+// --online adds a third run, "online": swapping on and the policy's RELOCATE
+// also run online (Online="yes" is set on every RELOCATE of the policy as
+// loaded), evaluated --online_steps times a period (bench/placement_online_sim.h);
+// its lines are "placement_online", its CSV rows swap=online.
 // --trace FILE writes the workload (of the swap=on run; the accesses are the
 // same in both) for bench/placement_mount.py: a header line
 // "files<TAB>N<TAB>ssd_capacity<TAB>BYTES", one line "file<TAB>index<TAB>path<TAB>size"
@@ -100,13 +105,28 @@ int Main(int argc, char** argv) {
   const policy::PlacementPolicy pol =
       Load(flags.Str("policy", "docs/examples/shifting_hot_set.xml"));
   const bool per_period = flags.Bool("per_period");
+  const bool with_online = flags.Bool("online");
+  const int online_steps = static_cast<int>(flags.Int("online_steps", 24));
+  if (online_steps < 1) BadFlag("--online_steps must be at least 1");
+  policy::PlacementPolicy online_pol = pol;
+  for (policy::Rule& rule : online_pol.rules) {
+    for (policy::Statement& st : rule.statements) {
+      if (st.kind == policy::Statement::kRelocate) st.online = true;
+    }
+  }
 
-  for (bool swap : {true, false}) {
+  std::vector<std::string> runs = {"on", "off"};
+  if (with_online) runs.push_back("online");
+  for (const std::string& mode : runs) {
+    const bool swap = mode != "off";
+    const bool online = mode == "online";
     policy::PlanOptions options;
     options.swap = swap;
     if (flags.Str("hysteresis", "") != "") options.swap_hysteresis = flags.Double("hysteresis", 0);
     WorkloadOptions run = w;
-    if (trace != nullptr && swap) {
+    run.online = online;
+    run.online_steps = online_steps;
+    if (trace != nullptr && mode == "on") {
       run.on_access = [trace](int period, size_t file, uint64_t offset, uint64_t length,
                               bool write) {
         std::fprintf(trace, "%d\t%zu\t%llu\t%llu\t%c\n", period, file,
@@ -125,8 +145,9 @@ int Main(int argc, char** argv) {
                      static_cast<unsigned long long>(shape.sizes[i]));
       }
     }
-    const RunResult r = RunShiftingHotSet(pol, run, options);
-    const std::string group = swap ? "placement_swap" : "placement_noswap";
+    const RunResult r = RunShiftingHotSet(online ? online_pol : pol, run, options);
+    const std::string group =
+        online ? "placement_online" : swap ? "placement_swap" : "placement_noswap";
     double moved = 0, moved_stable = 0, fill_min = 1, slowest = 0;
     int stable = 0;
     for (size_t p = 0; p < r.periods.size(); ++p) {
@@ -145,7 +166,7 @@ int Main(int argc, char** argv) {
         std::fprintf(csv,
                      "%s,%zu,%d,%.5f,%.5f,%.5f,%.5f,%.5f,%.5f,%.5f,%.5f,%.5f,%.0f,%.0f,%llu,%.5f,"
                      "%llu,%.5f,%.4f\n",
-                     swap ? "on" : "off", p, x.hot_set_seen ? 1 : 0, x.served_rw.read,
+                     mode.c_str(), p, x.hot_set_seen ? 1 : 0, x.served_rw.read,
                      x.served_rw.write, x.served_rw.all, x.oracle_rw.read, x.oracle_rw.write,
                      x.oracle_rw.all, x.prev_oracle_rw.read, x.prev_oracle_rw.write,
                      x.prev_oracle_rw.all, x.read_bytes, x.write_bytes,
@@ -156,10 +177,34 @@ int Main(int argc, char** argv) {
                      x.plan_seconds);
       }
       if (per_period) {
-        std::printf("period\t%s\t%zu\t%.4f\t%.4f\t%.4f\t%d\t%llu\t%llu\n", swap ? "on" : "off", p,
+        std::printf("period\t%s\t%zu\t%.4f\t%.4f\t%.4f\t%d\t%llu\t%llu\n", mode.c_str(), p,
                     x.served, x.oracle, x.prev_oracle, x.hot_set_seen ? 1 : 0,
                     static_cast<unsigned long long>(x.bytes_moved),
                     static_cast<unsigned long long>(x.swaps));
+      }
+    }
+    {
+      // The first periods of new hot sets (not the very first period): what
+      // online promotion is for.
+      double served_new = 0, oracle_new = 0, prev_new = 0, total_new = 0, online_moved = 0;
+      for (size_t p = 1; p < r.periods.size(); ++p) {
+        const PeriodResult& x = r.periods[p];
+        online_moved += static_cast<double>(x.online_moved);
+        if (x.hot_set_seen) continue;
+        served_new += x.served * x.read_bytes;
+        oracle_new += x.oracle * x.read_bytes;
+        prev_new += x.prev_oracle * x.read_bytes;
+        total_new += x.read_bytes;
+      }
+      if (total_new > 0) {
+        Emit(group, "served_share_new", served_new / total_new);
+        Emit(group, "oracle_share_new", oracle_new / total_new);
+        Emit(group, "prev_oracle_share_new", prev_new / total_new);
+      }
+      if (online) {
+        Emit(group, "online_moved_per_period_of_ssd",
+             online_moved / static_cast<double>(r.periods.size()) /
+                 static_cast<double>(r.ssd_capacity));
       }
     }
     Emit(group, "served_share", r.served);

@@ -49,6 +49,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/placement_online_sim.h"
 #include "policy/file_record.h"
 #include "policy/oracle_placement.h"
 #include "policy/plan_apply.h"
@@ -76,6 +77,10 @@ struct WorkloadOptions {
   // next to the policy: half-life in periods; 0 turns it off. See
   // HeatPlacement below.
   double heat_half_life = 0;
+  // Online promotion (bench/placement_online_sim.h): the policy's Online="yes"
+  // RELOCATEs also run between enforces, `online_steps` times a period.
+  bool online = false;
+  int online_steps = 24;
   // Called for every access in drawing order, for a trace (bench --trace):
   // period, file index (its ino is index + 2, its path "/dNNN/fNNNNNNN"),
   // offset and length in bytes, write or read. Empty: no trace.
@@ -93,7 +98,9 @@ struct PeriodResult {
   double oracle = 0;        // the same for the oracle placement
   double prev_oracle = 0;   // and for the previous-period oracle
   bool hot_set_seen = false;  // the hot set was the same in the period before
-  uint64_t bytes_moved = 0;   // by the enforce at the end of the period
+  uint64_t bytes_moved = 0;   // by the enforce at the end of the period (and, online, during it)
+  uint64_t online_moved = 0;  // of which by online promotion during the period
+  uint64_t online_promotions = 0, online_swap_outs = 0;
   uint64_t swaps = 0;         // swap-in moves of that enforce
   uint64_t ssd_used = 0;      // bytes on ssd after that enforce
   double plan_seconds = 0;    // PlanScan's wall time
@@ -246,6 +253,7 @@ inline RunResult RunShiftingHotSet(const policy::PlacementPolicy& policy,
   std::vector<double> file_heat(n, 0);
   std::vector<char> heat_set(n, 0), window_set(n, 0);
   const double decay = w.heat_half_life > 0 ? std::exp2(-1.0 / w.heat_half_life) : 0;
+  OnlineSimState online_state;
   Shares seen_served_sum, seen_oracle_sum, seen_prev_sum, seen_total_sum;
   auto add = [](Shares* to, const Shares& share, double rb, double wb) {
     to->read += share.read * rb;
@@ -264,6 +272,7 @@ inline RunResult RunShiftingHotSet(const policy::PlacementPolicy& policy,
     // than its rank, so the default workload's draws are what they were
     // before writes and extents were modelled.
     std::vector<policy::IoCounters> io(n);
+    std::vector<SimAccess> accesses;  // online only
     for (int i = 0; i < w.reads_per_period; ++i) {
       const size_t f = ranking[DrawRank(w.distribution, cdf, rng)];
       const bool write = w.write_fraction > 0 && unit(rng) < w.write_fraction;
@@ -282,6 +291,18 @@ inline RunResult RunShiftingHotSet(const policy::PlacementPolicy& policy,
         io[f].rops += 1;
       }
       if (w.on_access) w.on_access(p, f, offset, length, write);
+      if (w.online) accesses.push_back({f, length, write});
+    }
+    // Online promotion during the period: the placement changes as it goes.
+    OnlinePeriodResult online;
+    if (w.online) {
+      const int64_t period_start = kStart + static_cast<int64_t>(p) * w.period_hours * 3600;
+      online = SimulateOnlinePeriod(policy, accesses, w.online_steps, period_start,
+                                    static_cast<int64_t>(w.period_hours) * 3600, history,
+                                    scan_order, kSsd, options, &files, &volumes, &online_state);
+      r.online_moved = online.moved_bytes;
+      r.online_promotions = online.promotions;
+      r.online_swap_outs = online.swap_outs;
     }
     std::vector<double> read_bytes(n), write_bytes(n), all_bytes(n), heat(n);
     Shares total, on_ssd;
@@ -292,10 +313,14 @@ inline RunResult RunShiftingHotSet(const policy::PlacementPolicy& policy,
       heat[i] = all_bytes[i] / static_cast<double>(sizes[i]);
       total.read += read_bytes[i];
       total.write += write_bytes[i];
-      if (files[i].volume_id == kSsd) {
+      if (!w.online && files[i].volume_id == kSsd) {
         on_ssd.read += read_bytes[i];
         on_ssd.write += write_bytes[i];
       }
+    }
+    if (w.online) {
+      on_ssd.read = online.ssd_read_bytes;
+      on_ssd.write = online.ssd_write_bytes;
     }
     total.all = total.read + total.write;
     on_ssd.all = on_ssd.read + on_ssd.write;
@@ -390,7 +415,7 @@ inline RunResult RunShiftingHotSet(const policy::PlacementPolicy& policy,
           // The workload deletes nothing, so every move is a relocation.
           if (m.action == policy::FileVerdict::kRelocate) files[m.ino - 2].volume_id = m.to_volume;
         });
-    r.bytes_moved = applied.bytes_moved;
+    r.bytes_moved = applied.bytes_moved + r.online_moved;
     r.swaps = applied.swaps;
     r.ssd_used = volumes[0].total_bytes - volumes[0].free_bytes;
     result.periods.push_back(r);

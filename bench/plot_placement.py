@@ -10,6 +10,10 @@ swapping, without swapping, and the same share for the oracle (knows the
 period's accesses) and the previous-period oracle (knows the period before).
 Periods that start a new hot set are shaded. Bottom panel: bytes moved by the
 enforce at the end of each period, as a share of the ssd class (swap on).
+A CSV from bench/placement_mount.py --csv (a "mode" column: periodic,
+online) draws instead the share each mode served on the mount, with the
+oracles, and the bytes each moved per period (docs/benchmarks.md, "Online
+promotion").
 Needs Debian's python3-matplotlib (`apt-get install python3-matplotlib`; bench/run.sh installs it). Exits 1 with a
 message on a missing or malformed CSV.
 """
@@ -37,6 +41,46 @@ def load(path):
     return runs
 
 
+def plot_mount(path, png, title):
+    """placement_mount.py --csv: periodic and online against the oracles."""
+    modes = {}
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            modes.setdefault(row["mode"], []).append(row)
+    first = next(iter(modes.values()))
+    periods = [int(r["period"]) for r in first]
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(9, 5.5), sharex=True,
+                                      gridspec_kw={"height_ratios": [3, 1.3]})
+    for r in first:
+        if r["seen"] == "0":
+            p = int(r["period"])
+            top.axvspan(p - 0.5, p + 0.5, color="0.92", lw=0)
+    top.plot(periods, [100 * float(r["oracle_read"]) for r in first], "k--", lw=1.2,
+             label="oracle (knows the period)")
+    top.plot(periods, [100 * float(r["prev_oracle_read"]) for r in first], ":",
+             color="tab:orange", lw=1.8, label="previous-period oracle")
+    colours = {"periodic": "tab:red", "online": "tab:blue"}
+    width = 0.8 / max(1, len(modes))
+    for i, (mode, rows) in enumerate(modes.items()):
+        top.plot(periods, [100 * float(r["served_read"]) for r in rows], "-", marker=".",
+                 color=colours.get(mode, None), lw=1.8, label=f"{mode} (mount)")
+        bottom.bar([p - 0.4 + width * (i + 0.5) for p in periods],
+                   [float(r["moved_bytes"]) / 1e6 for r in rows], width=width,
+                   color=colours.get(mode, None), label=mode)
+    top.set_ylabel("read bytes served by the fast class (%)")
+    top.set_ylim(0, 100)
+    top.legend(loc="lower right", fontsize=8, ncol=2)
+    top.grid(alpha=0.3)
+    if title:
+        top.set_title(title, fontsize=10)
+    bottom.set_ylabel("moved (MB)")
+    bottom.set_xlabel("period (shaded: a new hot set)")
+    bottom.legend(fontsize=8)
+    bottom.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(png, dpi=80)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("csv")
@@ -44,6 +88,14 @@ def main():
     ap.add_argument("--share", choices=["read", "write", "all"], default="read")
     ap.add_argument("--title", default="")
     args = ap.parse_args()
+    try:
+        with open(args.csv, newline="") as f:
+            header = next(csv.reader(f), [])
+    except OSError as e:
+        sys.exit(f"plot_placement: cannot read {args.csv}: {e}")
+    if "mode" in header:
+        plot_mount(args.csv, args.png, args.title)
+        return
     runs = load(args.csv)
     on = runs["on"]
     periods = [int(r["period"]) for r in on]

@@ -38,6 +38,25 @@ std::optional<double> Statement::SourcePercent(const std::string& class_name) co
   return std::nullopt;
 }
 
+double Statement::OnlineHoldHours() const {
+  if (online_hold_hours) return *online_hold_hours;
+  double longest = 0;
+  for (const Criterion& c : criteria) {
+    if (c.IsTemperature()) longest = std::max(longest, c.period_hours);
+  }
+  return longest > 0 ? longest : kDefaultOnlineHoldHours;
+}
+
+bool PlacementPolicy::HasOnlineStatements() const {
+  for (const Rule& rule : rules) {
+    if (rule.flags != RuleFlags::kData) continue;
+    for (const Statement& st : rule.statements) {
+      if (st.online) return true;
+    }
+  }
+  return false;
+}
+
 bool PlacementPolicy::UsesAverage() const {
   for (const Rule& rule : rules) {
     if (rule.flags != RuleFlags::kData) continue;

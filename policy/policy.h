@@ -148,6 +148,14 @@ struct Statement {
   std::vector<SourceLimit> from_limits;      // the SOURCEs that have a PERCENT
   std::vector<Destination> to_classes;       // TO/DESTINATION in order; empty for DELETE
   std::vector<Criterion> criteria;           // WHEN; empty = unconditional
+  // <RELOCATE Online="yes"> (tierfs extension, docs/policies.md "Online
+  // promotion"): the daemon also evaluates this statement for a file whenever
+  // the file's heat changes and relocates it at once, between enforce runs.
+  bool online = false;
+  // <RELOCATE OnlineHold="h">: hours a file this statement moved online stays
+  // before the online path may move it out again (a swap-out for a hotter
+  // file); nullopt = OnlineHoldHours()'s default. Enforce ignores it.
+  std::optional<double> online_hold_hours;
   int line = 0;
 
   // "RELOCATE 2", "DELETE 1": how reports name the statement.
@@ -159,7 +167,16 @@ struct Statement {
   Prefer OrderingPrefer() const;
   // The PERCENT of the SOURCE naming `class_name`, or nullopt when it has none.
   std::optional<double> SourcePercent(const std::string& class_name) const;
+  // The anti-thrash bound of an online statement, hours: OnlineHold when
+  // given, else the longest PERIOD of its temperature criteria (the window
+  // that promoted the file has then been replaced by newer I/O), else
+  // kDefaultOnlineHoldHours when it measures no temperature.
+  double OnlineHoldHours() const;
 };
+
+// The hold of an online RELOCATE that names no OnlineHold and measures no
+// temperature, hours.
+inline constexpr double kDefaultOnlineHoldHours = 1;
 
 // <RULE> (docs/policies.md "Rules").
 struct Rule {
@@ -176,6 +193,13 @@ struct Rule {
 // differ by less than a quarter from trading places scan after scan as
 // their counts wobble.
 inline constexpr double kDefaultSwapHysteresis = 1.25;
+
+// The OnlineBudget a policy gets when it names none: 16 MiB/s, about a tenth
+// of what one hard disk streams and a few percent of an SSD's, so online
+// promotions (a read from the slow class, a write to the fast one) leave the
+// devices to the workload; at that rate the 100 GB fast class of a 1 TB file
+// system refills in under two hours.
+inline constexpr double kDefaultOnlineBudgetBytesPerS = 16.0 * 1024 * 1024;
 
 // <CLASS_LIMIT><CLASS>c</CLASS><PERCENT>p</PERCENT></CLASS_LIMIT> (tierfs
 // extension, docs/policies.md "Capacity limits"): the PERCENT of every
@@ -197,8 +221,15 @@ struct PlacementPolicy {
   // resident's (planner.h).
   double swap_hysteresis = kDefaultSwapHysteresis;
   std::vector<ClassLimit> class_limits;  // at most one per class
+  // OnlineBudget (tierfs extension, docs/policies.md "Online promotion"):
+  // bytes per second that online relocations (Statement::online) may copy,
+  // swap-outs included. Written in MB (2^20 bytes) per second.
+  double online_budget_bytes_per_s = kDefaultOnlineBudgetBytesPerS;
   std::vector<Rule> rules;            // in document order
   int line = 0;
+
+  // True when some data rule has a RELOCATE with Online="yes".
+  bool HasOnlineStatements() const;
 
   // Window lengths the evaluator needs, in hours, sorted ascending and
   // distinct: every PERIOD of a data rule, plus average_period_hours when

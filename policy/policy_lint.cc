@@ -38,6 +38,15 @@ void LintStatements(const Rule& rule, std::vector<Diagnostic>* warnings) {
         break;
       }
     }
+    if (st.online_hold_hours && !st.online) {
+      warnings->push_back({st.line, elem, "OnlineHold has effect only with Online=\"yes\"; "
+                                          "ignored"});
+    }
+    if (st.online && st.ReportedCriterion() == nullptr) {
+      warnings->push_back({st.line, elem, "Online=\"yes\" on a " + st.Label() +
+                                              " without IOTEMP or ACCESSTEMP: the daemon "
+                                              "relocates each file it selects at its first I/O"});
+    }
     int prefers = 0;
     for (const Criterion& c : st.criteria) {
       if (c.prefer == Prefer::kNone) continue;

@@ -10,6 +10,9 @@ namespace {
 
 std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
 
+// The largest OnlineBudget, MB per second: 1 TB/s, beyond any device.
+constexpr double kMaxOnlineBudgetMb = 1e6;
+
 }  // namespace
 
 void PolicyReader::Error(const xmlNode* node, std::string message) {
@@ -87,6 +90,16 @@ PlacementPolicy PolicyReader::Read(const xmlNode* root) {
       Error(root, "SwapHysteresis must be a number from 1 to 1000, got " + Quoted(*h));
     } else {
       policy.swap_hysteresis = *factor;
+    }
+  }
+  if (std::optional<std::string> b = AttributeOf(root, "OnlineBudget")) {
+    // A tierfs extension (policy.h PlacementPolicy::online_budget_bytes_per_s).
+    std::optional<double> mb = ParseDecimal(Trim(*b));
+    if (!mb || *mb <= 0 || *mb > kMaxOnlineBudgetMb) {
+      Error(root, "OnlineBudget must be a number of MB per second above 0 and at most 1000000, "
+                  "got " + Quoted(*b));
+    } else {
+      policy.online_budget_bytes_per_s = *mb * 1024 * 1024;
     }
   }
   for (const xmlNode* child : ChildElements(root)) {
@@ -248,6 +261,18 @@ Statement PolicyReader::ReadStatement(const xmlNode* node, Statement::Kind kind,
   st.kind = kind;
   st.number = number;
   st.line = LineOf(node);
+  if (kind == Statement::kRelocate) {
+    // tierfs extensions (policy.h Statement::online, online_hold_hours).
+    st.online = TrimmedAttribute(node, "Online") == "yes";
+    if (std::optional<std::string> h = AttributeOf(node, "OnlineHold")) {
+      std::optional<double> hours = ParseDecimal(Trim(*h));
+      if (!hours || *hours < 0 || *hours > kMaxPeriodHours) {
+        Error(node, "OnlineHold must be a number of hours from 0 to 876000, got " + Quoted(*h));
+      } else {
+        st.online_hold_hours = *hours;
+      }
+    }
+  }
   for (const xmlNode* child : ChildElements(node)) {
     std::string_view name = NameOf(child);
     if (name == "FROM") {

@@ -299,6 +299,10 @@ std::string FormatScanSummary(const json& result, const ScanReportOptions& optio
     for (const json& n : JsonArray(result, "notes")) {
       if (n.is_string()) out += TsvLine({"note", n.get<std::string>()});
     }
+    if (result.contains("online_queued")) {
+      out += TsvLine({"summary", "online_queued",
+                      std::to_string(JsonArray(result, "online_queued").size())});
+    }
     return out;
   }
 
@@ -331,6 +335,24 @@ std::string FormatScanSummary(const json& result, const ScanReportOptions& optio
   line("Files skipped", skipped_text.empty() ? "none" : skipped_text);
   line("Time", Seconds(JsonDouble(result, "seconds")) + " s");
   if (result.contains("heat")) line("Heat", HeatText(result["heat"]));
+  if (result.contains("online_queued")) {
+    // Online promotion's queue (docs/policies.md "Online promotion"): moves
+    // the daemon makes by itself, hottest first.
+    const json& queued = JsonArray(result, "online_queued");
+    std::string text = std::to_string(queued.size()) + " files";
+    size_t shown = 0;
+    for (const json& q : queued) {
+      if (++shown > 5) {
+        text += ", ...";
+        break;
+      }
+      const std::string path = JsonString(q, "path");
+      text += (shown == 1 ? ": " : ", ") +
+              (path.empty() ? "ino " + std::to_string(JsonUint(q, "ino"))
+                            : PrintableField(RowPath(q, options)));
+    }
+    line("Online queue", text);
+  }
   for (const json& n : JsonArray(result, "notes")) {
     if (n.is_string()) out += "Note: " + PrintableField(n.get<std::string>()) + "\n";
   }

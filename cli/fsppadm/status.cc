@@ -76,6 +76,44 @@ std::string PassthroughLine(const json& status) {
          PrintableField(JsonString(pt, "why", "")) + ")\n";
 }
 
+// The "Online promotion" section: what the daemon's online path has done and
+// what it has queued (fs/tiering/online_promoter.h); "" when the daemon
+// reports none (an older daemon).
+std::string OnlineSection(const json& status, const std::string& mount_point) {
+  const json& o = JsonObject(status, "online");
+  if (o.empty()) return "";
+  if (!o.value("online", false)) return "\nOnline promotion: off (no RELOCATE with Online=\"yes\")\n";
+  const json& skipped = JsonObject(o, "skipped");
+  std::string out = "\nOnline promotion: on\n";
+  out += "  Budget      : " + Fixed2(JsonDouble(o, "budget_bytes_per_s") / (1024 * 1024)) +
+         " MiB/s; moved over the last 10 s: " +
+         Fixed2(JsonDouble(o, "bytes_per_s") / (1024 * 1024)) + " MiB/s\n";
+  out += "  Moved       : " + std::to_string(JsonUint(o, "promotions")) + " promotions, " +
+         std::to_string(JsonUint(o, "demotions")) + " demotions (swap-outs), " +
+         std::to_string(JsonUint(o, "bytes_moved")) + " bytes\n";
+  out += "  Skipped     : " + std::to_string(JsonUint(skipped, "cold")) + " cold, " +
+         std::to_string(JsonUint(skipped, "busy")) + " busy, " +
+         std::to_string(JsonUint(skipped, "noroom")) + " no room, " +
+         std::to_string(JsonUint(skipped, "queuefull")) + " queue full\n";
+  out += "  Held        : " + std::to_string(JsonUint(o, "held")) +
+         " files (moved in online, not moved out before their OnlineHold)\n";
+  const json& queued = JsonArray(o, "queued");
+  out += "  Queued      : " + std::to_string(queued.size()) + " files\n";
+  if (!queued.empty()) {
+    TextTable t({"Temperature", "Attempts", "File"});
+    t.AlignRight(0);
+    t.AlignRight(1);
+    for (const json& q : queued) {
+      const std::string path = JsonString(q, "path");
+      t.AddRow({Fixed2(JsonDouble(q, "temperature")), std::to_string(JsonUint(q, "attempts")),
+                path.empty() ? "(ino " + std::to_string(JsonUint(q, "ino")) + ")"
+                             : PrintableField(HostPath(mount_point, path))});
+    }
+    out += t.Render();
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<StatusOptions> ParseStatusOptions(const std::vector<std::string>& args) {
@@ -117,6 +155,7 @@ int RunStatus(const StatusOptions& args, const CliEnv& env) {
       out["heat_bucket_seconds"] = JsonInt(*status, "heat_bucket_seconds");
     }
     if (status->contains("passthrough")) out["passthrough"] = (*status)["passthrough"];
+    if (status->contains("online")) out["online"] = (*status)["online"];
     *env.out << JsonDump(out, 2) << "\n";
     return exit_code;
   }
@@ -138,6 +177,7 @@ int RunStatus(const StatusOptions& args, const CliEnv& env) {
   out += "\nRecent relocations:\n";
   out += JsonArray(*status, "relocations").empty() ? "  none\n"
                                                    : RelocationsTable(*status, mount_point);
+  out += OnlineSection(*status, mount_point);
   *env.out << out;
   return exit_code;
 }

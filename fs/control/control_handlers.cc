@@ -260,9 +260,17 @@ Result<json> ControlHandlers::GetPolicy() {
 Result<json> ControlHandlers::Scan(const json& request, ControlReply& reply) {
   auto parsed = ParseScanRequest(request);
   if (!parsed.ok()) return parsed.status();
-  return scans_.Run(*parsed, [&](const std::string& phase, uint64_t done, uint64_t total) {
-    reply.Progress(json{{"phase", phase}, {"done", done}, {"total", total}});
-  });
+  Result<json> result =
+      scans_.Run(*parsed, [&](const std::string& phase, uint64_t done, uint64_t total) {
+        reply.Progress(json{{"phase", phase}, {"done", done}, {"total", total}});
+      });
+  // What online promotion has queued (analyze and enforce; not query, whose
+  // rows are the answer): the files it will move before the next scan.
+  if (result.ok() && result->is_object() && parsed->mode != ScanRequest::Mode::kQuery) {
+    json online = online_.StatusJson();
+    if (online.value("online", false)) (*result)["online_queued"] = online["queued"];
+  }
+  return result;
 }
 
 Result<json> ControlHandlers::Fsmap(const json& request) {
@@ -385,7 +393,8 @@ Result<json> ControlHandlers::ScanStatus(const json& request) {
               {"passthrough", {{"requested", pt.requested},
                                {"mode", pt.mode},
                                {"hook", hook != nullptr ? hook : ""},
-                               {"why", pt.why}}}};
+                               {"why", pt.why}}},
+              {"online", online_.StatusJson()}};
 }
 
 Result<json> ControlHandlers::HeatBucket(const json& request) {

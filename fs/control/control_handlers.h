@@ -16,6 +16,7 @@
 #include "fs/control/control_server.h"
 #include "fs/core/file_system.h"
 #include "fs/core/relocator.h"
+#include "fs/tiering/online_promoter.h"
 #include "fs/tiering/scan_service.h"
 #include "fs/tiering/volume_admin.h"
 
@@ -24,7 +25,16 @@ namespace tierfs {
 class ControlHandlers {
  public:
   explicit ControlHandlers(FileSystem& fs)
-      : fs_(fs), relocator_(fs), scans_(fs, relocator_), volume_admin_(fs, relocator_) {}
+      : fs_(fs),
+        relocator_(fs),
+        scans_(fs, relocator_),
+        volume_admin_(fs, relocator_),
+        online_(fs, relocator_) {}
+
+  // Starts online promotion (fs/tiering/online_promoter.h) once the file
+  // system serves; Stop ends it before the file system stops serving.
+  void StartOnlinePromotion() { online_.Start(); }
+  void StopOnlinePromotion() { online_.Stop(); }
 
   // Dispatches on request["op"]; EINVAL for an unknown op or a malformed request
   // (including a member of the wrong type).
@@ -55,6 +65,7 @@ class ControlHandlers {
   Relocator relocator_;
   ScanService scans_;
   VolumeAdmin volume_admin_;
+  OnlinePromoter online_;  // after relocator_, which it uses
 };
 
 }  // namespace tierfs

@@ -23,6 +23,7 @@
 
 #include "common/mutex.h"
 #include "common/thread_annotations.h"
+#include "fs/core/online_counters.h"
 
 namespace tierfs {
 
@@ -99,6 +100,11 @@ class DaemonMetrics {
   // whether it failed.
   void RecordScan(std::string_view kind, double seconds, bool failed);
 
+  // Online promotion's counters (fs/core/online_counters.h), written by the
+  // promoter and read by the exporter and `fsppadm status`.
+  OnlineCounters& online() { return online_; }
+  const OnlineCounters& online() const { return online_; }
+
   // ---- Reading them (the exporter, at scrape time) ----------------------------
   struct Requests {
     uint64_t count = 0;
@@ -173,6 +179,7 @@ class DaemonMetrics {
   std::atomic<uint64_t> kernel_written_bytes_{0};
   std::atomic<const char*> kernel_hook_{nullptr};
   std::atomic<uint64_t> kernel_uncounted_{0};
+  OnlineCounters online_;
   mutable Mutex mu_;
   std::map<RelocationKey, RelocationTally> relocations_ GUARDED_BY(mu_);
   std::map<std::string, ScanTally> scans_ GUARDED_BY(mu_);

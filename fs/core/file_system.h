@@ -376,6 +376,13 @@ class FileSystem {
   // The current iostat bucket length, s (info().iostat_bucket_seconds is the
   // length at mount and goes stale after RestartHeatCounts).
   int64_t heat_bucket_seconds() const { return io_.bucket_seconds(); }
+  // The in-memory I/O counters (fs/core/io_accounting.h): the online promoter
+  // reads what is not flushed yet with IoAccounting::Peek.
+  const IoAccounting& io_accounting() const { return io_; }
+  // Sets (or, with an empty function, clears) the function that sees every
+  // batch of I/O counts once the periodic flush wrote it to the database
+  // (PeriodicFlush::SetDrainedHook).
+  void SetIoDrainedHook(PeriodicFlush::DrainedFn hook) { flush_.SetDrainedHook(std::move(hook)); }
   // Called after the daemon removed a name on its own initiative, so the kernel can
   // forget the dentry; the session sets it to fuse_lowlevel_notify_delete. Set once
   // before the file system serves requests.

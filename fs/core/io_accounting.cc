@@ -42,6 +42,17 @@ std::vector<meta::IoDelta> IoAccounting::Drain() {
   return out;
 }
 
+std::vector<meta::IoDelta> IoAccounting::Peek() const {
+  std::vector<meta::IoDelta> out;
+  for (const Shard& shard : shards_) {
+    MutexLock lock(shard.mu);
+    for (const auto& [key, c] : shard.counts) {
+      out.push_back(meta::IoDelta{key.ino, key.bucket, c.rbytes, c.wbytes, c.rops, c.wops});
+    }
+  }
+  return out;
+}
+
 void IoAccounting::Restore(const std::vector<meta::IoDelta>& deltas) {
   for (const meta::IoDelta& d : deltas) {
     Shard& shard = shards_[d.ino % kShards];

@@ -38,6 +38,11 @@ class IoAccounting {
 
   // Removes and returns everything counted so far, one delta per (inode, bucket).
   std::vector<meta::IoDelta> Drain();
+  // A copy of everything counted and not drained yet, one delta per (inode,
+  // bucket), leaving the counts in place: what the online promoter adds to the
+  // drained history (fs/tiering/online_heat.h). Takes each shard's mutex in
+  // turn, so it costs the data path no more than a Drain does.
+  std::vector<meta::IoDelta> Peek() const;
   // Puts deltas back (after a failed database write) so nothing counted is lost.
   // The caller must not Restore deltas drained before a Restart().
   void Restore(const std::vector<meta::IoDelta>& deltas);
@@ -63,7 +68,7 @@ class IoAccounting {
     uint64_t rbytes = 0, wbytes = 0, rops = 0, wops = 0;
   };
   struct Shard {
-    Mutex mu;
+    mutable Mutex mu;
     std::unordered_map<Key, Counts, KeyHash> counts GUARDED_BY(mu);
   };
   static constexpr size_t kShards = 16;

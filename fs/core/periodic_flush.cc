@@ -33,7 +33,12 @@ Status PeriodicFlush::FlushIoCounters() {
     deltas = io_.Drain();
     if (!deltas.empty()) {
       st = meta_.AddIoStats(deltas);
-      if (!st.ok()) io_.Restore(deltas);
+      if (!st.ok()) {
+        io_.Restore(deltas);
+      } else {
+        MutexLock hook_lock(hook_mu_);
+        if (drained_hook_) drained_hook_(deltas);
+      }
     }
   }
   if (st.ok() && !deltas.empty()) LogFileStats(deltas);

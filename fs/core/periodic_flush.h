@@ -63,6 +63,15 @@ class PeriodicFlush {
   void Start(std::chrono::milliseconds period, std::function<void()> after_each);
   // Stops the thread after the pass in progress, if any; no pass after it.
   void Stop() { thread_.reset(); }
+  // Called with every batch of I/O deltas once the database holds them (the
+  // online promoter's history, fs/tiering/online_heat.h), on the flushing
+  // thread with iostat_mu_ held: it must not flush. An empty function
+  // removes the hook; set and cleared at any time.
+  using DrainedFn = std::function<void(const std::vector<meta::IoDelta>&)>;
+  void SetDrainedHook(DrainedFn hook) EXCLUDES(hook_mu_) {
+    MutexLock lock(hook_mu_);
+    drained_hook_ = std::move(hook);
+  }
 
  private:
   // The I/O counters into the database, their "filestats" records after.
@@ -77,6 +86,8 @@ class PeriodicFlush {
   const FlushInodeFn flush_inode_;
   const CommitFn commit_;
   Mutex iostat_mu_;  // see the head comment
+  Mutex hook_mu_ ACQUIRED_AFTER(iostat_mu_);
+  DrainedFn drained_hook_ GUARDED_BY(hook_mu_);
   std::unique_ptr<PeriodicThread> thread_;  // Start's; the session's thread only
 };
 

@@ -477,8 +477,11 @@ int Serve(const SessionOptions& options, StartupPipe* startup) {
 #endif
   context.passthrough = &passthrough;
   std::unique_ptr<UringTransport> uring = InstallUringTransport(se, options.io_uring);
+  // Online promotion (fs/tiering/online_promoter.h) while the mount serves.
+  handlers.StartOnlinePromotion();
   const FuseServeEnd end =
       ServeUntilUnmounted(options, fs, se, uring != nullptr, passthrough_heat);
+  handlers.StopOnlinePromotion();
   return EndSession(se, &args, **control, std::move(uring), end, mountpoint);
 }
 

@@ -183,6 +183,41 @@ void MetricsCollector::CollectVolumes(std::vector<MetricFamily>* out) const {
 
 void MetricsCollector::CollectRelocations(std::vector<MetricFamily>* out) const {
   const std::string& mount = fs_.options().mountpoint;
+  {
+    // Online promotion (fs/tiering/online_promoter.h): also counted in the
+    // relocation totals below, by direction and outcome, as every relocation.
+    const OnlineCounters& o = fs_.metrics().online();
+    Family moves("tierfs_online_relocations_total",
+                 "Files moved by online promotion: kind=promotion (the hot file) or "
+                 "kind=demotion (a colder resident swapped out to make room).",
+                 MetricType::Counter, mount);
+    moves.AddValue({{"kind", "promotion"}}, static_cast<double>(o.promotions.load()));
+    moves.AddValue({{"kind", "demotion"}}, static_cast<double>(o.demotions.load()));
+    out->push_back(std::move(moves.f));
+    Family bytes("tierfs_online_relocated_bytes_total",
+                 "Bytes copied by online promotion (its rate is the bytes moved per second).",
+                 MetricType::Counter, mount);
+    bytes.AddValue({}, static_cast<double>(o.bytes_moved.load()));
+    out->push_back(std::move(bytes.f));
+    Family skipped("tierfs_online_skipped_total",
+                   "Online candidates not moved, by reason: cold (its statement no longer "
+                   "held), busy (written meanwhile; retried), noroom, queuefull.",
+                   MetricType::Counter, mount);
+    skipped.AddValue({{"reason", "cold"}}, static_cast<double>(o.skipped_cold.load()));
+    skipped.AddValue({{"reason", "busy"}}, static_cast<double>(o.busy.load()));
+    skipped.AddValue({{"reason", "noroom"}}, static_cast<double>(o.no_room.load()));
+    skipped.AddValue({{"reason", "queuefull"}}, static_cast<double>(o.dropped.load()));
+    out->push_back(std::move(skipped.f));
+    Family queue("tierfs_online_queue_length", "Files queued for online promotion.",
+                 MetricType::Gauge, mount);
+    queue.AddValue({}, static_cast<double>(o.queue_length.load()));
+    out->push_back(std::move(queue.f));
+    Family budget("tierfs_online_budget_bytes_per_second",
+                  "The policy's OnlineBudget; 0 when no RELOCATE runs online.",
+                  MetricType::Gauge, mount);
+    budget.AddValue({}, static_cast<double>(o.budget_bytes_per_s.load()));
+    out->push_back(std::move(budget.f));
+  }
   const VolumeNames names(fs_.volumes());
   Family count("tierfs_relocations_total",
                "Relocations tried, by direction and outcome (moved, busy, nospace, error...).",

@@ -38,7 +38,8 @@ TEST(Templates, TemplatesAndExamplesFitTheDefaultHeatBucket) {
                            "ssd_dbdata_and_index_template.xml", "ssd_dblog_and_tmp_template.xml"}) {
     texts.push_back(ReadTestData(name));
   }
-  for (const char* name : {"hot_reads.xml", "shifting_hot_set.xml", "cold_tree_to_store.xml"}) {
+  for (const char* name : {"hot_reads.xml", "shifting_hot_set.xml", "online_hot_set.xml",
+                           "cold_tree_to_store.xml"}) {
     std::ifstream in(std::string(TIERFS_SOURCE_DIR) + "/docs/examples/" + name);
     ASSERT_TRUE(in) << name;
     std::stringstream text;
