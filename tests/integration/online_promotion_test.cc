@@ -7,7 +7,10 @@
 // Heat buckets of 1 s and a PERIOD of 0.05 h (180 s): IOTEMP is the bytes read
 // in the last 180 s per byte of the file, per hour, so reading a whole file
 // once gives 20 and the policies' line of 50 needs three reads. Reads use
-// O_DIRECT so that each reaches the daemon and its counts. The ssd class is a
+// O_DIRECT so that each reaches the daemon and its counts, on mounts with
+// --passthrough=off: with passthrough the kernel reads the object itself and
+// the page-cache counter sees no direct I/O (docs/design.md). The last test
+// runs the default (passthrough) mount, with cold buffered reads. The ssd class is a
 // 64 MiB tmpfs (it also holds the database), and PERCENT limits it to room for
 // a given number of files beyond what it holds when the policy is assigned.
 #include <sys/stat.h>
@@ -31,6 +34,7 @@ class OnlinePromotionTest : public TierfsFixture {
  protected:
   std::vector<std::string> MkdstfsOptions() const override { return {"--heat-bucket", "1"}; }
   void PrepareVolumes() override { MountScratch(ssd_, "64m"); }
+  std::vector<std::string> FixtureMountArgs() const override { return {"--passthrough=off"}; }
 
   // The online policy: new files on hdd; files whose 180-s read IOTEMP is at
   // least 50 go to ssd online, up to `percent` of it (none: no limit).
@@ -255,6 +259,31 @@ TEST_F(OnlinePromotionTest, QueuedFilesShowInStatusAndAnalyze) {
   // Neither has moved: the budget holds the first, the queue the second.
   EXPECT_EQ(ClassOf("a"), "hdd");
   EXPECT_EQ(ClassOf("b"), "hdd");
+}
+
+// The default mount passes opens through where the kernel grants it: the
+// kernel reads the object itself, and the page-cache counter counts what
+// reaches the volume. Three cold buffered reads (the volume's page cache
+// dropped before each) cross the line, and the file moves online.
+class OnlinePromotionDefaultMountTest : public OnlinePromotionTest {
+ protected:
+  std::vector<std::string> FixtureMountArgs() const override { return {}; }
+};
+
+TEST_F(OnlinePromotionDefaultMountTest, ColdReadsThroughTheDefaultMountPromoteAFile) {
+  Unmount();
+  Mount({});  // through the fixture's Mount, which notes whether INIT took passthrough
+  if (!passthrough_) GTEST_SKIP() << "the kernel or the privileges leave passthrough off here";
+  const std::string data = RandomBytes(1 * kMiB, 3);
+  WriteFileSynced(Path("f"), data);
+  AssignPolicy(OnlinePolicy("64", "", ""));
+  ASSERT_EQ(ClassOf("f"), "hdd");
+  for (int i = 0; i < 3; ++i) {
+    DropPageCacheUnder(hdd_);
+    EXPECT_EQ(ReadFile(Path("f")), data);
+  }
+  EXPECT_TRUE(WaitForClass("f", "ssd", 15)) << Status().dump() << DaemonLog();
+  EXPECT_EQ(ReadFile(Path("f")), data);
 }
 
 }  // namespace
