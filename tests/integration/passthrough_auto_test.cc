@@ -74,6 +74,17 @@ class PassthroughAutoTest : public TierfsFixture {
     return -1;
   }
 
+  // Iotemp(relative) once it reaches 0.99 (the file read whole once), or
+  // after 5 s: the counter drains every second, the daemon's counters at once.
+  double IotempOnceRead(const std::string& relative) {
+    double heat = 0;
+    for (int i = 0; i < 50 && heat < 0.99; i++) {
+      usleep(100000);
+      heat = Iotemp(relative);
+    }
+    return heat;
+  }
+
   std::string skipped_;
 };
 
@@ -151,12 +162,7 @@ TEST_F(PassthroughAutoTest, AColdPassthroughReadReachesTheIotempAndAWarmOneAddsN
   DropPageCacheUnder(ssd_);
   EXPECT_NEAR(Iotemp("cold"), 0.0, 1e-9) << "writes count as reads";
   EXPECT_EQ(ReadFile(Path("cold")), data);
-  // The counter drains every second; the daemon's counters take it at once.
-  double cold = 0;
-  for (int i = 0; i < 50 && cold < 0.99; i++) {
-    usleep(100000);
-    cold = Iotemp("cold");
-  }
+  const double cold = IotempOnceRead("cold");
   EXPECT_NEAR(cold, 1.0, 0.01) << "a cold read of the whole file, once";
   EXPECT_EQ(ReadFile(Path("cold")), data);  // from the page cache
   usleep(1500000);                           // past a drain
@@ -206,12 +212,7 @@ TEST_F(PassthroughAutoOnBtrfsTest, AutoPassesOverThePageCacheHookAndSaysWhy) {
   Remount();
   DropPageCacheUnder(hdd_);
   EXPECT_EQ(ReadFile(Path("f")), data);
-  double heat = 0;
-  for (int i = 0; i < 50 && heat < 0.99; i++) {
-    usleep(100000);
-    heat = Iotemp("f");
-  }
-  EXPECT_NEAR(heat, 1.0, 0.01) << "a read of a file on the btrfs volume earned no heat";
+  EXPECT_NEAR(IotempOnceRead("f"), 1.0, 0.01) << "a read of a file on the btrfs volume earned no heat";
 }
 
 }  // namespace
