@@ -53,6 +53,10 @@ constexpr size_t kLargeBytes = 320 * kMiB;
 
 class StoreFaultTest : public ObjectVolumeTest {
  protected:
+  // The daemon's data path: the cut recalls below are timed against the
+  // no-open mode's requests (a write reaching the daemon, the recall at the
+  // fsync), and a local file open by passthrough is busy for the relocator.
+  std::vector<std::string> FixtureMountArgs() const override { return {"--passthrough=off"}; }
   // The outcome enforce's --json result gives the file at `path` (relative to
   // the mount), "" when no row names it.
   static std::string OutcomeOf(const nlohmann::json& result, const std::string& path) {
