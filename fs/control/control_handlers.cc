@@ -61,6 +61,9 @@ Result<json> ControlHandlers::Dispatch(const json& request, const ControlPeer& p
   // What a tool reads from the database includes files written a moment ago
   // (no-open mode flushes them shortly after, fs/core/delayed_attribute_flush.h).
   fs_.DrainDelayedFlushes();
+  // And the heat of reads and writes the kernel served by passthrough (the
+  // counter drains on its own once a second).
+  fs_.DrainKernelHeat();
   if (op == "assign") return Assign(request, /*validate_only=*/false);
   if (op == "validate") return Assign(request, /*validate_only=*/true);
   if (op == "unassign") return Unassign();

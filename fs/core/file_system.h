@@ -327,6 +327,19 @@ class FileSystem {
   // whose delayed flush is still due (kAttributeFlushDelay): before a tool reads
   // the database.
   void DrainDelayedFlushes() { delayed_flush_->Drain(); }
+  // The kernel's passthrough counts up to now, into the inodes' counters
+  // (RecordKernelIo), before a scan or a tool reads the heat: the counter
+  // drains on its own only once a second (fs/daemon/passthrough_heat.h).
+  // `drain` is set by the counter's owner while it counts (null: none); it
+  // runs under kernel_heat_mu_, so clearing it waits for a drain under way.
+  void SetKernelHeatDrain(std::function<void()> drain) EXCLUDES(kernel_heat_mu_) {
+    MutexLock lock(kernel_heat_mu_);
+    kernel_heat_drain_ = std::move(drain);
+  }
+  void DrainKernelHeat() EXCLUDES(kernel_heat_mu_) {
+    MutexLock lock(kernel_heat_mu_);
+    if (kernel_heat_drain_) kernel_heat_drain_();
+  }
 
   // ---- Directories
   Result<DirHandle*> OpenDir(uint64_t ino);
@@ -460,6 +473,8 @@ class FileSystem {
   void FlushDelayed(const std::vector<InodeRef>& inodes);
   // Volumes whose refusal of O_DIRECT was logged (once each: DirectWriteFor).
   // MayHaveWritableMapping's inodes; taken inside an inode's mu.
+  Mutex kernel_heat_mu_;
+  std::function<void()> kernel_heat_drain_ GUARDED_BY(kernel_heat_mu_);
   mutable Mutex writable_mappings_mu_;
   std::unordered_set<uint64_t> writable_mappings_ GUARDED_BY(writable_mappings_mu_);
   Mutex direct_refusals_mu_;

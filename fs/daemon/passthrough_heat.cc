@@ -52,6 +52,7 @@ Result<std::unique_ptr<PassthroughHeat>> PassthroughHeat::Start(
 PassthroughHeat::PassthroughHeat(FileSystem& fs, std::unique_ptr<PassthroughIoCounter> counter)
     : fs_(fs), counter_(std::move(counter)) {
   fs_.metrics().SetKernelCounterHook(PassthroughIoHookName(counter_->hook()));
+  fs_.SetKernelHeatDrain([this] { DrainOnce(); });
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -62,6 +63,7 @@ PassthroughHeat::~PassthroughHeat() {
   }
   wake_.NotifyAll();
   thread_.join();
+  fs_.SetKernelHeatDrain(nullptr);  // waits for a scan's drain under way
   DrainOnce();
   fs_.metrics().SetKernelCounterHook(nullptr);
   if (counter_->dropped() > 0) {
@@ -91,6 +93,7 @@ void PassthroughHeat::Run() {
 }
 
 void PassthroughHeat::DrainOnce() {
+  MutexLock lock(drain_mu_);
   for (const PassthroughIoCount& c : counter_->Drain()) {
     fs_.RecordKernelIo(c.nodeid, c.read_bytes, c.read_ops, c.write_bytes, c.write_ops);
   }

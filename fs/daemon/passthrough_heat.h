@@ -78,10 +78,13 @@ class PassthroughHeat : public BackingFileWatcher {
  private:
   PassthroughHeat(FileSystem& fs, std::unique_ptr<PassthroughIoCounter> counter);
   void Run() EXCLUDES(mu_);
-  void DrainOnce();
+  // Moves the counts to the file system; the thread and a scan's
+  // FileSystem::DrainKernelHeat may call it at once (drain_mu_ orders them).
+  void DrainOnce() EXCLUDES(drain_mu_);
 
   FileSystem& fs_;
   std::unique_ptr<PassthroughIoCounter> counter_;
+  Mutex drain_mu_;  // one PassthroughIoCounter::Drain at a time
   Mutex mu_;
   CondVar wake_;  // stopping_ became true
   bool stopping_ GUARDED_BY(mu_) = false;
