@@ -342,8 +342,9 @@ class ConcurrencyTest : public TierfsFixture {
   // the destination is still free. Counted, and proven at the end: the daemon
   // must have answered exactly as many LINK requests as link(2)s succeeded, so
   // none of these reached it (the kernel refused them itself). The count the
-  // kernel caches is not asked: a passthrough read invalidates the cached
-  // attributes, and by the time lstat runs it may read the right count again.
+  // kernel caches is not asked: on a passthrough mount lstat often reads the
+  // right count by then (each passthrough read marks the cached atime stale,
+  // most likely why, so the stat asks the daemon again).
   bool KernelLostALink(int sd, const std::string& sn, int dd, const std::string& dn) {
     struct stat st;
     if (lstat(Name(sd, sn).c_str(), &st) != 0) return false;
