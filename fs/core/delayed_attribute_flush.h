@@ -1,11 +1,11 @@
-// DelayedAttributeFlush: flushes to the database, shortly after a write, the
-// attributes (size, times, the FCL "write" record) of files written through
-// handles the kernel never releases (no-open mode, fs/core/kernel_open_cache.h).
+// DelayedAttributeFlush: flushes to the database, shortly after a write or a
+// release, the attributes (size, times, the FCL "write" record) of files
+// written: through handles the kernel never releases (no-open mode,
+// fs/core/kernel_open_cache.h), and at the release of any other written file
+// (FileSystem::FlushAttributesAtClose), so that closing many small files
+// takes the database lock once per batch, not once per file.
 //
-// With OPEN and RELEASE the daemon flushed a file's attributes at its release,
-// right after the last close(2), so a file written and closed was in the
-// database (and survived a crash of the daemon) a commit window later. In
-// no-open mode nothing marks a close. Instead, every inode whose size a write
+// In no-open mode nothing marks a close. Instead, every inode whose size a write
 // changed is queued once and flushed `delay` after it was queued, with every
 // inode that would be due within the next `delay` / 2, in one database batch
 // (Metadata::UpdateAttributesEach); what a crash of the daemon may lose of a

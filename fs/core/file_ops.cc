@@ -422,8 +422,18 @@ void FileSystem::DropSetgidAfterWrite(FileHandle* fh, const Caller& caller) {
 Status FileSystem::FlushAttributesAtClose(const InodeRef& inode) {
   {
     MutexLock lock(inode->mu);
-    // Lazy times wait for the periodic flush (MarkTimesLazilyDirty).
-    if (inode->dirty && inode->lazy_times && inode->attr.nlink > 0) return Status::Ok();
+    if (inode->dirty && inode->attr.nlink > 0) {
+      // Lazy times wait for the periodic flush (MarkTimesLazilyDirty).
+      if (inode->lazy_times) return Status::Ok();
+      // A size or times a write changed wait for the delayed flush, as in
+      // no-open mode: it writes every file due about then in one hold of the
+      // database lock, where a flush here took one per small file closed. The
+      // entry stays in the inode table while dirty; close promises no
+      // durability (fsync does), and what a crash may lose of a closed file is
+      // the same as in no-open mode (docs/reliability.md).
+      delayed_flush_->EnqueueLocked(inode);
+      return Status::Ok();
+    }
   }
   return FlushAttributes(inode, {});
 }

@@ -528,9 +528,10 @@ class FileSystem {
   // object made in a commit group the crash lost). Objects of rows that point
   // elsewhere are left alone (pending_objects and `tierfs check` handle those).
   Status RemoveOrphanObjects();
-  // FlushAttributes at close and release: skipped while only lazy times are
-  // dirty (a read's atime, the kernel's ctime stamp; the periodic flush takes those,
-  // see MarkTimesLazilyDirty).
+  // The attribute flush of a release: none while only lazy times are dirty
+  // (a read's atime, the kernel's ctime stamp; the periodic flush takes those,
+  // see MarkTimesLazilyDirty); queued to the delayed flush when a write changed
+  // the size or times of a linked file; done here for an unlinked one.
   Status FlushAttributesAtClose(const InodeRef& inode);
   // Writes one inode's in-memory attributes (size, times, blocks) to the
   // database if dirty, logging `event` (or the FCL "write" for data written).
