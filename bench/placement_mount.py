@@ -10,6 +10,7 @@ checked against a real mount at small scale, and the two should agree. Run by ha
                              [--online off|on|both] [--online_budget 32]
                              [--online_hold HOURS] [--json FILE] [--csv FILE]
                              [--tierfs_args "--passthrough=rw"]
+                             [--fast_fs tmpfs|ext4] [--cold_objects]
 
 Time is scaled: one simulated period (6 hours, hourly heat buckets) becomes
 --period_seconds seconds with 1-second heat buckets (mkdstfs --heat-bucket 1),
@@ -25,6 +26,16 @@ the daemon's Prometheus metrics (tierfs_class_read_bytes_total). With
 instead, and the share comes from the kernel's counts of them, which the
 daemon adds to the same metric every second: the measure of whether heat stays
 honest under passthrough.
+
+A tmpfs fast class is in memory, so the page-cache heat counter cannot see its
+files (docs/design.md, "Passthrough I/O"), and the default mount's `auto`
+serves them through the daemon. --fast_fs ext4 makes the fast class an ext4
+file system on a loop device instead (no journal; the same capacity plus
+room for ext4's own metadata), where passthrough is what `auto` takes. --cold_objects also
+drops each object's cached pages before the read (the volume's own page
+cache, which the FUSE cache drop does not reach under passthrough), so that
+every read reaches the volume's device in every mode, as with a working set
+larger than memory: the page-cache counter counts exactly such reads.
 
 Prints one row per period (simulated share, real share, difference) and the
 mean absolute difference over all periods and over the periods whose hot
@@ -47,6 +58,7 @@ workload gives it. --zipf 0 makes the reads uniform over all files.
 """
 import argparse
 import csv
+import glob
 import json
 import math
 import os
@@ -123,6 +135,21 @@ def oracle_sets(files, accesses, capacity, periods):
     return out
 
 
+def drop_object_pages(volumes, ino):
+    """Drops the cached pages of tierfs inode `ino`'s object on any of the local
+    `volumes` (<volume>/.tierfs/objects/<ino mod 256, hex>/<ino>.<generation>)."""
+    for volume in volumes:
+        for path in glob.glob(f"{volume}/.tierfs/objects/{ino % 256:02x}/{ino}.*"):
+            try:
+                fd = os.open(path, os.O_RDONLY)
+            except OSError:
+                continue  # moved away since the glob
+            try:
+                os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(fd)
+
+
 def percentile(values, q):
     if not values:
         return 0.0
@@ -157,11 +184,20 @@ def replay(a, build, work, tag, files, accesses, capacity, policy_text):
     meta, fast, slow, mnt = (os.path.join(work, tag, d) for d in ("meta", "fast", "slow", "mnt"))
     for d in (meta, fast, slow, mnt):
         os.makedirs(d)
-    mounted = tmpfs = False
+    mounted = fast_mounted = False
     try:
         # The file system: the fast class holds exactly the simulation's ssd capacity.
-        run(["mount", "-t", "tmpfs", "-o", f"size={capacity}", "tmpfs", fast])
-        tmpfs = True
+        if a.fast_fs == "ext4":
+            # Without a journal or a reserve and with few inodes, ext4's own
+            # metadata takes about 2% (the rest is the class's capacity).
+            image = os.path.join(work, tag, "fast.img")
+            with open(image, "wb") as f:
+                f.truncate(capacity + capacity // 50 + (2 << 20))
+            run(["mkfs.ext4", "-q", "-F", "-m", "0", "-O", "^has_journal", "-N", "4096", image])
+            run(["mount", "-o", "loop", image, fast])
+        else:
+            run(["mount", "-t", "tmpfs", "-o", f"size={capacity}", "tmpfs", fast])
+        fast_mounted = True
         run([f"{build}/cli/mkdstfs", "--no-mount", "--heat-bucket", "1", mnt, "placement",
              f"{meta}:ssd", f"{fast}:fast", f"{slow}:hdd"])
         port = free_port()
@@ -202,6 +238,8 @@ def replay(a, build, work, tag, files, accesses, capacity, policy_text):
                 try:
                     # Drop the cached pages so the read reaches the daemon (and its count).
                     os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+                    if a.cold_objects:
+                        drop_object_pages((fast, slow), os.fstat(fd).st_ino)
                     if kind == "r":
                         t0 = time.perf_counter()
                         os.pread(fd, length, offset)
@@ -243,8 +281,8 @@ def replay(a, build, work, tag, files, accesses, capacity, policy_text):
         if mounted:
             subprocess.run(["fusermount3", "-u", mnt])
             time.sleep(2)  # the daemon's final flush
-        if tmpfs:
-            subprocess.run(["umount", fast])
+        if fast_mounted:
+            subprocess.run(["umount", fast])  # a loop device is freed with it
 
 
 def main():
@@ -269,6 +307,10 @@ def main():
                         "draws it)")
     p.add_argument("--tierfs_args", default="",
                    help="more arguments for the tierfs mount, e.g. --passthrough=rw")
+    p.add_argument("--fast_fs", choices=("tmpfs", "ext4"), default="tmpfs",
+                   help="the fast class's file system (ext4: on a loop device)")
+    p.add_argument("--cold_objects", action="store_true",
+                   help="drop each object's cached pages before its read as well")
     a = p.parse_args()
     if os.geteuid() != 0:
         sys.exit("placement_mount.py: run as root (it mounts a tmpfs)")

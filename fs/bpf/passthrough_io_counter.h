@@ -95,8 +95,8 @@ struct PassthroughIoCounterOptions {
   // Test seam: hooks Start takes as refused by the kernel (EPERM), as if a
   // policy denied them, so that a test can see what a mount does without them.
   std::vector<PassthroughIoHook> refused = {};
-  // Why the page-cache hook cannot count these objects (a volume on btrfs:
-  // fs/daemon/passthrough_heat.h), empty when it can. Set, Start passes over
+  // Why the page-cache hook cannot count these objects (a volume on btrfs or
+  // in memory: fs/daemon/passthrough_heat.h), empty when it can. Set, Start passes over
   // that hook (EOPNOTSUPP with this text), as the kernel's refusal would.
   std::string pagecache_unusable;
   // Distinct nodeids one drain interval can count (per map, allocated as they

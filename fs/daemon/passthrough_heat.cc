@@ -24,10 +24,16 @@ std::string PageCacheHookUnusable(const std::vector<meta::Volume>& volumes) {
   for (const meta::Volume& v : volumes) {
     if (meta::IsObjectVolume(v)) continue;  // read by the daemon alone, never passed through
     struct statfs st;
-    if (::statfs(v.path.c_str(), &st) == 0 && st.f_type == BTRFS_SUPER_MAGIC) {
+    if (::statfs(v.path.c_str(), &st) != 0) continue;
+    if (st.f_type == BTRFS_SUPER_MAGIC) {
       return "volume " + v.name + " (" + v.path +
              ") is on btrfs, whose files report their subvolume's device, not the one the "
              "hook sees, so it would count nothing there";
+    }
+    if (st.f_type == TMPFS_MAGIC || st.f_type == RAMFS_MAGIC) {
+      return "volume " + v.name + " (" + v.path +
+             ") is in memory (tmpfs or ramfs), whose pages are never added to a page cache "
+             "or dirtied the way the hook sees, so it would count none of its reads and writes";
     }
   }
   return {};

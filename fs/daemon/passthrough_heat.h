@@ -40,11 +40,17 @@ namespace tierfs {
 class FileSystem;
 
 // Why the page-cache hook cannot count the objects of `volumes`, empty when it
-// can: a local volume on btrfs, where fstat(2) gives a file its subvolume's
-// anonymous device while the hook sees the superblock's, so the hook would
-// count none of its I/O (heat silently zero). Object volumes are skipped
-// (the daemon reads them; nothing passes through). statfs(2) errors count as
-// usable (the mount's own checks report a missing volume).
+// can; the first volume it cannot count decides. Two kinds of local volume:
+//   - on btrfs, fstat(2) gives a file its subvolume's anonymous device while
+//     the hook sees the superblock's;
+//   - in memory (tmpfs, ramfs), a file's pages are its storage: a read never
+//     adds one to a page cache and a write dirties none the way the
+//     tracepoints report (measured: 0 bytes counted for reads and writes of
+//     a tmpfs volume).
+// Either way the hook would count none of the volume's I/O, and its files
+// would look cold to every policy (heat silently zero). Object volumes are
+// skipped (the daemon reads them; nothing passes through). statfs(2) errors
+// count as usable (the mount's own checks report a missing volume).
 std::string PageCacheHookUnusable(const std::vector<meta::Volume>& volumes);
 
 class PassthroughHeat : public BackingFileWatcher {

@@ -1,10 +1,12 @@
 #include "tests/integration/tierfs_fixture.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -154,9 +156,16 @@ std::string RandomBytes(size_t n, uint32_t seed) {
 }
 
 void TierfsFixture::SetUp() {
+  // The volumes on a disk: where /tmp is a tmpfs (Debian 13's default), the
+  // page-cache heat counter cannot see them and the default mount would not
+  // pass through (PageCacheHookUnusable), which is not what most tests mean.
+  struct statfs tmp;
+  const bool tmp_in_memory = statfs("/tmp", &tmp) == 0 && tmp.f_type == TMPFS_MAGIC;
   char tmpl[] = "/tmp/tierfs-it-XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
-  root_ = tmpl;
+  char var_tmpl[] = "/var/tmp/tierfs-it-XXXXXX";
+  char* chosen = tmp_in_memory ? var_tmpl : tmpl;
+  ASSERT_NE(mkdtemp(chosen), nullptr) << strerror(errno);
+  root_ = chosen;
   ssd_ = root_ + "/ssd";
   hdd_ = root_ + "/hdd";
   mnt_ = root_ + "/mnt";
