@@ -39,6 +39,7 @@
 #      "device" (native: a directory on it; tierfs*: its ssd volume on it, a
 #      policy creating every file there, checked with fsmap; mergerfs*: both
 #      branches on it):
+#              (FAST_FS=ext4: an ext4 on a loop device in a tmpfs instead);
 #        fast  fio on the tmpfs: sequential write (end fsync) and cold read, 1 MiB;
 #              cold random 4 KiB reads (1 and 4 jobs, FAST_RAND_IO); random 4 KiB
 #              writes (end fsync, FAST_RANDW_IO);
@@ -108,6 +109,11 @@ SECTIONS=${SECTIONS:-meta fio real pg fast dbw mem policy scan}
 FAST_CONFIGS=${FAST_CONFIGS:-$(for c in $CONFIGS; do case $c in mergerfs|bindfs) ;; *) echo "$c" ;; esac; done | xargs)}
 FAST_RAND_IO=${FAST_RAND_IO:-256M}  # cold 4 KiB random reads on the tmpfs: this many bytes (all jobs)
 FAST_RANDW_IO=${FAST_RANDW_IO:-256M}  # 4 KiB random writes on the tmpfs: this many bytes
+# The "device" of section fast: tmpfs, or ext4 (on a loop device whose image
+# is in a tmpfs: memory's speed behind a disk file system, which the
+# page-cache heat counter can see, where a tmpfs volume makes --passthrough=auto
+# stay off and rw count with the every-syscall hook).
+FAST_FS=${FAST_FS:-tmpfs}
 MERGERFS_PT=${MERGERFS_PT:-}        # a mergerfs >= 2.40 binary for mergerfs-pt, or:
 MERGERFS_TARBALL=${MERGERFS_TARBALL:-}  # its source release (mergerfs-2.42.0.tar.gz), built once
 STEP_TIMEOUT=${STEP_TIMEOUT:-7200}  # seconds any one step may take
@@ -240,6 +246,7 @@ record() {  # CONFIG: prefixes "group<TAB>metric<TAB>value" lines from stdin
 printf 'env\tloadavg_start\t%s\nenv\tnproc\t%s\nenv\tquick\t%s\nenv\tfull\t%s\nenv\trounds\t%s\n' \
   "$(cut -d' ' -f1 /proc/loadavg)" "$(nproc)" "$QUICK" "$FULL" "$ROUNDS" | record env
 printf 'env\ttierfs_opts\t%s\n' "${TIERFS_OPTS:--}" | record env
+printf 'env\tfast_fs\t%s\n' "$FAST_FS" | record env
 printf 'env\tmergerfs_pt\t%s\n' "$([ -n "$mergerfs_pt_version" ] && echo "mergerfs $mergerfs_pt_version" || echo -)" \
   | record env
 
@@ -443,11 +450,24 @@ wait_mounted() {  # MOUNTPOINT
 # mount point and tierfs's hdd volume stay on the disk.
 base_of() { echo "${dev_of[$1]:-$work/$1}"; }  # NAME: where its data directories go
 mount_tmpfs_dev() {  # NAME: 2 x DATA_SIZE, + 64 MiB for tierfs's database and its reserve
-  local dev=$work/$1/dev
+  local dev=$work/$1/dev mib=$(($(bytes "$DATA_SIZE") * 2 / 1048576 + 64))
   mkdir -p "$dev"
-  tmpfs_mounted+=("$dev")
-  mount -t tmpfs -o "size=$(($(bytes "$DATA_SIZE") * 2 / 1048576 + 64))m,mode=755" \
-    "tierfs-bench-$1" "$dev"
+  if [ "$FAST_FS" = ext4 ]; then
+    # The image in a tmpfs of its own (ext4's metadata and journal on top),
+    # unmounted after the ext4 (tmpfs_mounted is unmounted last first).
+    local ram=$work/$1/ram
+    mkdir -p "$ram"
+    tmpfs_mounted+=("$ram")
+    mount -t tmpfs -o "size=$((mib * 11 / 10 + 64))m" "tierfs-bench-$1-ram" "$ram"
+    truncate -s "$((mib * 11 / 10))M" "$ram/ext4.img"
+    mkfs.ext4 -q -F "$ram/ext4.img"
+    tmpfs_mounted+=("$dev")
+    mount -o loop "$ram/ext4.img" "$dev"
+    chmod 755 "$dev"
+  else
+    tmpfs_mounted+=("$dev")
+    mount -t tmpfs -o "size=${mib}m,mode=755" "tierfs-bench-$1" "$dev"
+  fi
   dev_of[$1]=$dev
 }
 
