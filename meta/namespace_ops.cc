@@ -192,7 +192,7 @@ Result<Inode> Metadata::Link(uint64_t ino, uint64_t new_parent, std::string_view
   Database* db = db_.get();
   META_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(db));
   META_ASSIGN_OR_RETURN(Inode inode, LoadInode(db, ino));
-  TIERFS_RETURN_IF_ERROR(LoadDirectory(db, new_parent).status());
+  META_ASSIGN_OR_RETURN(Inode dir, LoadDirectory(db, new_parent));
   META_ASSIGN_OR_RETURN(std::optional<DirentRow> existing, FindDirent(db, new_parent, new_name));
   if (existing) return NameExists(new_parent, new_name);
   if (S_ISDIR(inode.mode)) {
@@ -212,7 +212,7 @@ Result<Inode> Metadata::Link(uint64_t ino, uint64_t new_parent, std::string_view
   inode.nlink += 1;
   inode.ctime_ns = now;
   TIERFS_RETURN_IF_ERROR(SetLinksAndCtime(db, ino, inode.nlink, now));
-  META_ASSIGN_OR_RETURN(Inode dir_after, TouchDirectory(db, new_parent, now, 0));
+  META_ASSIGN_OR_RETURN(Inode dir_after, TouchLoadedDirectory(db, std::move(dir), now, 0));
   TIERFS_RETURN_IF_ERROR(LogFcl(db, now, "link", ino, new_parent, new_name));
   TIERFS_RETURN_IF_ERROR(txn.Commit());
   dentries_.Put(new_parent, new_name, ino);
