@@ -219,6 +219,7 @@ void Database::Close() {
 
 Result<Database> Database::Open(const std::string& path, OpenMode mode,
                                 const Settings& settings) {
+  ConfigureSqliteOnce();
   FileIo& io = settings.io != nullptr ? *settings.io : FileIo::Posix();
   if (mode == OpenMode::kExisting) {
     struct stat st;
@@ -311,6 +312,7 @@ Status CheckSqliteHeader(const std::string& path, FileIo& io) {
 }  // namespace
 
 Result<Database> Database::OpenForCheck(const std::string& path, FileIo& io) {
+  ConfigureSqliteOnce();
   TIERFS_RETURN_IF_ERROR(CheckSqliteHeader(path, io));
   struct stat st;
   const bool has_wal = io.Lstat(path + "-wal", &st) == 0;

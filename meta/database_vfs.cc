@@ -177,7 +177,14 @@ int ShimOpen(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* file, int flags,
 
 }  // namespace
 
+void ConfigureSqliteOnce() {
+  static std::once_flag once;
+  // SQLITE_MISUSE when SQLite is initialized already: the defaults then stay.
+  std::call_once(once, [] { (void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
+}
+
 Status RegisterDatabaseVfs() {
+  ConfigureSqliteOnce();
   static std::once_flag once;
   static int rc = SQLITE_OK;
   std::call_once(once, [] {

@@ -16,7 +16,8 @@
 #include "meta/database.h"
 #include "meta/records.h"
 
-// The columns InodeFromRow reads, in order, bare and with a table alias `i`.
+// The columns InodeFromRow reads, in order, bare and with a table alias `i`
+// (or `p`).
 #define META_INODE_COLUMNS                                                      \
   "ino, generation, mode, uid, gid, nlink, size, atime_ns, mtime_ns, ctime_ns, rdev, " \
   "symlink, volume_id, blocks, store_version"
@@ -24,7 +25,14 @@
   "i.ino, i.generation, i.mode, i.uid, i.gid, i.nlink, i.size, i.atime_ns, i.mtime_ns, " \
   "i.ctime_ns, i.rdev, i.symlink, i.volume_id, i.blocks, i.store_version"
 
+#define META_INODE_COLUMNS_P                                                              \
+  "p.ino, p.generation, p.mode, p.uid, p.gid, p.nlink, p.size, p.atime_ns, p.mtime_ns, " \
+  "p.ctime_ns, p.rdev, p.symlink, p.volume_id, p.blocks, p.store_version"
+
 namespace tierfs::meta {
+
+// How many columns META_INODE_COLUMNS names.
+constexpr int kInodeColumns = 15;
 
 // Longest name in a directory (NAME_MAX).
 constexpr size_t kMaxNameLength = 255;
@@ -64,8 +72,11 @@ Status SetLinksAndCtime(Database* db, uint64_t ino, uint32_t nlink, int64_t ctim
 Result<Inode> RunInodeUpdate(Database* db, Statement& st, uint64_t ino);
 // A directory's contents changed: mtime = ctime = now_ns, nlink += nlink_delta
 // (a subdirectory's ".." arrived or left). Returns the row as the update left
-// it, with its row_epoch (no second read). ENOENT if there is no inode `dir`.
+// it, with its row_epoch. ENOENT if there is no inode `dir`.
 Result<Inode> TouchDirectory(Database* db, uint64_t dir, int64_t now_ns, int nlink_delta);
+// The same for `dir`, the directory's row as read in this transaction (so it
+// is current): the row after is computed from it, without reading it again.
+Result<Inode> TouchLoadedDirectory(Database* db, Inode dir, int64_t now_ns, int nlink_delta);
 
 // The names from the root down to directory `dir` ({} for the root). ENOENT if
 // `dir` is not reachable from the root; EIO if the tree has a cycle.
