@@ -500,12 +500,15 @@ void PostgresqlTest::Run(CrashOrder order, bool online) {
   RecordProperty("files_moved", moved);
   RecordProperty("files_busy", busy);
   RecordProperty("online_moves", static_cast<int>(online_moves));
-  std::printf("pgbench committed %ld before the crash, %ld history rows after; %d enforces moved "
-              "%d files (%d busy); %d online policies moved %llu files (%llu busy); ready "
-              "%.1f s, crash %.1f s, end %.1f s%s\ntierfs: %s\n",
-              committed, v[4], enforces, moved, busy, switches,
-              static_cast<unsigned long long>(online_moves),
-              static_cast<unsigned long long>(online_busy), ready_at, crash_at, Seconds(started),
+  const std::string movers =
+      online ? std::to_string(switches) + " online policies moved " +
+                   std::to_string(online_moves) + " files (" + std::to_string(online_busy) +
+                   " busy)"
+             : std::to_string(enforces) + " enforces moved " + std::to_string(moved) +
+                   " files (" + std::to_string(busy) + " busy)";
+  std::printf("pgbench committed %ld before the crash, %ld history rows after; %s; ready %.1f s, "
+              "crash %.1f s, end %.1f s%s\ntierfs: %s\n",
+              committed, v[4], movers.c_str(), ready_at, crash_at, Seconds(started),
               passthrough_ ? " (passthrough)" : "", recovery.c_str());
 }
 
