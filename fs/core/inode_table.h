@@ -22,7 +22,7 @@
 // different locks, so the table is no lane that every request shares. Only
 // Snapshot and Count visit every shard, one at a time.
 //
-// Lock order (outer to inner): InodeState::io_lock -> InodeState::sync_mu ->
+// Lock order (outer to inner): InodeState::relocate_mu -> InodeState::io_lock -> InodeState::sync_mu ->
 // InodeState::mu, and a shard's mu_ -> InodeState::mu; never two shards' at once. Never run SQL or copy bytes
 // while holding a shard's mu_ or InodeState::mu; SQL about one inode's row runs
 // under its sync_mu. Never hold any of these across a fuse_reply_*.
@@ -167,6 +167,14 @@ struct InodeState {
   // Shared by reads and writes, exclusive while the relocator switches the object
   // under the open fd (dup2) so no I/O straddles the switch.
   SharedMutex io_lock ACQUIRED_BEFORE(sync_mu);
+  // Held by the relocator for the whole of a move of this file, copy included
+  // (Relocator::Relocate): one move of a file at a time. Two movers at once
+  // (enforce and the online path, a writer moving off a full volume, an
+  // evacuation) would copy to the same object name, and the second copy's
+  // rename would replace the object the first had committed, which the open
+  // fd then no longer names. Outermost of the inode's locks; never taken by a
+  // request's handler but through Relocate.
+  Mutex relocate_mu ACQUIRED_BEFORE(io_lock);
   // Bumped before every data change (write, truncate, fallocate); the relocator
   // compares it before and after its copy to detect writes during the copy.
   std::atomic<uint64_t> write_gen{0};

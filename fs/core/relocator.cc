@@ -330,6 +330,13 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
     // Unlinked between the scan and now: nothing to move (its reclaim is pending).
     return RelocationOutcome{"gone", 0, 0, 0};
   }
+  // Moved by another mover since the caller looked (enforce planned it, the
+  // online path moved it meanwhile): nothing to do, and no error.
+  if (only_from != 0 && attr->volume_id != only_from) {
+    RelocationOutcome moved_meanwhile{"moved", 0, 0, 0};
+    moved_meanwhile.skipped = true;
+    return moved_meanwhile;
+  }
   TIERFS_RETURN_IF_ERROR(CheckMove(*attr, to_volume));
 
   auto held = fs_.HoldInode(ino, Hold::kPin);
@@ -338,6 +345,14 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
     return held.status();
   }
   InodeRef inode = *held;
+  // One move of a file at a time: a move another mover has begun is waited
+  // for, and the snapshot below then finds the file where it left it (the
+  // move is skipped when that is no longer `only_from`, or is `to_volume`).
+  MutexLock one_move(inode->relocate_mu, std::defer_lock);
+  if (!one_move.TryLock()) {
+    fs_.volumes().io().ReachPoint("relocate-wait");
+    one_move.Lock();
+  }
   const bool hold_writers = mode != Mode::kBackground;
   const bool empty_recall =
       mode == Mode::kEmptyRecall && fs_.volumes().IsObjectVolume(attr->volume_id);
@@ -353,6 +368,7 @@ Result<RelocationOutcome> Relocator::Relocate(uint64_t ino, uint32_t to_volume, 
       from_volume == to_volume || (only_from != 0 && from_volume != only_from);
   if (skipped) {
     result.outcome = "moved";
+    result.skipped = true;
   } else if (BusyBeforeCopy(*inode, *attr, snap, to_volume)) {
     result.outcome = "busy";
   } else if (fs_.volumes().IsObjectVolume(from_volume) ||

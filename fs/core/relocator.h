@@ -82,6 +82,11 @@ struct RelocationOutcome {
   int error = 0;         // the errno behind an "error: ..." outcome (ENOSPC, EIO...)
   uint64_t bytes = 0;    // bytes copied
   double seconds = 0;    // wall time of the whole move
+  // No move was made: the file was no longer on the `only_from` volume given
+  // to Relocate (or already on the destination), another mover having moved
+  // it first. The outcome is then "moved" (the file is off `only_from`), with
+  // 0 bytes, and the history records nothing.
+  bool skipped = false;
 
   // "error: <st's message>" with st's errno.
   static RelocationOutcome Failed(const Status& st) {
@@ -103,10 +108,12 @@ class Relocator {
 
   // Moves inode `ino` to volume `to_volume`. Returns the outcome (also recorded in
   // the database's relocation history); a file unlinked since the scan is "gone".
-  // With kHoldWriters and `only_from` set, the move is skipped (outcome "moved",
-  // 0 bytes) when the file is no longer on `only_from` once the lock is held:
-  // another writer moved it first. Errors only for bad arguments: EINVAL (not a
-  // regular file, unknown volume, already there).
+  // One move of a file at a time: a move of a file another move is at waits for
+  // it (InodeState::relocate_mu). With `only_from` set, the move is skipped
+  // (outcome "moved", 0 bytes, `skipped`) when the file is no longer on
+  // `only_from`, before or after that wait: another mover moved it first.
+  // Errors only for bad arguments: EINVAL (not a regular file, unknown volume,
+  // already there without `only_from`).
   // With `move_unlinked`, a file unlinked but still open (nlink 0, its reclaim
   // waiting for the last close) is moved too instead of being "gone": a volume
   // being removed must give up every object (fs/tiering/volume_admin.h).

@@ -327,7 +327,10 @@ std::string OnlinePromoter::Move(const policy::PlannedMove& m, bool swap_out) {
   if (auto attr = fs_.CurrentAttr(m.ino); !attr.ok() || attr->volume_id != m.from_volume) {
     return "gone";
   }
-  Result<RelocationOutcome> result = relocator_.Relocate(m.ino, m.to_volume);
+  // From the volume the plan saw it on only: an enforce that moved it after
+  // the look above leaves it "gone" too.
+  Result<RelocationOutcome> result =
+      relocator_.Relocate(m.ino, m.to_volume, Relocator::Mode::kBackground, m.from_volume);
   const std::string outcome = EnforceOutcome(result);
   OnlineCounters& c = fs_.metrics().online();
   if (outcome == "moved") {

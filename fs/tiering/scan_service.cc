@@ -330,6 +330,9 @@ std::vector<std::string> ScanService::ExecuteAll(const std::vector<policy::Plann
 
 std::string EnforceOutcome(const Result<RelocationOutcome>& moved) {
   if (!moved.ok()) return "error: " + moved.status().message();
+  // Moved off its planned source by another mover (the online path, a writer
+  // off a full volume) since the plan: left alone, as a file renamed since.
+  if (moved->skipped) return "gone";
   // A full destination is found only by the copy when the plan's free space
   // did not show it (a store has no free space to ask: its quota answers the
   // PUT). Before, such a move was counted an error and made enforce exit 1.
@@ -339,7 +342,10 @@ std::string EnforceOutcome(const Result<RelocationOutcome>& moved) {
 
 std::string ScanService::Execute(const policy::PlannedMove& move) {
   if (move.action == policy::FileVerdict::kDelete) return DeleteForPolicy(fs_, move);
-  return EnforceOutcome(relocator_.Relocate(move.ino, move.to_volume));
+  // From the volume the plan saw it on only: a file another mover moved since
+  // is left where it is now.
+  return EnforceOutcome(relocator_.Relocate(move.ino, move.to_volume,
+                                            Relocator::Mode::kBackground, move.from_volume));
 }
 
 json ScanService::QueryRows(const policy::PlacementPolicy& pol, const ScanInputs& inputs,

@@ -65,7 +65,9 @@ int RelocationWorkers(int io_nice);
 // because its destination was full (ENOSPC or EDQUOT: a local volume that
 // filled since the plan, or an object volume's bucket over its quota, which
 // the gateway answers 403 QuotaExceeded) is "nospace", as a move the planner
-// found no room for: not an error, the next enforce retries it (docs/commands.md).
+// found no room for: not an error, the next enforce retries it (docs/commands.md);
+// and a move skipped because another mover had moved the file first
+// (RelocationOutcome::skipped) is "gone", as a file renamed since the scan.
 std::string EnforceOutcome(const Result<RelocationOutcome>& moved);
 
 class ScanService {

@@ -45,5 +45,13 @@ TEST(EnforceOutcome, AFullDestinationIsNospaceNotAnError) {
             "error: already on that volume");
 }
 
+// A planned move that another mover (the online path, a writer moving off a
+// full volume) made first is left alone as "gone", not counted as moved.
+TEST(EnforceOutcome, AFileAnotherMoverMovedFirstIsGone) {
+  RelocationOutcome skipped{"moved", 0, 0, 0};
+  skipped.skipped = true;
+  EXPECT_EQ(EnforceOutcome(skipped), "gone");
+}
+
 }  // namespace
 }  // namespace tierfs

@@ -564,6 +564,27 @@ class ConcurrencyTest : public TierfsFixture {
     if (failures > 20) ADD_FAILURE() << when << ": " << failures - 20 << " more mismatches";
   }
 
+  // Once the workers are done: the tree against the model, every link(2) that
+  // reached the daemon a success (so those counted as the kernel's lost
+  // links never left the kernel), the tree again after a remount, and
+  // `tierfs check` of the unmounted file system.
+  void ExpectTheEndMatchesTheModel() {
+    ExpectTreeMatchesModel("at the end");
+    Unmount();
+    EXPECT_EQ(DaemonRequests("link"), succeeded_[kLink].load())
+        << "LINK requests the daemon answered, against link(2)s that succeeded ("
+        << kernel_nlink_races_.load() << " counted as the kernel's lost links)";
+    Mount();
+    ExpectTreeMatchesModel("after a remount");
+    Unmount();
+    CommandResult check = Tool("tierfs", {"check", ssd_});
+    EXPECT_EQ(check.exit_code, 0) << check.output;
+    EXPECT_NE(check.output.find("clean"), std::string::npos) << check.output;
+    std::printf("the kernel's link count went wrong (KernelLostALink): %d link(2)s refused, "
+                "%d names with a wrong st_nlink at the final checks\n",
+                kernel_nlink_races_.load(), kernel_nlink_stale_);
+  }
+
   // The relocator: until `workers_done` (or the deadline), assigns a policy that
   // moves every file to the other class and enforces it. Returns "" or what failed.
   std::string Relocate(const std::atomic<bool>& workers_done) {
@@ -666,22 +687,102 @@ TEST_F(ConcurrencyTest, SixteenThreadsOfNamespaceChangesWhileFilesMoveMatchTheMo
   EXPECT_GE(done_ops_.load(), kThreads * kOpsPerThread / 10) << "the workers ran out of time";
   EXPECT_GT(files_moved_, 0) << "no file moved while the workers ran";
 
-  ExpectTreeMatchesModel("at the end");
-  Unmount();
-  // Every link(2) that reached the daemon succeeded: the ones counted as the
-  // kernel's lost links never left the kernel.
-  EXPECT_EQ(DaemonRequests("link"), succeeded_[kLink].load())
-      << "LINK requests the daemon answered, against link(2)s that succeeded ("
-      << kernel_nlink_races_.load() << " counted as the kernel's lost links)";
-  Mount();
-  ExpectTreeMatchesModel("after a remount");
-  Unmount();
-  CommandResult check = Tool("tierfs", {"check", ssd_});
-  EXPECT_EQ(check.exit_code, 0) << check.output;
-  EXPECT_NE(check.output.find("clean"), std::string::npos) << check.output;
-  std::printf("the kernel's link count went wrong (KernelLostALink): %d link(2)s refused, "
-              "%d names with a wrong st_nlink at the final checks\n",
-              kernel_nlink_races_.load(), kernel_nlink_stale_);
+  ExpectTheEndMatchesTheModel();
+}
+
+// The same sixteen workers, while the daemon moves the files itself (online
+// promotion, docs/policies.md): an online policy moves every file read or
+// written in the last minutes to the other class as soon as the daemon sees
+// its counts change (the workers' creates write their files, and their reads
+// that the page cache does not serve reach the daemon), and its mirror moves
+// them back. The mover swaps the two every second or so, so the files in
+// use go one way and back while they are renamed, linked, exchanged and
+// unlinked; after each switch it also runs `fsppadm enforce`, whose moves
+// race the online ones for the same files (a move of a file waits for one in
+// progress, and a file moved since enforce planned it is "gone", not an
+// error). Checked as above, and the daemon's own count of online moves must
+// be above zero.
+TEST_F(ConcurrencyTest, SixteenThreadsOfNamespaceChangesWhileFilesMoveOnlineMatchTheModel) {
+  uint32_t base_seed = kBaseSeed + kThreads;  // other seeds than the test above
+  if (const char* s = std::getenv("TIERFS_CONCURRENCY_SEED")) base_seed = std::strtoul(s, nullptr, 10);
+  for (int d = 0; d < kDirs; ++d) ASSERT_EQ(mkdir(Dir(d).c_str(), 0755), 0) << d;
+  const std::string policy[2] = {root_ + "/online_to_hdd.xml", root_ + "/online_to_ssd.xml"};
+  WriteFile(policy[0], OnlineMoveHotPolicy("ssd", "hdd"));
+  WriteFile(policy[1], OnlineMoveHotPolicy("hdd", "ssd"));
+
+  // The mover: until the workers are done (or the deadline), the online
+  // policies in turn, each followed by an enforce. Returns "" or what failed.
+  int switches = 0;
+  auto move_online = [&](const std::atomic<bool>& workers_done) -> std::string {
+    const auto deadline = Clock::now() + kWorkerDeadline;
+    for (int round = 0; !workers_done.load() && Clock::now() < deadline; ++round) {
+      CommandResult assign = Tool("fsppadm", {"assign", mnt_, policy[round % 2]}, 60);
+      if (assign.exit_code != 0) return "fsppadm assign: " + assign.output;
+      ++switches;
+      CommandResult enforce = Tool("fsppadm", {"enforce", "--json", mnt_}, 60);
+      if (enforce.exit_code != 0) return "fsppadm enforce: " + enforce.output;
+      const nlohmann::json doc = nlohmann::json::parse(enforce.output, nullptr, false);
+      if (!doc.is_object() || !doc.contains("summary")) return "enforce --json: " + enforce.output;
+      const nlohmann::json& summary = doc["summary"];
+      files_moved_ += summary.value("files_moved", 0);
+      const nlohmann::json skipped = summary.value("files_skipped", nlohmann::json::object());
+      busy_ += skipped.value("busy", 0);
+      gone_ += skipped.value("gone", 0);
+      if (skipped.value("error", 0) != 0) return "enforce: files failed: " + enforce.output;
+      enforces_++;
+      // A second for the online path (it looks once a second), in steps,
+      // so that the end of the workers ends it.
+      for (int i = 0; i < 20 && !workers_done.load(); ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+    return "";
+  };
+
+  const auto start = Clock::now();
+  std::atomic<bool> workers_done{false};
+  std::string mover_failure;
+  std::thread mover([&] { mover_failure = move_online(workers_done); });
+  std::vector<std::string> failures(kThreads);
+  std::vector<std::thread> workers;
+  for (int t = 0; t < kThreads; ++t) {
+    workers.emplace_back([&, t] { failures[t] = Work(t, base_seed + t, kOpsPerThread); });
+  }
+  for (std::thread& w : workers) w.join();
+  workers_done.store(true);
+  mover.join();
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+
+  // The online path's counts, read before the unmount (the daemon keeps them
+  // in memory): files it moved (promotions, and demotions, which are
+  // swap-outs), and what it skipped.
+  CommandResult status = Tool("fsppadm", {"status", "--json", mnt_}, 60);
+  EXPECT_EQ(status.exit_code, 0) << status.output;
+  const nlohmann::json doc = nlohmann::json::parse(status.output, nullptr, false);
+  const nlohmann::json online =
+      doc.is_object() && doc.contains("online") ? doc["online"] : nlohmann::json::object();
+  const uint64_t online_moves =
+      online.value("promotions", uint64_t{0}) + online.value("demotions", uint64_t{0});
+  std::printf("%d operations by %d threads (seeds %u..%u) in %.1f s; %d online policies moved "
+              "%llu files online (skipped: %s); %d enforces moved %d files (%d busy, %d gone)\n",
+              done_ops_.load(), kThreads, base_seed, base_seed + kThreads - 1, seconds, switches,
+              static_cast<unsigned long long>(online_moves),
+              online.value("skipped", nlohmann::json::object()).dump().c_str(), enforces_,
+              files_moved_, busy_, gone_);
+
+  bool worker_failed = false;
+  for (const std::string& f : failures) {
+    if (f.empty()) continue;
+    worker_failed = true;
+    ADD_FAILURE() << f;
+  }
+  EXPECT_EQ(mover_failure, "");
+  ASSERT_FALSE(worker_failed) << "the model no longer holds; the tree is not compared";
+  EXPECT_GE(done_ops_.load(), kThreads * kOpsPerThread / 10) << "the workers ran out of time";
+  EXPECT_TRUE(online.value("online", false)) << "no online policy in force: " << status.output;
+  EXPECT_GT(online_moves, 0u) << "the daemon moved no file online: " << status.output;
+
+  ExpectTheEndMatchesTheModel();
 }
 
 }  // namespace

@@ -23,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/integration/test_policies.h"
 #include "tests/integration/tierfs_fixture.h"
 
 namespace tierfs::testing {
@@ -259,6 +260,54 @@ TEST_F(OnlinePromotionTest, QueuedFilesShowInStatusAndAnalyze) {
   // Neither has moved: the budget holds the first, the queue the second.
   EXPECT_EQ(ClassOf("a"), "hdd");
   EXPECT_EQ(ClassOf("b"), "hdd");
+}
+
+// Enforce and the online path at once, on the same files: a file the
+// online path moved after enforce planned its move (or the other way round)
+// is left alone as "gone", not an error. Each round writes 200 files, which
+// the policy moves to ssd online as soon as the daemon sees their writes,
+// and runs enforce once the online path has begun on them, so enforce plans
+// files the online path is moving. Before the fix, enforce exited 1 with
+// "error: already on that volume" for such files (most rounds had some).
+TEST_F(OnlinePromotionTest, EnforceRacingTheOnlinePathLeavesMovedFilesAsGone) {
+  AssignPolicy(OnlineMoveHotPolicy("hdd", "ssd"));
+  int files = 0, enforce_moved = 0, gone = 0;
+  // Rounds until enforce met the race (a file it planned was moved under
+  // it), 10 at most; 200 files of 8 KiB each round fit the 64 MiB ssd.
+  for (int round = 0; round < 10 && gone == 0 && !HasFailure(); ++round) {
+    const uint64_t online_before = Status()["online"].value("promotions", uint64_t{0});
+    for (int i = 0; i < 200; ++i, ++files) {
+      WriteFile(Path("f" + std::to_string(files)), RandomBytes(8192, files));
+    }
+    // The online path looks once a second: enforce starts once it has begun.
+    for (int i = 0; i < 100; ++i) {
+      if (Status()["online"].value("promotions", uint64_t{0}) > online_before) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    CommandResult r = Tool("fsppadm", {"enforce", "--json", mnt_}, 60);
+    const nlohmann::json doc = nlohmann::json::parse(r.output, nullptr, false);
+    ASSERT_TRUE(doc.is_object() && doc.contains("summary")) << r.output;
+    std::string errors;
+    for (const nlohmann::json& row : doc.value("rows", nlohmann::json::array())) {
+      if (row.value("outcome", "").rfind("error", 0) == 0) errors += row.dump() + "\n";
+    }
+    EXPECT_EQ(r.exit_code, 0) << "round " << round << ":\n" << errors;
+    EXPECT_EQ(errors, "") << "round " << round;
+    enforce_moved += doc["summary"].value("files_moved", 0);
+    gone += doc["summary"]["files_skipped"].value("gone", 0);
+  }
+  EXPECT_GT(gone, 0) << "enforce never planned a file the online path then moved: the race "
+                        "this test is about did not happen";
+  // Every file is on ssd, whole, whoever moved it.
+  for (int i = 0; i < files; ++i) {
+    const std::string name = "f" + std::to_string(i);
+    ASSERT_TRUE(WaitForClass(name, "ssd", 10)) << name;
+    ASSERT_EQ(Difference(ReadFileDirect(Path(name)), RandomBytes(8192, i)), "") << name;
+  }
+  std::printf("%d files: enforce moved %d, found %d moved by the online path (gone); the online "
+              "path moved %llu\n",
+              files, enforce_moved, gone,
+              static_cast<unsigned long long>(Status()["online"].value("promotions", uint64_t{0})));
 }
 
 // The default mount passes opens through where the kernel grants it: the

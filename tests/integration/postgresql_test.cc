@@ -12,6 +12,18 @@
 //     then the same immediate shutdown (`pg_ctl kill QUIT`: pg_ctl stop cannot
 //     read postmaster.pid on the dead mount). The writeback cache's pages not
 //     yet written back die with the daemon too, as on a power cut.
+//   - OnlineMovesUnderLoadThenDaemonKilled: the same crash, but no enforce:
+//     the daemon moves the files itself (online promotion, docs/policies.md).
+//     The policy assigned moves every file whose I/O counts change (a read
+//     that misses the page cache, a write) to the other class at once, and it
+//     is swapped for its mirror every few seconds, so the files PostgreSQL is
+//     using go one way and back while pgbench commits (WAL segments, tables,
+//     indexes and catalogs: each move that finds no passthrough open of its
+//     file; one that finds one is busy and tried again). Online moves go on
+//     until the kill, and one the kill interrupts must leave its file whole at
+//     one place. It fails unless the daemon's own count of online moves
+//     (`fsppadm status`) is above zero before the crash: about 2,300 in 20 s
+//     of pgbench on the test machine.
 // After the remount PostgreSQL replays its WAL, and what it acknowledged must
 // all be there and consistent:
 //   - pgbench's TPC-B invariant: sum(abalance) = sum(bbalance) = sum(tbalance)
@@ -73,6 +85,11 @@ constexpr int kClients = 4;        // pgbench -c
 constexpr int kMoveSeconds = 10;   // how long files move under pgbench before the crash
 constexpr int kMaxEnforces = 8;    // ... and at most this many enforces
 constexpr long kTailCommits = 200; // then commits under load alone before the crash
+// Online: how long the policies alternate under pgbench, and how long each
+// stays assigned (the daemon looks at the counts once a second, and a file
+// that is open by passthrough is busy and tried again after 1, 2, 3, 4 s).
+constexpr int kOnlineMoveSeconds = 16;
+constexpr int kOnlineSwitchSeconds = 4;
 
 // The bin directory of the newest PostgreSQL under /usr/lib/postgresql that has
 // every program the test runs, or "" when there is none.
@@ -301,10 +318,28 @@ class PostgresqlTest : public TierfsFixture {
     *busy += doc["summary"]["files_skipped"].value("busy", 0);
   }
 
+  // The online path's counts (`fsppadm status --json`, "online"): files it
+  // moved, promotions and demotions (swap-outs) together, and moves it found
+  // busy. The daemon keeps them in memory since its start, so they must be
+  // read before a crash.
+  uint64_t OnlineMoves(uint64_t* busy) {
+    CommandResult r = Tool("fsppadm", {"status", "--json", mnt_}, 60);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    const nlohmann::json doc = nlohmann::json::parse(r.output, nullptr, false);
+    if (!doc.is_object() || !doc.contains("online")) {
+      ADD_FAILURE() << "no online section in fsppadm status: " << r.output;
+      return 0;
+    }
+    const nlohmann::json& online = doc["online"];
+    EXPECT_TRUE(online.value("online", false)) << "no online policy in force: " << r.output;
+    *busy = online["skipped"].value("busy", uint64_t{0});
+    return online.value("promotions", uint64_t{0}) + online.value("demotions", uint64_t{0});
+  }
+
   enum class CrashOrder { kPostgresFirst, kDaemonFirst };
-  // The whole test: cluster, pgbench under relocations, the crash in `order`,
-  // recovery, checks.
-  void Run(CrashOrder order);
+  // The whole test: cluster, pgbench under relocations (by enforce, or with
+  // `online` by the daemon itself), the crash in `order`, recovery, checks.
+  void Run(CrashOrder order, bool online = false);
 
   static constexpr char kSetpriv[] = "/usr/bin/setpriv";
   std::string bin_, data_, socket_dir_, server_log_;
@@ -314,7 +349,7 @@ class PostgresqlTest : public TierfsFixture {
   pid_t postmaster_ = -1;
 };
 
-void PostgresqlTest::Run(CrashOrder order) {
+void PostgresqlTest::Run(CrashOrder order, bool online) {
   const auto started = SteadyClock::now();
   ASSERT_NO_FATAL_FAILURE(InitDb());
   ASSERT_NO_FATAL_FAILURE(StartServer());
@@ -347,13 +382,25 @@ void PostgresqlTest::Run(CrashOrder order) {
   // Files move one way, then the other, under the load; a checkpoint between
   // enforces makes PostgreSQL fsync its tables and drop older WAL, so that what
   // survives the crash must come from files written, moved and synced.
-  int moved = 0, busy = 0, enforces = 0;
-  const auto move_until = SteadyClock::now() + std::chrono::seconds(kMoveSeconds);
-  while (enforces < kMaxEnforces && SteadyClock::now() < move_until) {
+  int moved = 0, busy = 0, enforces = 0, switches = 0;
+  const auto move_until = SteadyClock::now() +
+                          std::chrono::seconds(online ? kOnlineMoveSeconds : kMoveSeconds);
+  while (!online && enforces < kMaxEnforces && SteadyClock::now() < move_until) {
     AssignPolicy(MoveEverythingPolicy("ssd", enforces % 2 == 0 ? "hdd" : "ssd"));
     ASSERT_NO_FATAL_FAILURE(Enforce(&moved, &busy));
     ++enforces;
     if (enforces % 2 == 0) Sql("CHECKPOINT");
+  }
+  // Online, no enforce: the files in use go to hdd while one policy is
+  // assigned, back to ssd while its mirror is, and so on; the checkpoint at
+  // each switch makes PostgreSQL write and fsync its tables (and remove or
+  // recycle old WAL), which heats those files too.
+  while (online && SteadyClock::now() < move_until && !HasFailure()) {
+    const bool to_hdd = switches % 2 == 0;
+    AssignPolicy(OnlineMoveHotPolicy(to_hdd ? "ssd" : "hdd", to_hdd ? "hdd" : "ssd"));
+    ++switches;
+    std::this_thread::sleep_for(std::chrono::seconds(kOnlineSwitchSeconds));
+    Sql("CHECKPOINT");
   }
 
   // Then load alone, a checkpoint, and load again: the tables' last pages
@@ -363,6 +410,8 @@ void PostgresqlTest::Run(CrashOrder order) {
   WaitForCommits(kTailCommits);
   Sql("CHECKPOINT");
   WaitForCommits(kTailCommits);
+  uint64_t online_moves = 0, online_busy = 0;
+  if (online) online_moves = OnlineMoves(&online_busy);
 
   if (order == CrashOrder::kPostgresFirst) {
     ASSERT_NO_FATAL_FAILURE(StopServer("immediate"));
@@ -385,7 +434,12 @@ void PostgresqlTest::Run(CrashOrder order) {
   ASSERT_TRUE(std::regex_search(bench.output, m, processed)) << bench.output;
   const long committed = std::stol(m[1]);
   EXPECT_GT(committed, 0) << "pgbench committed nothing before the crash: " << bench.output;
-  EXPECT_GT(moved, 0) << "no file moved under the load (" << busy << " busy)";
+  if (online) {
+    EXPECT_GT(online_moves, 0u) << "the daemon moved no file online under the load ("
+                                << online_busy << " found busy)";
+  } else {
+    EXPECT_GT(moved, 0) << "no file moved under the load (" << busy << " busy)";
+  }
 
   const size_t daemon_log_before = DaemonLog().size();
   ASSERT_NO_FATAL_FAILURE(Mount(mount_args_));
@@ -445,9 +499,16 @@ void PostgresqlTest::Run(CrashOrder order) {
   RecordProperty("history_rows", static_cast<int>(v[4]));
   RecordProperty("files_moved", moved);
   RecordProperty("files_busy", busy);
-  std::printf("pgbench committed %ld before the crash, %ld history rows after; %d enforces moved "
-              "%d files (%d busy); ready %.1f s, crash %.1f s, end %.1f s%s\ntierfs: %s\n",
-              committed, v[4], enforces, moved, busy, ready_at, crash_at, Seconds(started),
+  RecordProperty("online_moves", static_cast<int>(online_moves));
+  const std::string movers =
+      online ? std::to_string(switches) + " online policies moved " +
+                   std::to_string(online_moves) + " files (" + std::to_string(online_busy) +
+                   " busy)"
+             : std::to_string(enforces) + " enforces moved " + std::to_string(moved) +
+                   " files (" + std::to_string(busy) + " busy)";
+  std::printf("pgbench committed %ld before the crash, %ld history rows after; %s; ready %.1f s, "
+              "crash %.1f s, end %.1f s%s\ntierfs: %s\n",
+              committed, v[4], movers.c_str(), ready_at, crash_at, Seconds(started),
               passthrough_ ? " (passthrough)" : "", recovery.c_str());
 }
 
@@ -455,6 +516,10 @@ TEST_F(PostgresqlTest, PostgresStoppedThenDaemonKilled) { Run(CrashOrder::kPostg
 
 TEST_F(PostgresqlTest, DaemonKilledUnderLoadThenPostgresStopped) {
   Run(CrashOrder::kDaemonFirst);
+}
+
+TEST_F(PostgresqlTest, OnlineMovesUnderLoadThenDaemonKilled) {
+  Run(CrashOrder::kDaemonFirst, /*online=*/true);
 }
 
 }  // namespace

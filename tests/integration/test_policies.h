@@ -17,6 +17,30 @@ inline std::string MoveEverythingPolicy(const std::string& create, const std::st
 )";
 }
 
+// Online promotion (docs/policies.md "Online promotion") with every file in
+// play: new files on `from`, and a file of `from` read or written in the last
+// hour (IOTEMP nrwbytes above 0; a PERIOD of 1 h, the default heat bucket,
+// which no PERIOD may undercut) moves to `to` with no enforce. The daemon
+// evaluates a file when its counts change (it looks once a second), so what
+// moves is the files in use. OnlineHold 0 and a budget of 1000 MB/s: nothing
+// spaces the moves out, so a test moves as many files as its load heats.
+// Assigning it, then its mirror (`to`, `from`), moves the files in use one
+// way, then back.
+inline std::string OnlineMoveHotPolicy(const std::string& from, const std::string& to) {
+  return R"(<?xml version="1.0"?>
+<PLACEMENT_POLICY Version="5.1" Name="online_to_)" + to + R"(" OnlineBudget="1000">
+  <RULE Flags="data" Name="all"><SELECT><PATTERN>*</PATTERN></SELECT>
+    <CREATE><ON><DESTINATION><CLASS>)" + from + R"(</CLASS></DESTINATION></ON></CREATE>
+    <RELOCATE Online="yes" OnlineHold="0">
+      <FROM><SOURCE><CLASS>)" + from + R"(</CLASS></SOURCE></FROM>
+      <TO><DESTINATION><CLASS>)" + to + R"(</CLASS></DESTINATION></TO>
+      <WHEN><IOTEMP Type="nrwbytes"><MIN Flags="gt">0</MIN>
+        <PERIOD Units="hours">1</PERIOD></IOTEMP></WHEN>
+    </RELOCATE></RULE>
+</PLACEMENT_POLICY>
+)";
+}
+
 // Creates *.hot files (and every other file) on hdd and moves *.hot files to ssd
 // unconditionally at the next enforce.
 inline constexpr char kPinHotPolicy[] = R"(<?xml version="1.0"?>
