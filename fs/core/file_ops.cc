@@ -430,7 +430,14 @@ Status FileSystem::FlushAttributesAtClose(const InodeRef& inode) {
       // database lock, where a flush here took one per small file closed. The
       // entry stays in the inode table while dirty; close promises no
       // durability (fsync does), and what a crash may lose of a closed file is
-      // the same as in no-open mode (docs/reliability.md).
+      // the same as in no-open mode (docs/reliability.md). The object's
+      // allocation is taken now, while the daemon still holds it open, for
+      // the flush to record (PrepareFlush).
+      struct stat st;
+      if (S_ISREG(inode->attr.mode) && inode->fd >= 0 &&
+          volumes_->io().Fstat(inode->fd, &st) == 0) {
+        inode->attr.blocks = static_cast<int64_t>(st.st_blocks);
+      }
       delayed_flush_->EnqueueLocked(inode);
       return Status::Ok();
     }

@@ -410,6 +410,9 @@ std::optional<FileSystem::AttributeFlush> FileSystem::PrepareFlush(const InodeRe
   if (S_ISREG(inode->attr.mode) && inode->fd >= 0 && volumes_->io().Fstat(inode->fd, &st) == 0) {
     flush.update.values.blocks = static_cast<int64_t>(st.st_blocks);
     flush.update.fields |= meta::kAttrBlocks;
+  } else if (S_ISREG(inode->attr.mode) && inode->fd < 0 && inode->attr.blocks >= 0) {
+    // Closed since: the allocation its release saw (FlushAttributesAtClose).
+    flush.update.fields |= meta::kAttrBlocks;
   }
   flush.update.fcl_event = !event.empty() ? event : flush.data_written ? "write" : "";
   inode->data_written = false;

@@ -340,6 +340,18 @@ class FileSystem {
     MutexLock lock(kernel_heat_mu_);
     if (kernel_heat_drain_) kernel_heat_drain_();
   }
+  // Told by the kernel counter's drain when it brought counts (the online
+  // promoter judges them then, not at its next tick: kernel counts arrive a
+  // second late already). `hook` runs under heat_arrived_mu_ (null: none), so
+  // clearing it waits for a call under way; it must not drain the counter.
+  void SetKernelHeatArrivedHook(std::function<void()> hook) EXCLUDES(heat_arrived_mu_) {
+    MutexLock lock(heat_arrived_mu_);
+    heat_arrived_hook_ = std::move(hook);
+  }
+  void KernelHeatArrived() EXCLUDES(heat_arrived_mu_) {
+    MutexLock lock(heat_arrived_mu_);
+    if (heat_arrived_hook_) heat_arrived_hook_();
+  }
 
   // ---- Directories
   Result<DirHandle*> OpenDir(uint64_t ino);
@@ -475,6 +487,8 @@ class FileSystem {
   // MayHaveWritableMapping's inodes; taken inside an inode's mu.
   Mutex kernel_heat_mu_;
   std::function<void()> kernel_heat_drain_ GUARDED_BY(kernel_heat_mu_);
+  Mutex heat_arrived_mu_;  // taken inside kernel_heat_mu_ (a drain asked for)
+  std::function<void()> heat_arrived_hook_ GUARDED_BY(heat_arrived_mu_);
   mutable Mutex writable_mappings_mu_;
   std::unordered_set<uint64_t> writable_mappings_ GUARDED_BY(writable_mappings_mu_);
   Mutex direct_refusals_mu_;

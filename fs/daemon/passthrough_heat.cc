@@ -100,10 +100,12 @@ void PassthroughHeat::Run() {
 
 void PassthroughHeat::DrainOnce() {
   MutexLock lock(drain_mu_);
-  for (const PassthroughIoCount& c : counter_->Drain()) {
+  const std::vector<PassthroughIoCount> counts = counter_->Drain();
+  for (const PassthroughIoCount& c : counts) {
     fs_.RecordKernelIo(c.nodeid, c.read_bytes, c.read_ops, c.write_bytes, c.write_ops);
   }
   fs_.metrics().SetKernelUncountedCalls(counter_->dropped());
+  if (!counts.empty()) fs_.KernelHeatArrived();
 }
 
 }  // namespace tierfs

@@ -30,6 +30,7 @@ void OnlineHeat::Reset(int64_t bucket_seconds, int64_t span_s) {
   span_s_ = span_s > 0 ? span_s : 1;
   flushed_.clear();
   pending_.clear();
+  drained_unseen_.clear();
   ++generation_;
 }
 
@@ -38,9 +39,21 @@ void OnlineHeat::AddFlushed(uint64_t ino, int64_t bucket_start_s, const policy::
 }
 
 void OnlineHeat::AddDrained(const std::vector<meta::IoDelta>& deltas) {
-  for (const meta::IoDelta& d : deltas) AddFlushed(d.ino, d.bucket_start_s, CountersOf(d));
+  std::unordered_map<uint64_t, Buckets> drained;
+  for (const meta::IoDelta& d : deltas) {
+    AddFlushed(d.ino, d.bucket_start_s, CountersOf(d));
+    drained[d.ino][d.bucket_start_s] += CountersOf(d);
+  }
+  for (const auto& [ino, buckets] : drained) {
+    auto seen = pending_.find(ino);
+    if (seen == pending_.end() || !SameCounts(seen->second, buckets)) drained_unseen_.insert(ino);
+  }
   pending_.clear();
   ++generation_;
+}
+
+void OnlineHeat::MarkAllChanged() {
+  for (const auto& [ino, buckets] : flushed_) drained_unseen_.insert(ino);
 }
 
 std::vector<uint64_t> OnlineHeat::SetPending(const std::vector<meta::IoDelta>& peek) {
@@ -52,6 +65,11 @@ std::vector<uint64_t> OnlineHeat::SetPending(const std::vector<meta::IoDelta>& p
     if (old == pending_.end() || !SameCounts(old->second, buckets)) changed.push_back(ino);
     flushed_.try_emplace(ino);  // files() and Totals() see it
   }
+  std::unordered_set<uint64_t> reported(changed.begin(), changed.end());
+  for (uint64_t ino : drained_unseen_) {
+    if (reported.insert(ino).second) changed.push_back(ino);
+  }
+  drained_unseen_.clear();
   pending_ = std::move(next);
   return changed;
 }

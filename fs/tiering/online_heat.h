@@ -17,6 +17,7 @@
 #include <map>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "meta/records.h"
@@ -34,11 +35,19 @@ class OnlineHeat {
   // Adds one bucket of flushed (or seeded) counts of inode `ino`.
   void AddFlushed(uint64_t ino, int64_t bucket_start_s, const policy::IoCounters& c);
   // Adds a flushed batch and drops the pending counts (they are in it now);
-  // bumps generation().
+  // bumps generation(). An inode whose drained counts differ from what the
+  // last SetPending showed of it had counts no peek saw (they arrived and were
+  // flushed between two peeks: the kernel's passthrough counts reach
+  // IoAccounting in batches, and a scan flushes at once): it is remembered,
+  // and the next SetPending reports it changed.
   void AddDrained(const std::vector<meta::IoDelta>& deltas);
+  // Makes every inode with counts changed at the next SetPending (a new
+  // policy judges them all once).
+  void MarkAllChanged();
   // Replaces the pending counts with `peek` (IoAccounting::Peek). Returns the
-  // inodes whose pending counts differ from the previous call's: the files
-  // whose heat changed.
+  // inodes whose pending counts differ from the previous call's, and those
+  // whose counts were drained unseen since (AddDrained): the files whose heat
+  // changed, each once.
   std::vector<uint64_t> SetPending(const std::vector<meta::IoDelta>& peek);
   // Moves at each AddDrained: a Peek taken under an older generation may hold
   // counts that were drained since and must not be set pending.
@@ -77,6 +86,7 @@ class OnlineHeat {
   uint64_t generation_ = 0;
   std::unordered_map<uint64_t, Buckets> flushed_;
   std::unordered_map<uint64_t, Buckets> pending_;
+  std::unordered_set<uint64_t> drained_unseen_;  // for the next SetPending
 };
 
 }  // namespace tierfs

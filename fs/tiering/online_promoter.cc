@@ -72,11 +72,21 @@ void OnlinePromoter::Start() {
     MutexLock lock(mu_);
     if (policy_) heat_.AddDrained(deltas);
   });
+  // The kernel's passthrough counts reach IoAccounting once a second, and a
+  // scan may flush them at once: judged as they arrive, the files they name
+  // are not missed, and wait no extra tick.
+  fs_.SetKernelHeatArrivedHook([this] {
+    MutexLock lock(mu_);
+    heat_arrived_ = true;
+    wake_.NotifyAll();
+  });
   evaluator_ = std::thread([this] {
     MutexLock lock(mu_);
     while (!stop_) {
-      wake_.WaitFor(mu_, tick_);
+      const auto due = SteadyClock::now() + tick_;
+      while (!stop_ && !heat_arrived_ && SteadyClock::now() < due) wake_.WaitUntil(mu_, due);
       if (stop_) break;
+      heat_arrived_ = false;
       lock.Unlock();
       Evaluate();
       lock.Lock();
@@ -92,6 +102,7 @@ void OnlinePromoter::Stop() {
     stop_ = true;
   }
   fs_.SetIoDrainedHook(nullptr);
+  fs_.SetKernelHeatArrivedHook(nullptr);
   wake_.NotifyAll();
   if (evaluator_.joinable()) evaluator_.join();
   if (worker_.joinable()) worker_.join();
@@ -131,6 +142,10 @@ std::shared_ptr<const policy::PlacementPolicy> OnlinePromoter::CurrentPolicy() {
                      policy::IoCounters{static_cast<double>(b.rbytes), static_cast<double>(b.wbytes),
                                         static_cast<double>(b.rops), static_cast<double>(b.wops)});
   }
+  // A new policy judges every file with heat once, as enforce would: its
+  // counts may all have been flushed already (a scan flushes them at once),
+  // so that no peek would ever show them changed.
+  heat_.MarkAllChanged();
   LogInfo("online promotion: policy {} has online RELOCATE statements; budget {:.1f} MiB/s, "
           "history of {} files",
           pol->name, pol->online_budget_bytes_per_s / (1024 * 1024), heat_.files());

@@ -125,9 +125,10 @@ class OnlinePromoter {
   const std::chrono::milliseconds tick_;
 
   Mutex mu_;
-  CondVar wake_;  // the worker: a file queued, or stopping
+  CondVar wake_;  // the worker (a file queued), the evaluator (kernel heat arrived), stopping
   bool started_ GUARDED_BY(mu_) = false;
   bool stop_ GUARDED_BY(mu_) = false;
+  bool heat_arrived_ GUARDED_BY(mu_) = false;  // kernel counts since the last evaluation
   // The assigned policy as last seen (so a policy without online statements
   // is looked at once, not every tick), and the one in force: nullptr while
   // the assigned one has no online statement.

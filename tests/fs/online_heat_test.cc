@@ -2,6 +2,8 @@
 // rate limit).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "fs/tiering/online_budget.h"
 #include "fs/tiering/online_heat.h"
 
@@ -33,6 +35,35 @@ TEST(OnlineHeat, FlushedAndPendingCountsAddUpInTheWindow) {
   EXPECT_DOUBLE_EQ(heat.Windows(7, window, 102)[0].rbytes, 1500);
   // Outside the window: nothing.
   EXPECT_DOUBLE_EQ(heat.Windows(7, window, 200)[0].rbytes, 0);
+}
+
+// Counts that reach IoAccounting and are flushed between two peeks (the
+// kernel's passthrough counts arrive in batches, and a scan flushes at once)
+// still make their files changed at the next peek, once; counts a peek saw
+// before their drain do not again.
+TEST(OnlineHeat, CountsDrainedBeforeAnyPeekSawThemAreChangedAtTheNextPeek) {
+  OnlineHeat heat;
+  heat.Reset(1, 60);
+  EXPECT_TRUE(heat.SetPending({}).empty());
+  heat.AddDrained({Read(5, 100, 4096), Read(6, 100, 10)});
+  std::vector<uint64_t> changed = heat.SetPending({Read(6, 101, 10)});
+  std::sort(changed.begin(), changed.end());
+  EXPECT_EQ(changed, (std::vector<uint64_t>{5, 6}));
+  EXPECT_DOUBLE_EQ(heat.Windows(5, {10.0 / 3600}, 102)[0].rbytes, 4096);
+  // Inode 6's pending counts were seen: their drain changes nothing more.
+  heat.AddDrained({Read(6, 101, 10)});
+  EXPECT_TRUE(heat.SetPending({}).empty());
+  // A drain that holds more than the peek saw: changed again.
+  EXPECT_EQ(heat.SetPending({Read(6, 102, 10)}), (std::vector<uint64_t>{6}));
+  heat.AddDrained({Read(6, 102, 30)});
+  EXPECT_EQ(heat.SetPending({}), (std::vector<uint64_t>{6}));
+  EXPECT_TRUE(heat.SetPending({}).empty());
+  // A new policy judges every file with counts once.
+  heat.MarkAllChanged();
+  changed = heat.SetPending({});
+  std::sort(changed.begin(), changed.end());
+  EXPECT_EQ(changed, (std::vector<uint64_t>{5, 6}));
+  EXPECT_TRUE(heat.SetPending({}).empty());
 }
 
 TEST(OnlineHeat, TotalsCountActiveFilesAndPruneForgetsOldBuckets) {
