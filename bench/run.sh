@@ -34,7 +34,8 @@
 #              writes (end fsync; 1 and 4 jobs);
 #        real  untar the tree (+ sync), grep -r warm, git status, make -j, rm -rf;
 #        pg    pgbench TPC-B-like (scale PG_SCALE, PG_CLIENTS clients) on a private
-#              PostgreSQL cluster in the directory (PG_CONFIGS: native and tierfs);
+#              PostgreSQL cluster in the directory (PG_CONFIGS: native and tierfs;
+#              PG_WAL_SYNC: its wal_sync_method, e.g. open_datasync);
 #      and then, on each of FAST_CONFIGS in turn, with a tmpfs of its own as the
 #      "device" (native: a directory on it; tierfs*: its ssd volume on it, a
 #      policy creating every file there, checked with fsmap; mergerfs*: both
@@ -91,6 +92,7 @@ BUILD_FILES=${BUILD_FILES:-300}     # C files of the generated project built in 
 PG_CONFIGS=${PG_CONFIGS:-native tierfs}
 PG_SCALE=${PG_SCALE:-10}
 PG_CLIENTS=${PG_CLIENTS:-4}
+PG_WAL_SYNC=${PG_WAL_SYNC:-}        # PostgreSQL's wal_sync_method (e.g. open_datasync); its default if empty
 PG_SECONDS=${PG_SECONDS:-60}
 PG_PORT=${PG_PORT:-55432}
 DBW_FILES=${DBW_FILES:-$META_FILES} # files created under strace (section dbw)
@@ -247,6 +249,7 @@ printf 'env\tloadavg_start\t%s\nenv\tnproc\t%s\nenv\tquick\t%s\nenv\tfull\t%s\ne
   "$(cut -d' ' -f1 /proc/loadavg)" "$(nproc)" "$QUICK" "$FULL" "$ROUNDS" | record env
 printf 'env\ttierfs_opts\t%s\n' "${TIERFS_OPTS:--}" | record env
 printf 'env\tfast_fs\t%s\n' "$FAST_FS" | record env
+printf 'env\tpg_wal_sync\t%s\n' "${PG_WAL_SYNC:--}" | record env
 printf 'env\tmergerfs_pt\t%s\n' "$([ -n "$mergerfs_pt_version" ] && echo "mergerfs $mergerfs_pt_version" || echo -)" \
   | record env
 
@@ -810,7 +813,7 @@ pg_all() {
     > "$out/pglog/initdb-$cfg-r$round.log")
   (cd / && bounded runuser -u postgres -- "$pgbin/pg_ctl" -D "$data" -w -t 120 \
     -l "$out/pglog/postgres-$cfg-r$round.log" \
-    -o "-k $sock -p $PG_PORT -c listen_addresses='' -c shared_buffers=128MB -c max_wal_size=1GB" \
+    -o "-k $sock -p $PG_PORT -c listen_addresses='' -c shared_buffers=128MB -c max_wal_size=1GB${PG_WAL_SYNC:+ -c wal_sync_method=$PG_WAL_SYNC}" \
     start > /dev/null)
   bounded "$pgbin/pgbench" -h "$sock" -p "$PG_PORT" -U postgres -i -q -s "$PG_SCALE" postgres \
     > "$out/pglog/init-$cfg-r$round.log" 2>&1
