@@ -585,6 +585,44 @@ class ConcurrencyTest : public TierfsFixture {
                 kernel_nlink_races_.load(), kernel_nlink_stale_);
   }
 
+  // One `fsppadm enforce --json`, its moves added to the counts. Returns "" or
+  // what failed (a file it could not move included).
+  std::string EnforceOnce() {
+    CommandResult enforce = Tool("fsppadm", {"enforce", "--json", mnt_}, 60);
+    if (enforce.exit_code != 0) return "fsppadm enforce: " + enforce.output;
+    const nlohmann::json doc = nlohmann::json::parse(enforce.output, nullptr, false);
+    if (!doc.is_object() || !doc.contains("summary")) return "enforce --json: " + enforce.output;
+    const nlohmann::json& summary = doc["summary"];
+    files_moved_ += summary.value("files_moved", 0);
+    const nlohmann::json skipped = summary.value("files_skipped", nlohmann::json::object());
+    busy_ += skipped.value("busy", 0);
+    gone_ += skipped.value("gone", 0);
+    if (skipped.value("error", 0) != 0) return "enforce: files failed: " + enforce.output;
+    enforces_++;
+    return "";
+  }
+
+  // Runs the kThreads workers (seeds base_seed + thread) beside `mover`, which
+  // is told through its flag when they are done. Fills `failures` (one per
+  // worker, "" when it held to the model) and `mover_failure`; returns the
+  // seconds it all took.
+  double RunWorkersBeside(uint32_t base_seed,
+                          const std::function<std::string(const std::atomic<bool>&)>& mover,
+                          std::vector<std::string>* failures, std::string* mover_failure) {
+    const auto start = Clock::now();
+    std::atomic<bool> workers_done{false};
+    std::thread side([&] { *mover_failure = mover(workers_done); });
+    failures->assign(kThreads, "");
+    std::vector<std::thread> workers;
+    for (int t = 0; t < kThreads; ++t) {
+      workers.emplace_back([&, t] { (*failures)[t] = Work(t, base_seed + t, kOpsPerThread); });
+    }
+    for (std::thread& w : workers) w.join();
+    workers_done.store(true);
+    side.join();
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  }
+
   // The relocator: until `workers_done` (or the deadline), assigns a policy that
   // moves every file to the other class and enforces it. Returns "" or what failed.
   std::string Relocate(const std::atomic<bool>& workers_done) {
@@ -593,17 +631,7 @@ class ConcurrencyTest : public TierfsFixture {
     for (int round = 0; !workers_done.load() && Clock::now() < deadline; ++round) {
       CommandResult assign = Tool("fsppadm", {"assign", mnt_, policy[round % 2]}, 60);
       if (assign.exit_code != 0) return "fsppadm assign: " + assign.output;
-      CommandResult enforce = Tool("fsppadm", {"enforce", "--json", mnt_}, 60);
-      if (enforce.exit_code != 0) return "fsppadm enforce: " + enforce.output;
-      const nlohmann::json doc = nlohmann::json::parse(enforce.output, nullptr, false);
-      if (!doc.is_object() || !doc.contains("summary")) return "enforce --json: " + enforce.output;
-      const nlohmann::json& summary = doc["summary"];
-      files_moved_ += summary.value("files_moved", 0);
-      const nlohmann::json skipped = summary.value("files_skipped", nlohmann::json::object());
-      busy_ += skipped.value("busy", 0);
-      gone_ += skipped.value("gone", 0);
-      if (skipped.value("error", 0) != 0) return "enforce: files failed: " + enforce.output;
-      enforces_++;
+      if (std::string failed = EnforceOnce(); !failed.empty()) return failed;
     }
     return "";
   }
@@ -644,19 +672,11 @@ TEST_F(ConcurrencyTest, SixteenThreadsOfNamespaceChangesWhileFilesMoveMatchTheMo
           ? status["passthrough"].value("mode", "?") + " " + status["passthrough"].value("hook", "")
           : "?";
 
-  const auto start = Clock::now();
-  std::atomic<bool> workers_done{false};
+  std::vector<std::string> failures;
   std::string relocator_failure;
-  std::thread relocator([&] { relocator_failure = Relocate(workers_done); });
-  std::vector<std::string> failures(kThreads);
-  std::vector<std::thread> workers;
-  for (int t = 0; t < kThreads; ++t) {
-    workers.emplace_back([&, t] { failures[t] = Work(t, base_seed + t, kOpsPerThread); });
-  }
-  for (std::thread& w : workers) w.join();
-  workers_done.store(true);
-  relocator.join();
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const double seconds = RunWorkersBeside(
+      base_seed, [this](const std::atomic<bool>& done) { return Relocate(done); }, &failures,
+      &relocator_failure);
   size_t live = 0;
   {
     std::lock_guard lock(objects_mu_);
@@ -719,17 +739,7 @@ TEST_F(ConcurrencyTest, SixteenThreadsOfNamespaceChangesWhileFilesMoveOnlineMatc
       CommandResult assign = Tool("fsppadm", {"assign", mnt_, policy[round % 2]}, 60);
       if (assign.exit_code != 0) return "fsppadm assign: " + assign.output;
       ++switches;
-      CommandResult enforce = Tool("fsppadm", {"enforce", "--json", mnt_}, 60);
-      if (enforce.exit_code != 0) return "fsppadm enforce: " + enforce.output;
-      const nlohmann::json doc = nlohmann::json::parse(enforce.output, nullptr, false);
-      if (!doc.is_object() || !doc.contains("summary")) return "enforce --json: " + enforce.output;
-      const nlohmann::json& summary = doc["summary"];
-      files_moved_ += summary.value("files_moved", 0);
-      const nlohmann::json skipped = summary.value("files_skipped", nlohmann::json::object());
-      busy_ += skipped.value("busy", 0);
-      gone_ += skipped.value("gone", 0);
-      if (skipped.value("error", 0) != 0) return "enforce: files failed: " + enforce.output;
-      enforces_++;
+      if (std::string failed = EnforceOnce(); !failed.empty()) return failed;
       // A second for the online path (it looks once a second), in steps,
       // so that the end of the workers ends it.
       for (int i = 0; i < 20 && !workers_done.load(); ++i) {
@@ -739,19 +749,9 @@ TEST_F(ConcurrencyTest, SixteenThreadsOfNamespaceChangesWhileFilesMoveOnlineMatc
     return "";
   };
 
-  const auto start = Clock::now();
-  std::atomic<bool> workers_done{false};
+  std::vector<std::string> failures;
   std::string mover_failure;
-  std::thread mover([&] { mover_failure = move_online(workers_done); });
-  std::vector<std::string> failures(kThreads);
-  std::vector<std::thread> workers;
-  for (int t = 0; t < kThreads; ++t) {
-    workers.emplace_back([&, t] { failures[t] = Work(t, base_seed + t, kOpsPerThread); });
-  }
-  for (std::thread& w : workers) w.join();
-  workers_done.store(true);
-  mover.join();
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const double seconds = RunWorkersBeside(base_seed, move_online, &failures, &mover_failure);
 
   // The online path's counts, read before the unmount (the daemon keeps them
   // in memory): files it moved (promotions, and demotions, which are
