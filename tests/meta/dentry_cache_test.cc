@@ -178,22 +178,12 @@ TEST_F(MetadataDentryTest, AFailedChangeChangesNoEntry) {
 TEST_F(MetadataDentryTest, CreatesInAWholeDirectoryFollowWhatTheCacheKnows) {
   const Inode dir = MakeDir(kRootIno, "d");
   ASSERT_EQ(meta_->CachedLookup(dir.ino, "f").known, Known::kAbsent);
-  auto expect_current = [&](const Inode& row) {
-    const Inode read = Get(row.ino);
-    EXPECT_EQ(row.mtime_ns, read.mtime_ns);
-    EXPECT_EQ(row.ctime_ns, read.ctime_ns);
-    EXPECT_EQ(row.nlink, read.nlink);
-    EXPECT_EQ(row.mode, read.mode);
-    EXPECT_EQ(row.gid, read.gid);
-    EXPECT_GT(row.row_epoch, 0u);
-    EXPECT_LE(row.row_epoch, read.row_epoch);
-  };
   clock_.AdvanceSeconds(1);
   Inode parent_after;
   auto made = meta_->Create(dir.ino, "f", Proto(S_IFREG | 0644), &parent_after);
   ASSERT_TRUE(made.ok()) << made.status().ToString();
   EXPECT_EQ(parent_after.mtime_ns, clock_.NowNanos());
-  expect_current(parent_after);
+  ExpectRowIsStored(parent_after);
   EXPECT_EQ(made->row_epoch, parent_after.row_epoch);
   const size_t fcl = [&] {
     size_t n = 0;
@@ -210,18 +200,18 @@ TEST_F(MetadataDentryTest, CreatesInAWholeDirectoryFollowWhatTheCacheKnows) {
   auto sub = meta_->Create(dir.ino, "sub", Proto(S_IFDIR | 0755), &parent_after);
   ASSERT_TRUE(sub.ok()) << sub.status().ToString();
   EXPECT_EQ(parent_after.nlink, 3u);
-  expect_current(parent_after);
+  ExpectRowIsStored(parent_after);
   clock_.AdvanceSeconds(1);
   ASSERT_TRUE(meta_->Unlink(dir.ino, "f", 0, &parent_after).ok());
   EXPECT_EQ(parent_after.mtime_ns, clock_.NowNanos());
-  expect_current(parent_after);
+  ExpectRowIsStored(parent_after);
   EXPECT_EQ(meta_->CachedLookup(dir.ino, "f").known, Known::kAbsent);
   // Known absent again: made anew.
   EXPECT_TRUE(meta_->Create(dir.ino, "f", Proto(S_IFREG | 0644)).ok());
   clock_.AdvanceSeconds(1);
   ASSERT_TRUE(meta_->Rmdir(dir.ino, "sub", &parent_after).ok());
   EXPECT_EQ(parent_after.nlink, 2u);
-  expect_current(parent_after);
+  ExpectRowIsStored(parent_after);
   EXPECT_EQ(meta_->Unlink(dir.ino, "missing").status().code(), ENOENT);
   EXPECT_EQ(meta_->Unlink(dir.ino, "f", kNoSuchIno).status().code(), ESTALE);
 }
