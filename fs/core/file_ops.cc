@@ -422,7 +422,9 @@ void FileSystem::DropSetgidAfterWrite(FileHandle* fh, const Caller& caller) {
 Status FileSystem::FlushAttributesAtClose(const InodeRef& inode) {
   {
     MutexLock lock(inode->mu);
-    if (inode->dirty && inode->attr.nlink > 0) {
+    // The delayed flush is gone once the file system stops: the handles the
+    // kernel never released are released then, and flushed here at once.
+    if (inode->dirty && inode->attr.nlink > 0 && delayed_flush_ != nullptr) {
       // Lazy times wait for the periodic flush (MarkTimesLazilyDirty).
       if (inode->lazy_times) return Status::Ok();
       // A size or times a write changed wait for the delayed flush, as in

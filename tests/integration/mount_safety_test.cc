@@ -237,16 +237,25 @@ TEST_F(MountSafetyTest, ForegroundDaemonStoppedBySigtermExitsZero) {
   }
   mounted_ = true;
   WriteFile(Path("f"), "kept");
+  // A file written and still open when the daemon stops: the kernel sends no
+  // RELEASE for it, so the daemon releases (and flushes) its handle itself as
+  // it stops (it crashed there once, releasing into the delayed flush it had
+  // already stopped).
+  const int held = open(Path("g").c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+  ASSERT_GE(held, 0) << strerror(errno);
+  ASSERT_EQ(write(held, "held", 4), 4);
   ASSERT_EQ(kill(child, SIGTERM), 0);
   int status = 0;
   for (int i = 0; i < 400 && waitpid(child, &status, WNOHANG) == 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(25));
   }
+  close(held);  // the mount is gone: whatever close says
   mounted_ = false;
   ASSERT_TRUE(WIFEXITED(status)) << "status " << status;
   EXPECT_EQ(WEXITSTATUS(status), 0);
   Mount();
   EXPECT_EQ(ReadFile(Path("f")), "kept");
+  EXPECT_EQ(ReadFile(Path("g")), "held");
 }
 
 TEST_F(MountSafetyTest, AlreadyMountedMessageIsOneLine) {
